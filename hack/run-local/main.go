@@ -1,0 +1,164 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command run-local runs the manager for development, as `make run` does.
+//
+// When the current kubeconfig reaches a cluster, the manager runs against it.
+// Otherwise run-local starts a local kube-apiserver and etcd with the project's
+// CRDs, writes their kubeconfig to bin/local/kubeconfig, runs the manager against
+// them until interrupted, and then stops everything it started.
+//
+// Usage: run-local [flags] -- MANAGER [MANAGER-ARGS...]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/applyset-operator/applyset-operator/internal/controlplane"
+)
+
+func main() {
+	kubeconfigOut := flag.String("local-kubeconfig", filepath.Join("bin", "local", "kubeconfig"),
+		"Where to write the kubeconfig of the local control plane.")
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "Usage: %s [flags] -- MANAGER [MANAGER-ARGS...]\n", os.Args[0])
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() == 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	if err := run(*kubeconfigOut, flag.Args()); err != nil {
+		fmt.Fprintf(os.Stderr, "run-local: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(kubeconfigOut string, manager []string) error {
+	// Caught from the start, so that an interrupt while the control plane boots
+	// still stops it: its processes run in their own process group.
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(signals)
+
+	if host, ok := reachableCluster(); ok {
+		say("using the cluster of the current kubeconfig at %s", host)
+		say("install the CRDs there first with `make install` if they are missing")
+		return runManager(manager, nil, signals)
+	}
+
+	say("no cluster is reachable through the current kubeconfig: starting a local control plane")
+	cp, err := controlplane.Start(context.Background())
+	if err != nil {
+		return err
+	}
+	defer func() {
+		say("stopping the local control plane")
+		if err := cp.Stop(); err != nil {
+			say("stopping the local control plane: %v", err)
+			return
+		}
+		say("local control plane stopped")
+	}()
+
+	select {
+	case sig := <-signals:
+		return fmt.Errorf("interrupted by %v before the manager started", sig)
+	default:
+	}
+
+	kubeconfig, err := filepath.Abs(kubeconfigOut)
+	if err != nil {
+		return err
+	}
+	if err := cp.WriteKubeconfig(kubeconfig); err != nil {
+		return err
+	}
+	say("local control plane at %s with the CRDs installed", cp.Config.Host)
+	say("point kubectl at it with:")
+	say("    export KUBECONFIG=%s", kubeconfig)
+	say("    %s get crds", cp.KubectlPath())
+	say("press Ctrl-C to stop the manager and the control plane")
+	return runManager(manager, []string{"KUBECONFIG=" + kubeconfig}, signals)
+}
+
+// reachableCluster reports whether the current kubeconfig names an API server
+// that answers, and its address.
+func reachableCluster() (string, bool) {
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		clientcmd.NewDefaultClientConfigLoadingRules(), &clientcmd.ConfigOverrides{}).ClientConfig()
+	if err != nil {
+		return "", false
+	}
+	cfg = rest.CopyConfig(cfg)
+	cfg.Timeout = 3 * time.Second
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return "", false
+	}
+	if _, err := dc.ServerVersion(); err != nil {
+		return "", false
+	}
+	return cfg.Host, true
+}
+
+// runManager runs the manager in its own process group, so that a Ctrl-C in the
+// terminal reaches it once, through this process, and the control plane is
+// stopped only after the manager has shut down.
+func runManager(args, extraEnv []string, signals <-chan os.Signal) error {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Env = append(os.Environ(), extraEnv...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting the manager: %w", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+
+	for {
+		select {
+		case sig := <-signals:
+			// A second signal makes the manager exit at once, as a direct Ctrl-C would.
+			_ = cmd.Process.Signal(sig)
+		case err := <-done:
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				return fmt.Errorf("the manager exited with status %d", exit.ExitCode())
+			}
+			return err
+		}
+	}
+}
+
+func say(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "run-local: "+format+"\n", args...)
+}

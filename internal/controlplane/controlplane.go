@@ -1,0 +1,145 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package controlplane finds the kube-apiserver, etcd and kubectl binaries the
+// project builds into bin/k8s and starts a local control plane with the
+// project's CRDs installed. The envtest suites and `make run` share it.
+package controlplane
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// modulePath identifies the project's go.mod when looking for the checkout's root.
+const modulePath = "github.com/applyset-operator/applyset-operator"
+
+// assetsEnv is the variable envtest reads the binaries' directory from.
+const assetsEnv = "KUBEBUILDER_ASSETS"
+
+// Root returns the checkout's top directory: the nearest ancestor of the working
+// directory whose go.mod declares this module.
+func Root() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && bytes.HasPrefix(data, []byte("module "+modulePath+"\n")) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod of %s above the working directory", modulePath)
+		}
+		dir = parent
+	}
+}
+
+// BinaryDir returns the directory holding kube-apiserver, etcd and kubectl.
+// KUBEBUILDER_ASSETS wins when set; otherwise hack/setup-control-plane.sh
+// builds the binaries once and reports where they are.
+func BinaryDir(ctx context.Context) (string, error) {
+	if dir := os.Getenv(assetsEnv); dir != "" {
+		return dir, nil
+	}
+	root, err := Root()
+	if err != nil {
+		return "", err
+	}
+	var stdout bytes.Buffer
+	cmd := exec.CommandContext(ctx, "bash", filepath.Join(root, "hack", "setup-control-plane.sh"))
+	cmd.Stdout = &stdout
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("installing control-plane binaries with hack/setup-control-plane.sh: %w", err)
+	}
+	dir := strings.TrimSpace(stdout.String())
+	if dir == "" {
+		return "", errors.New("hack/setup-control-plane.sh printed no binary directory")
+	}
+	return dir, nil
+}
+
+// ControlPlane is a running kube-apiserver and etcd with the project's CRDs.
+type ControlPlane struct {
+	// Config reaches the API server as a cluster administrator.
+	Config *rest.Config
+	// BinaryDir holds the kube-apiserver, etcd and kubectl that run it.
+	BinaryDir string
+
+	env *envtest.Environment
+}
+
+// Start runs a new control plane and installs the CRDs from config/crd/bases,
+// waiting until they are established.
+func Start(ctx context.Context) (*ControlPlane, error) {
+	bin, err := BinaryDir(ctx)
+	if err != nil {
+		return nil, err
+	}
+	root, err := Root()
+	if err != nil {
+		return nil, err
+	}
+	env := &envtest.Environment{
+		BinaryAssetsDirectory: bin,
+		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		return nil, fmt.Errorf("starting the local control plane from %s: %w", bin, err)
+	}
+	return &ControlPlane{Config: cfg, BinaryDir: bin, env: env}, nil
+}
+
+// KubectlPath returns the kubectl built beside the control plane.
+func (c *ControlPlane) KubectlPath() string {
+	return filepath.Join(c.BinaryDir, "kubectl")
+}
+
+// WriteKubeconfig writes a kubeconfig for a cluster-admin user of the control
+// plane to path, creating its directory.
+func (c *ControlPlane) WriteKubeconfig(path string) error {
+	user, err := c.env.AddUser(envtest.User{Name: "local-admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return fmt.Errorf("creating the local admin user: %w", err)
+	}
+	data, err := user.KubeConfig()
+	if err != nil {
+		return fmt.Errorf("rendering the kubeconfig: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o600)
+}
+
+// Stop ends kube-apiserver and etcd and removes their temporary data.
+func (c *ControlPlane) Stop() error {
+	return c.env.Stop()
+}

@@ -1,0 +1,73 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package install
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/applyset-operator/applyset-operator/internal/controlplane"
+)
+
+// kubectl runs the kubectl built beside the control plane against it, from the
+// checkout's root, and returns its combined output.
+func kubectl(ctx context.Context, args ...string) (string, error) {
+	root, err := controlplane.Root()
+	Expect(err).NotTo(HaveOccurred())
+	cmd := exec.CommandContext(ctx, cp.KubectlPath(), append([]string{"--kubeconfig", kubeconfig}, args...)...)
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+var _ = Describe("The install path", func() {
+	It("is accepted by kubectl apply --server-side -k config/default, twice", func(ctx context.Context) {
+		for range 2 {
+			out, err := kubectl(ctx, "apply", "--server-side", "-k", filepath.Join("config", "default"))
+			Expect(err).NotTo(HaveOccurred(), out)
+		}
+
+		deployment := &appsv1.Deployment{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{
+			Namespace: "applyset-operator-system", Name: "applyset-operator-controller-manager",
+		}, deployment)).To(Succeed())
+		Expect(deployment.Spec.Template.Spec.ServiceAccountName).To(Equal("applyset-operator-controller-manager"))
+
+		binding := &rbacv1.ClusterRoleBinding{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "applyset-operator-manager-rolebinding"}, binding)).To(Succeed())
+		Expect(binding.RoleRef.Name).To(Equal("applyset-operator-manager-role"))
+		Expect(binding.Subjects).To(ConsistOf(HaveField("Namespace", "applyset-operator-system")))
+	})
+
+	It("accepts the samples", func(ctx context.Context) {
+		out, err := kubectl(ctx, "apply", "--server-side", "-k", filepath.Join("config", "samples"))
+		Expect(err).NotTo(HaveOccurred(), out)
+
+		out, err = kubectl(ctx, "get", "applysets,clusterapplysets,customfeaturegates", "--all-namespaces", "-o", "name")
+		Expect(err).NotTo(HaveOccurred(), out)
+		Expect(out).To(ContainSubstring("applyset.apply.applyset.dev/sample"))
+		Expect(out).To(ContainSubstring("clusterapplyset.apply.applyset.dev/sample"))
+		Expect(out).To(ContainSubstring("customfeaturegates.features.applyset.dev/widgets.example.com"))
+	})
+})

@@ -24,12 +24,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
@@ -94,8 +98,9 @@ type ControlPlane struct {
 	env *envtest.Environment
 }
 
-// Start runs a new control plane and installs the CRDs from config/crd/bases,
-// waiting until they are established.
+// Start runs a new control plane, installs the CRDs from config/crd/bases
+// (waiting until they are established) and the admission policies from
+// config/policy.
 func Start(ctx context.Context) (*ControlPlane, error) {
 	bin, err := BinaryDir(ctx)
 	if err != nil {
@@ -114,7 +119,49 @@ func Start(ctx context.Context) (*ControlPlane, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting the local control plane from %s: %w", bin, err)
 	}
-	return &ControlPlane{Config: cfg, BinaryDir: bin, env: env}, nil
+	cp := &ControlPlane{Config: cfg, BinaryDir: bin, env: env}
+	if err := installManifests(ctx, cfg, filepath.Join(root, "config", "policy")); err != nil {
+		return nil, errors.Join(err, cp.Stop())
+	}
+	return cp, nil
+}
+
+// installManifests creates the objects of the YAML files in dir, leaving out
+// kustomize's own files.
+func installManifests(ctx context.Context, cfg *rest.Config, dir string) error {
+	c, err := client.New(cfg, client.Options{})
+	if err != nil {
+		return err
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil {
+		return err
+	}
+	for _, file := range files {
+		if strings.HasPrefix(filepath.Base(file), "kustomiz") {
+			continue
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return err
+		}
+		decoder := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+		for {
+			obj := &unstructured.Unstructured{}
+			if err := decoder.Decode(&obj.Object); errors.Is(err, io.EOF) {
+				break
+			} else if err != nil {
+				return fmt.Errorf("decoding %s: %w", file, err)
+			}
+			if len(obj.Object) == 0 {
+				continue
+			}
+			if err := c.Create(ctx, obj); err != nil {
+				return fmt.Errorf("installing %s %s from %s: %w", obj.GetKind(), obj.GetName(), file, err)
+			}
+		}
+	}
+	return nil
 }
 
 // KubectlPath returns the kubectl built beside the control plane.

@@ -66,8 +66,8 @@ var _ = Describe("The install path", func() {
 
 		out, err = kubectl(ctx, "get", "applysets,clusterapplysets,customfeaturegates", "--all-namespaces", "-o", "name")
 		Expect(err).NotTo(HaveOccurred(), out)
-		Expect(out).To(ContainSubstring("applyset.apply.applyset.dev/sample"))
-		Expect(out).To(ContainSubstring("clusterapplyset.apply.applyset.dev/sample"))
+		Expect(out).To(ContainSubstring("applyset.apply.applyset.dev/web"))
+		Expect(out).To(ContainSubstring("clusterapplyset.apply.applyset.dev/team-web"))
 		Expect(out).To(ContainSubstring("customfeaturegates.features.applyset.dev/widgets.example.com"))
 	})
 })

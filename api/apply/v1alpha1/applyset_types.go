@@ -20,34 +20,33 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// ApplySetSpec declares a set of objects to apply and prune as one unit.
-// It is shared by ApplySet and ClusterApplySet.
+// ApplySetSpec declares the objects of a namespaced ApplySet and how to apply them.
 type ApplySetSpec struct {
-	// suspend stops reconciliation of the set while true; nothing is applied or pruned.
+	// sources are ConfigMaps and Secrets in the ApplySet's own namespace whose keys
+	// hold multi-document YAML of more objects of the set.
+	// +kubebuilder:validation:MaxItems=32
+	// +listType=atomic
 	// +optional
-	Suspend bool `json:"suspend,omitempty"`
-}
+	Sources []Source `json:"sources,omitempty"`
 
-// ApplySetStatus is the observed state of an ApplySet or ClusterApplySet.
-type ApplySetStatus struct {
-	// observedGeneration is the generation of the spec that was last reconciled.
-	// +optional
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-
-	// conditions are the kstatus conditions of the set: Ready, Reconciling and Stalled.
-	// +listType=map
-	// +listMapKey=type
-	// +optional
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	CommonSpec `json:",inline"`
 }
 
 // ApplySet is a namespaced set of objects applied with server-side apply and pruned
-// by the operator. Every ApplySet is also a KEP-3659 ApplySet parent.
+// by the operator. Every ApplySet is also a KEP-3659 ApplySet parent, so kubectl
+// can use it with --applyset=applysets.apply.applyset.dev/NAME.
+//
+// The inline resources of an ApplySet stay in its namespace or the namespaces listed
+// in spec.additionalNamespaces; the ValidatingAdmissionPolicy in
+// config/policy enforces that, because CRD rules cannot read metadata.namespace.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Namespaced,shortName=aset,categories=applysets
 // +kubebuilder:metadata:labels="applyset.kubernetes.io/is-parent-type=true"
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Members",type=integer,JSONPath=`.status.memberCount`
+// +kubebuilder:printcolumn:name="Prune",type=boolean,JSONPath=`.spec.prune`
+// +kubebuilder:printcolumn:name="DryRun",type=boolean,JSONPath=`.spec.dryRun`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type ApplySet struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -67,32 +66,6 @@ type ApplySetList struct {
 	Items           []ApplySet `json:"items"`
 }
 
-// ClusterApplySet is a cluster-scoped set of objects applied and pruned by the
-// operator: the parent for sets whose members span namespaces.
-// +kubebuilder:object:root=true
-// +kubebuilder:subresource:status
-// +kubebuilder:resource:scope=Cluster,shortName=caset,categories=applysets
-// +kubebuilder:metadata:labels="applyset.kubernetes.io/is-parent-type=true"
-// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
-// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
-type ClusterApplySet struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata,omitempty"`
-
-	// +optional
-	Spec ApplySetSpec `json:"spec,omitempty"`
-	// +optional
-	Status ApplySetStatus `json:"status,omitempty"`
-}
-
-// ClusterApplySetList is a list of ClusterApplySets.
-// +kubebuilder:object:root=true
-type ClusterApplySetList struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []ClusterApplySet `json:"items"`
-}
-
 func init() {
-	knownTypes = append(knownTypes, &ApplySet{}, &ApplySetList{}, &ClusterApplySet{}, &ClusterApplySetList{})
+	knownTypes = append(knownTypes, &ApplySet{}, &ApplySetList{})
 }

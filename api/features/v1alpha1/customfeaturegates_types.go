@@ -21,10 +21,98 @@ import (
 )
 
 // CustomFeatureGatesSpec declares feature gates over fields of one CustomResourceDefinition.
+//
+// The rule that no path is in two gates costs the square of the number of paths
+// (CEL charges distinct() as O(n^2)); 64 gates of 8 paths keep a full object
+// within the API server's per-rule cost limit.
+// +kubebuilder:validation:XValidation:rule="!has(self.featureGates) || self.featureGates.map(g, g.fieldPaths).flatten().distinct().size() == self.featureGates.map(g, g.fieldPaths).flatten().size()",message="a field path may belong to one feature gate only: remove it from all gates but one",reason=FieldValueInvalid,fieldPath=".featureGates"
 type CustomFeatureGatesSpec struct {
 	// component names the product the gated CRD belongs to, for people reading the gates.
+	// +kubebuilder:validation:MaxLength=253
 	// +optional
 	Component string `json:"component,omitempty"`
+
+	// featureGates are the gates, each over one or more fields of the CRD.
+	// +kubebuilder:validation:MaxItems=64
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	FeatureGates []FeatureGate `json:"featureGates,omitempty"`
+}
+
+// PreRelease is the maturity of a feature gate.
+// +kubebuilder:validation:Enum=Alpha;Beta;Stable;Deprecated
+type PreRelease string
+
+const (
+	// Alpha gates are off unless enabled; they may not default to on.
+	Alpha PreRelease = "Alpha"
+	// Beta gates state their default.
+	Beta PreRelease = "Beta"
+	// Stable gates are always on.
+	Stable PreRelease = "Stable"
+	// Deprecated gates state their default and may warn people who use their fields.
+	Deprecated PreRelease = "Deprecated"
+)
+
+// FeatureGate puts fields of the CRD behind a gate: while the gate is off, the
+// operator's webhook drops those fields from requests.
+// +kubebuilder:validation:XValidation:rule="self.preRelease != 'Alpha' || !has(self.default) || !self.default",message="an Alpha gate may not default to true; set default: false or leave it unset",reason=FieldValueForbidden,fieldPath=".default"
+// +kubebuilder:validation:XValidation:rule="self.preRelease != 'Stable' || !has(self.default) || self.default",message="a Stable gate is always on and may not default to false",reason=FieldValueForbidden,fieldPath=".default"
+// +kubebuilder:validation:XValidation:rule="!(self.preRelease in ['Beta', 'Deprecated']) || has(self.default)",message="a Beta or Deprecated gate must state default: true or false",reason=FieldValueRequired,fieldPath=".default"
+// +kubebuilder:validation:XValidation:rule="!has(self.deprecationWarning) || self.preRelease == 'Deprecated'",message="deprecationWarning is only for Deprecated gates",reason=FieldValueForbidden,fieldPath=".deprecationWarning"
+type FeatureGate struct {
+	// name is the gate's CamelCase name, e.g. ReplicasField.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[A-Z][A-Za-z0-9]*$`
+	// +required
+	Name string `json:"name"`
+
+	// preRelease is the gate's maturity: Alpha, Beta, Stable or Deprecated.
+	// +required
+	PreRelease PreRelease `json:"preRelease"`
+
+	// default is the gate's state when enabled is unset. Alpha gates default to
+	// false; Beta and Deprecated gates must state it; Stable gates are always on.
+	// +optional
+	Default *bool `json:"default,omitempty"`
+
+	// enabled turns the gate on or off, overriding default. It has no effect on
+	// Stable gates.
+	// +optional
+	Enabled *bool `json:"enabled,omitempty"`
+
+	// fieldPaths are the gated fields of the CRD, written .spec.a.b. A path under
+	// another gated path counts only while both gates are on. A path gates its
+	// whole subtree, so a few paths cover a feature.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:items:MaxLength=256
+	// +kubebuilder:validation:items:Pattern=`^(\.[A-Za-z_][A-Za-z0-9_]*)+$`
+	// +kubebuilder:validation:items:XValidation:rule="!self.matches('^\\\\.(metadata|apiVersion|kind)(\\\\.|$)')",message="a gated field path may not be under .metadata, .apiVersion or .kind",reason=FieldValueForbidden
+	// +listType=set
+	// +required
+	FieldPaths []string `json:"fieldPaths"`
+
+	// deprecationWarning is the admission warning returned to requests that set a
+	// field of this Deprecated gate; a default warning is used when unset.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=120
+	// +optional
+	DeprecationWarning string `json:"deprecationWarning,omitempty"`
+}
+
+// FeatureGateStatus is the effective state of one gate.
+type FeatureGateStatus struct {
+	// name is the gate's name.
+	Name string `json:"name"`
+	// enabled is the gate's effective state.
+	Enabled bool `json:"enabled"`
+	// reason says how the state follows from the spec, e.g. StableAlwaysOn,
+	// ExplicitlyEnabled or DefaultOff.
+	// +optional
+	Reason string `json:"reason,omitempty"`
 }
 
 // CustomFeatureGatesStatus is the observed state of a CustomFeatureGates object.
@@ -38,6 +126,16 @@ type CustomFeatureGatesStatus struct {
 	// +listMapKey=type
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// featureGates are the effective states of the gates.
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	FeatureGates []FeatureGateStatus `json:"featureGates,omitempty"`
+
+	// unknownFieldPaths are gated paths that the CRD's schema does not declare.
+	// +optional
+	UnknownFieldPaths []string `json:"unknownFieldPaths,omitempty"`
 }
 
 // CustomFeatureGates declares feature gates over fields of another CRD. Its name is
@@ -45,6 +143,8 @@ type CustomFeatureGatesStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Cluster,shortName=cfg
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?){2,}$')",message="metadata.name must be the gated CRD's name, <plural>.<group>, e.g. widgets.example.com",reason=FieldValueInvalid,fieldPath=".metadata"
+// +kubebuilder:printcolumn:name="Gates",type=string,JSONPath=`.spec.featureGates[*].name`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type CustomFeatureGates struct {

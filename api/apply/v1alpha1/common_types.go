@@ -1,0 +1,252 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// CommonSpec holds the fields ApplySet and ClusterApplySet share.
+type CommonSpec struct {
+	// resources are the objects of the set, written inline. Each is a complete
+	// Kubernetes object with apiVersion, kind and metadata.name; larger sets
+	// belong in sources.
+	// +kubebuilder:validation:MaxItems=1024
+	// +listType=atomic
+	// +optional
+	Resources []Resource `json:"resources,omitempty"`
+
+	// prune deletes members that are no longer declared, after every declared
+	// object was applied. Only objects that verifiably belong to this set are deleted.
+	// +kubebuilder:default=true
+	// +optional
+	Prune *bool `json:"prune,omitempty"`
+
+	// dryRun computes the plan with server-side dry-run and changes nothing: the
+	// plan in status shows what a real run would do.
+	// +kubebuilder:default=false
+	// +optional
+	DryRun bool `json:"dryRun,omitempty"`
+
+	// force takes ownership of fields that other field managers own (server-side
+	// apply with force). Without it such conflicts are reported in status.
+	// +kubebuilder:default=false
+	// +optional
+	Force bool `json:"force,omitempty"`
+
+	// additionalNamespaces are the namespaces, besides the parent's own, that
+	// members may live in (the ApplySet additional-namespaces annotation).
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=63
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +listType=set
+	// +optional
+	AdditionalNamespaces []string `json:"additionalNamespaces,omitempty"`
+
+	// deletionPolicy says what happens to the members when the set is deleted:
+	// Delete prunes them all; Orphan removes their part-of label and leaves them.
+	// +kubebuilder:default=Delete
+	// +optional
+	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
+
+	// serviceAccountName is a ServiceAccount, in the parent's namespace (or the
+	// operator's, for a ClusterApplySet), that every write to a member impersonates,
+	// so a set can do no more than that account may.
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +optional
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
+
+	// interval is how often the set is applied again to correct drift, e.g. 10m or 1h30m.
+	// +kubebuilder:default="10m"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) > duration('0s')",message="interval must be a positive duration such as 30s, 10m or 1h",reason=FieldValueInvalid
+	// +optional
+	Interval *metav1.Duration `json:"interval,omitempty"`
+
+	// suspend stops reconciliation while true: nothing is applied or pruned.
+	// +optional
+	Suspend bool `json:"suspend,omitempty"`
+}
+
+// DeletionPolicy says what happens to the members of a deleted set.
+// +kubebuilder:validation:Enum=Delete;Orphan
+type DeletionPolicy string
+
+const (
+	// DeletionPolicyDelete prunes every member when the set is deleted.
+	DeletionPolicyDelete DeletionPolicy = "Delete"
+	// DeletionPolicyOrphan disbands the set: members lose their part-of label and stay.
+	DeletionPolicyOrphan DeletionPolicy = "Orphan"
+)
+
+// SourceKind is the kind of object a source reads YAML from.
+// +kubebuilder:validation:Enum=ConfigMap;Secret
+type SourceKind string
+
+const (
+	// SourceKindConfigMap reads from a ConfigMap's data.
+	SourceKindConfigMap SourceKind = "ConfigMap"
+	// SourceKindSecret reads from a Secret's data.
+	SourceKindSecret SourceKind = "Secret"
+)
+
+// Source names a ConfigMap or Secret in the ApplySet's namespace holding
+// multi-document YAML.
+type Source struct {
+	// kind is ConfigMap or Secret.
+	// +required
+	Kind SourceKind `json:"kind"`
+
+	// name is the ConfigMap's or Secret's name.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +required
+	Name string `json:"name"`
+
+	// key is the one data key to read; every key is read, in key order, when omitted.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
+	// +optional
+	Key string `json:"key,omitempty"`
+}
+
+// ClusterSource names a ConfigMap or Secret in a given namespace holding
+// multi-document YAML.
+type ClusterSource struct {
+	Source `json:",inline"`
+
+	// namespace is the ConfigMap's or Secret's namespace.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +required
+	Namespace string `json:"namespace"`
+}
+
+// ObjectReference identifies a member of a set.
+type ObjectReference struct {
+	// group is the API group; empty for the core group.
+	// +optional
+	Group string `json:"group,omitempty"`
+	// kind is the object's kind.
+	Kind string `json:"kind"`
+	// namespace is empty for cluster-scoped objects.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	// name is the object's name.
+	Name string `json:"name"`
+}
+
+// ObjectUpdate is a member that the apply changes, with the fields it changes.
+type ObjectUpdate struct {
+	ObjectReference `json:",inline"`
+	// fields are the paths of the changed fields, such as .spec.replicas.
+	// +optional
+	Fields []string `json:"fields,omitempty"`
+}
+
+// SkippedPrune is an object that would have been pruned but was kept, and why.
+type SkippedPrune struct {
+	ObjectReference `json:",inline"`
+	// reason says why the object was kept, for a person to act on.
+	Reason string `json:"reason"`
+}
+
+// Plan is what the last reconcile did, or would do when dryRun is set.
+type Plan struct {
+	// dryRun is true when the plan was only previewed with server-side dry-run.
+	// +optional
+	DryRun bool `json:"dryRun,omitempty"`
+	// create are declared objects that did not exist.
+	// +optional
+	Create []ObjectReference `json:"create,omitempty"`
+	// update are declared objects whose fields the apply changes.
+	// +optional
+	Update []ObjectUpdate `json:"update,omitempty"`
+	// unchanged are declared objects that already matched.
+	// +optional
+	Unchanged []ObjectReference `json:"unchanged,omitempty"`
+	// prune are members no longer declared, deleted by the apply.
+	// +optional
+	Prune []ObjectReference `json:"prune,omitempty"`
+	// skipped are members no longer declared that were kept, with the reason.
+	// +optional
+	Skipped []SkippedPrune `json:"skipped,omitempty"`
+}
+
+// Conflict is a field that the apply would take from another field manager.
+type Conflict struct {
+	ObjectReference `json:",inline"`
+	// manager is the field manager that owns the fields.
+	Manager string `json:"manager"`
+	// fields are the paths of the conflicting fields.
+	// +optional
+	Fields []string `json:"fields,omitempty"`
+}
+
+// ApplySetStatus is the observed state of an ApplySet or ClusterApplySet.
+type ApplySetStatus struct {
+	// observedGeneration is the generation of the spec that was last reconciled.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions are the kstatus conditions of the set: Ready, Reconciling and Stalled.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// applySetID is the KEP-3659 ID of the set, the value of its members'
+	// applyset.kubernetes.io/part-of label.
+	// +optional
+	ApplySetID string `json:"applySetID,omitempty"`
+
+	// groupKinds are the kinds of the members, as Kind.group (Kind for the core group).
+	// +optional
+	GroupKinds []string `json:"groupKinds,omitempty"`
+
+	// memberCount is the number of members.
+	// +optional
+	MemberCount int32 `json:"memberCount,omitempty"`
+
+	// members is the inventory of the set's objects.
+	// +optional
+	Members []ObjectReference `json:"members,omitempty"`
+
+	// plan is what the last reconcile did, or would do when spec.dryRun is set.
+	// +optional
+	Plan *Plan `json:"plan,omitempty"`
+
+	// conflicts are fields owned by other field managers that the apply did not
+	// take, because spec.force is false.
+	// +optional
+	Conflicts []Conflict `json:"conflicts,omitempty"`
+}
+
+// Condition types of ApplySet and ClusterApplySet, after kstatus.
+const (
+	// ConditionReady is True when every declared object is applied and pruning is done.
+	ConditionReady = "Ready"
+	// ConditionReconciling is True while the operator works towards the spec.
+	ConditionReconciling = "Reconciling"
+	// ConditionStalled is True when the operator cannot progress without a change by a person.
+	ConditionStalled = "Stalled"
+)

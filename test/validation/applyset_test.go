@@ -1,0 +1,201 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package validation
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+)
+
+const (
+	required     = metav1.CauseTypeFieldValueRequired
+	invalid      = metav1.CauseTypeFieldValueInvalid
+	forbidden    = metav1.CauseTypeForbidden
+	notSupported = metav1.CauseTypeFieldValueNotSupported
+	duplicate    = metav1.CauseTypeFieldValueDuplicate
+	tooMany      = metav1.CauseTypeTooMany
+	tooLong      = metav1.CauseTypeTooLong
+)
+
+const scopePolicy = "applyset-namespace-scope"
+
+// configMap is an inline ConfigMap resource with extra metadata fields.
+func configMap(name, metadata string) string {
+	if metadata != "" {
+		metadata = ", " + metadata
+	}
+	return fmt.Sprintf("{apiVersion: v1, kind: ConfigMap, metadata: {name: %s%s}, data: {k: v}}", name, metadata)
+}
+
+var _ = Describe("ApplySet validation", func() {
+	BeforeEach(func(ctx context.Context) {
+		// The admission policy takes effect shortly after it is created.
+		Eventually(func(ctx context.Context) error {
+			return dryRunCreate(ctx, applySet("{resources: ["+configMap("probe", "namespace: elsewhere")+"]}"))
+		}).WithContext(ctx).Should(HaveOccurred(), "the namespace-scope policy never took effect")
+	})
+
+	DescribeTable("rules", func(ctx context.Context, manifest string, want *rejection) {
+		expectOutcome(dryRunCreate(ctx, manifest), want)
+	},
+		Entry("a complete spec is accepted", applySet(`{
+			resources: [`+configMap("a", "")+`, `+configMap("b", "namespace: "+other+", labels: {app: b}")+`],
+			sources: [{kind: ConfigMap, name: manifests, key: app.yaml}, {kind: Secret, name: secret-manifests}],
+			prune: false, dryRun: true, force: true, additionalNamespaces: [`+other+`],
+			deletionPolicy: Orphan, serviceAccountName: deployer, interval: 1h30m, suspend: true}`), accepted),
+		Entry("an empty spec is accepted", applySet("{}"), accepted),
+		Entry("1,000 inline resources are accepted",
+			applySet("{resources: ["+repeat(1000, func(i int) string { return configMap(fmt.Sprintf("cm-%d", i), "") })+"]}"),
+			accepted),
+
+		// Inline resources.
+		Entry("a resource needs apiVersion",
+			applySet("{resources: [{kind: ConfigMap, metadata: {name: a}}]}"),
+			rejected("spec.resources[0].apiVersion", required, "Required value")),
+		Entry("a resource needs kind",
+			applySet("{resources: [{apiVersion: v1, metadata: {name: a}}]}"),
+			rejected("spec.resources[0].kind", required, "Required value")),
+		Entry("a resource needs metadata",
+			applySet("{resources: [{apiVersion: v1, kind: ConfigMap}]}"),
+			rejected("spec.resources[0].metadata", required, "Required value")),
+		Entry("a resource needs metadata.name",
+			applySet("{resources: [{apiVersion: v1, kind: ConfigMap, metadata: {labels: {a: b}}}]}"),
+			rejected("spec.resources[0].metadata.name", required, "Required value")),
+		Entry("a resource may not use generateName",
+			applySet("{resources: ["+configMap("a", "generateName: a-")+"]}"),
+			rejected("spec.resources[0].metadata.generateName", forbidden, "give the object a fixed metadata.name")),
+		Entry("a resource may not carry the part-of label",
+			applySet("{resources: ["+configMap("a", "labels: {applyset.kubernetes.io/part-of: applyset-x-v1}")+"]}"),
+			rejected("spec.resources[0].metadata.labels", forbidden, "remove the applyset.kubernetes.io/part-of label")),
+		Entry("a resource's namespace is a DNS-1123 label",
+			applySet("{resources: ["+configMap("a", "namespace: Team_A")+"]}"),
+			rejected("spec.resources[0].metadata.namespace", invalid, "should match")),
+		Entry("at most 1,024 inline resources",
+			applySet("{resources: ["+repeat(1025, func(i int) string { return configMap(fmt.Sprintf("cm-%d", i), "") })+"]}"),
+			rejected("spec.resources", tooMany, "must have at most 1024 items")),
+
+		// The namespace scope of a namespaced ApplySet (admission policy).
+		Entry("a resource in the ApplySet's namespace is accepted",
+			applySet("{resources: ["+configMap("a", "namespace: "+home)+"]}"), accepted),
+		Entry("a resource in another namespace needs additionalNamespaces",
+			applySet("{resources: ["+configMap("a", "namespace: "+other)+"]}"),
+			deniedByPolicy(scopePolicy, "ConfigMap team-b/a lie outside the ApplySet's namespaces (team-a); "+
+				"add the namespace to spec.additionalNamespaces or use a ClusterApplySet")),
+
+		// Sources.
+		Entry("a source's kind is ConfigMap or Secret",
+			applySet("{sources: [{kind: Deployment, name: manifests}]}"),
+			rejected("spec.sources[0].kind", notSupported, `supported values: "ConfigMap", "Secret"`)),
+		Entry("a source needs a name",
+			applySet("{sources: [{kind: ConfigMap}]}"),
+			rejected("spec.sources[0].name", required, "Required value")),
+		Entry("a source's name is a DNS-1123 subdomain",
+			applySet("{sources: [{kind: ConfigMap, name: My_Manifests}]}"),
+			rejected("spec.sources[0].name", invalid, "should match")),
+		Entry("a source's key is a valid data key",
+			applySet("{sources: [{kind: ConfigMap, name: m, key: 'a/b'}]}"),
+			rejected("spec.sources[0].key", invalid, "should match")),
+		Entry("at most 32 sources",
+			applySet("{sources: ["+repeat(33, func(i int) string { return fmt.Sprintf("{kind: ConfigMap, name: m%d}", i) })+"]}"),
+			rejected("spec.sources", tooMany, "must have at most 32 items")),
+
+		// Options.
+		Entry("additionalNamespaces is a set",
+			applySet("{additionalNamespaces: [team-b, team-b]}"),
+			rejected("spec.additionalNamespaces[1]", duplicate, `Duplicate value: "team-b"`)),
+		Entry("additionalNamespaces are DNS-1123 labels",
+			applySet("{additionalNamespaces: [Team.B]}"),
+			rejected("spec.additionalNamespaces[0]", invalid, "should match")),
+		Entry("at most 64 additionalNamespaces",
+			applySet("{additionalNamespaces: ["+repeat(65, func(i int) string { return fmt.Sprintf("ns-%d", i) })+"]}"),
+			rejected("spec.additionalNamespaces", tooMany, "must have at most 64 items")),
+		Entry("deletionPolicy is Delete or Orphan",
+			applySet("{deletionPolicy: Keep}"),
+			rejected("spec.deletionPolicy", notSupported, `supported values: "Delete", "Orphan"`)),
+		Entry("serviceAccountName is a DNS-1123 subdomain",
+			applySet("{serviceAccountName: Deployer}"),
+			rejected("spec.serviceAccountName", invalid, "should match")),
+		Entry("serviceAccountName is at most 253 characters",
+			applySet("{serviceAccountName: "+strings.Repeat("a", 254)+"}"),
+			rejected("spec.serviceAccountName", tooLong, "may not be more than 253")),
+		Entry("interval is a duration",
+			applySet("{interval: ten minutes}"),
+			rejected("spec.interval", invalid, "should match")),
+		Entry("interval is positive",
+			applySet("{interval: 0s}"),
+			rejected("spec.interval", invalid, "interval must be a positive duration")),
+	)
+
+	It("defaults prune, dryRun, force, deletionPolicy and interval", func(ctx context.Context) {
+		set := &applyv1alpha1.ApplySet{}
+		set.Name, set.Namespace = "defaults", home
+		Expect(k8sClient.Create(ctx, set, client.DryRunAll)).To(Succeed())
+		Expect(set.Spec.Prune).To(HaveValue(BeTrue()))
+		Expect(set.Spec.DryRun).To(BeFalse())
+		Expect(set.Spec.Force).To(BeFalse())
+		Expect(set.Spec.DeletionPolicy).To(Equal(applyv1alpha1.DeletionPolicyDelete))
+		Expect(set.Spec.Interval).To(HaveValue(HaveField("Duration", 10*time.Minute)))
+	})
+
+	It("has no namespace field in sources: they are read from the ApplySet's namespace", func(ctx context.Context) {
+		// kubectl validates fields strictly by default, as this request does.
+		err := k8sClient.Create(ctx, parse(applySet("{sources: [{kind: ConfigMap, name: m, namespace: "+other+"}]}")),
+			client.DryRunAll, client.FieldValidation("Strict"))
+		Expect(apierrors.IsBadRequest(err)).To(BeTrue(), "%v", err)
+		Expect(err.Error()).To(ContainSubstring(`unknown field "spec.sources[0].namespace"`))
+	})
+
+	It("keeps the unknown fields of inline resources", func(ctx context.Context) {
+		manifest := applySet("{resources: [{apiVersion: apps/v1, kind: Deployment, " +
+			"metadata: {name: web, ownerReferences: []}, spec: {replicas: 2, template: {spec: {containers: [{name: c}]}}}}]}")
+		obj := parse(manifest)
+		Expect(k8sClient.Create(ctx, obj, client.DryRunAll)).To(Succeed())
+		resources, _, _ := unstructuredSlice(obj.Object, "spec", "resources")
+		Expect(resources).To(HaveLen(1))
+		Expect(resources[0]).To(HaveKeyWithValue("spec", HaveKeyWithValue("replicas", BeNumerically("==", 2))))
+	})
+})
+
+var _ = Describe("ClusterApplySet validation", func() {
+	DescribeTable("rules", func(ctx context.Context, manifest string, want *rejection) {
+		expectOutcome(dryRunCreate(ctx, manifest), want)
+	},
+		Entry("resources in any namespace and sources with namespaces are accepted", clusterApplySet(`{
+			resources: [`+configMap("a", "namespace: "+home)+`, `+configMap("b", "namespace: "+other)+`,
+				{apiVersion: v1, kind: Namespace, metadata: {name: team-c}}],
+			sources: [{kind: Secret, name: m, namespace: `+other+`}]}`), accepted),
+		Entry("a source names its namespace",
+			clusterApplySet("{sources: [{kind: ConfigMap, name: m}]}"),
+			rejected("spec.sources[0].namespace", required, "Required value")),
+		Entry("a source's namespace is a DNS-1123 label",
+			clusterApplySet("{sources: [{kind: ConfigMap, name: m, namespace: Team_B}]}"),
+			rejected("spec.sources[0].namespace", invalid, "should match")),
+		Entry("the inline resource rules hold too",
+			clusterApplySet("{resources: ["+configMap("a", "generateName: a-")+"]}"),
+			rejected("spec.resources[0].metadata.generateName", forbidden, "give the object a fixed metadata.name")),
+	)
+})

@@ -10,7 +10,7 @@ SHELL := /usr/bin/env bash
 
 GO ?= go
 CONTROLLER_GEN := $(GO) tool controller-gen
-GOLANGCI_LINT := $(GO) tool -modfile=hack/tools/go.mod golangci-lint
+GOLANGCI_LINT := $(GO) tool -modfile=hack/tools/go.mod golangci-lint-kube-api-linter
 
 # kube-apiserver, etcd and kubectl: built once into bin/k8s/<version>/ (see the script).
 CONTROL_PLANE = $(shell hack/setup-control-plane.sh)

@@ -155,8 +155,8 @@ var _ = Describe("ApplySet validation", func() {
 		set.Name, set.Namespace = "defaults", home
 		Expect(k8sClient.Create(ctx, set, client.DryRunAll)).To(Succeed())
 		Expect(set.Spec.Prune).To(HaveValue(BeTrue()))
-		Expect(set.Spec.DryRun).To(BeFalse())
-		Expect(set.Spec.Force).To(BeFalse())
+		Expect(set.Spec.DryRun).To(HaveValue(BeFalse()))
+		Expect(set.Spec.Force).To(HaveValue(BeFalse()))
 		Expect(set.Spec.DeletionPolicy).To(Equal(applyv1alpha1.DeletionPolicyDelete))
 		Expect(set.Spec.Interval).To(HaveValue(HaveField("Duration", 10*time.Minute)))
 	})

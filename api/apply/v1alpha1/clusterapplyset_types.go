@@ -45,13 +45,21 @@ type ClusterApplySetSpec struct {
 // +kubebuilder:printcolumn:name="DryRun",type=boolean,JSONPath=`.spec.dryRun`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type ClusterApplySet struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata,omitempty"`
+	metav1.TypeMeta `json:",inline"`
 
+	// metadata is the object's metadata.
 	// +optional
-	Spec ClusterApplySetSpec `json:"spec,omitempty"`
+	metav1.ObjectMeta `json:"metadata,omitzero"`
+
+	// spec declares the set.
+	// Defaulted to {} so that the defaults of its fields apply to an object without one.
+	// +default={}
 	// +optional
-	Status ApplySetStatus `json:"status,omitempty"`
+	Spec ClusterApplySetSpec `json:"spec,omitzero"`
+
+	// status is the state the operator observed.
+	// +optional
+	Status ApplySetStatus `json:"status,omitzero"`
 }
 
 // ClusterApplySetList is a list of ClusterApplySets.

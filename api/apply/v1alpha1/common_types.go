@@ -32,21 +32,21 @@ type CommonSpec struct {
 
 	// prune deletes members that are no longer declared, after every declared
 	// object was applied. Only objects that verifiably belong to this set are deleted.
-	// +kubebuilder:default=true
+	// +default=true
 	// +optional
 	Prune *bool `json:"prune,omitempty"`
 
 	// dryRun computes the plan with server-side dry-run and changes nothing: the
 	// plan in status shows what a real run would do.
-	// +kubebuilder:default=false
+	// +default=false
 	// +optional
-	DryRun bool `json:"dryRun,omitempty"`
+	DryRun *bool `json:"dryRun,omitempty"`
 
 	// force takes ownership of fields that other field managers own (server-side
 	// apply with force). Without it such conflicts are reported in status.
-	// +kubebuilder:default=false
+	// +default=false
 	// +optional
-	Force bool `json:"force,omitempty"`
+	Force *bool `json:"force,omitempty"`
 
 	// additionalNamespaces are the namespaces, besides the parent's own, that
 	// members may live in (the ApplySet additional-namespaces annotation).
@@ -59,29 +59,30 @@ type CommonSpec struct {
 
 	// deletionPolicy says what happens to the members when the set is deleted:
 	// Delete prunes them all; Orphan removes their part-of label and leaves them.
-	// +kubebuilder:default=Delete
+	// +default="Delete"
 	// +optional
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
 
 	// serviceAccountName is a ServiceAccount, in the parent's namespace (or the
 	// operator's, for a ClusterApplySet), that every write to a member impersonates,
 	// so a set can do no more than that account may.
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	// +optional
 	ServiceAccountName string `json:"serviceAccountName,omitempty"`
 
 	// interval is how often the set is applied again to correct drift, e.g. 10m or 1h30m.
-	// +kubebuilder:default="10m"
+	// +default="10m"
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
 	// +kubebuilder:validation:XValidation:rule="duration(self) > duration('0s')",message="interval must be a positive duration such as 30s, 10m or 1h",reason=FieldValueInvalid
 	// +optional
-	Interval *metav1.Duration `json:"interval,omitempty"`
+	Interval *metav1.Duration `json:"interval,omitempty"` //nolint:kubeapilinter // A duration string such as 10m, as GitOps tools write intervals.
 
 	// suspend stops reconciliation while true: nothing is applied or pruned.
 	// +optional
-	Suspend bool `json:"suspend,omitempty"`
+	Suspend *bool `json:"suspend,omitempty"`
 }
 
 // DeletionPolicy says what happens to the members of a deleted set.
@@ -111,14 +112,14 @@ const (
 type Source struct {
 	// kind is ConfigMap or Secret.
 	// +required
-	Kind SourceKind `json:"kind"`
+	Kind SourceKind `json:"kind,omitempty"`
 
 	// name is the ConfigMap's or Secret's name.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	// +required
-	Name string `json:"name"`
+	Name string `json:"name,omitempty"`
 
 	// key is the one data key to read; every key is read, in key order, when omitted.
 	// +kubebuilder:validation:MinLength=1
@@ -138,28 +139,37 @@ type ClusterSource struct {
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
 	// +required
-	Namespace string `json:"namespace"`
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // ObjectReference identifies a member of a set.
 type ObjectReference struct {
 	// group is the API group; empty for the core group.
 	// +optional
-	Group string `json:"group,omitempty"`
+	Group string `json:"group,omitempty"` //nolint:kubeapilinter // "" is the core group, written by omission.
+
 	// kind is the object's kind.
-	Kind string `json:"kind"`
+	// +kubebuilder:validation:MinLength=1
+	// +required
+	Kind string `json:"kind,omitempty"`
+
 	// namespace is empty for cluster-scoped objects.
 	// +optional
-	Namespace string `json:"namespace,omitempty"`
+	Namespace string `json:"namespace,omitempty"` //nolint:kubeapilinter // "" is cluster scope, written by omission.
+
 	// name is the object's name.
-	Name string `json:"name"`
+	// +kubebuilder:validation:MinLength=1
+	// +required
+	Name string `json:"name,omitempty"`
 }
 
 // ObjectUpdate is a member that the apply changes, with the fields it changes.
 type ObjectUpdate struct {
 	ObjectReference `json:",inline"`
 	// fields are the paths of the changed fields, such as .spec.replicas.
-	// +optional
+	// +kubebuilder:validation:MinItems=1
+	// +listType=atomic
+	// +required
 	Fields []string `json:"fields,omitempty"`
 }
 
@@ -167,27 +177,34 @@ type ObjectUpdate struct {
 type SkippedPrune struct {
 	ObjectReference `json:",inline"`
 	// reason says why the object was kept, for a person to act on.
-	Reason string `json:"reason"`
+	// +kubebuilder:validation:MinLength=1
+	// +required
+	Reason string `json:"reason,omitempty"`
 }
 
 // Plan is what the last reconcile did, or would do when dryRun is set.
 type Plan struct {
 	// dryRun is true when the plan was only previewed with server-side dry-run.
 	// +optional
-	DryRun bool `json:"dryRun,omitempty"`
+	DryRun *bool `json:"dryRun,omitempty"`
 	// create are declared objects that did not exist.
+	// +listType=atomic
 	// +optional
 	Create []ObjectReference `json:"create,omitempty"`
 	// update are declared objects whose fields the apply changes.
+	// +listType=atomic
 	// +optional
 	Update []ObjectUpdate `json:"update,omitempty"`
 	// unchanged are declared objects that already matched.
+	// +listType=atomic
 	// +optional
 	Unchanged []ObjectReference `json:"unchanged,omitempty"`
 	// prune are members no longer declared, deleted by the apply.
+	// +listType=atomic
 	// +optional
 	Prune []ObjectReference `json:"prune,omitempty"`
 	// skipped are members no longer declared that were kept, with the reason.
+	// +listType=atomic
 	// +optional
 	Skipped []SkippedPrune `json:"skipped,omitempty"`
 }
@@ -196,38 +213,46 @@ type Plan struct {
 type Conflict struct {
 	ObjectReference `json:",inline"`
 	// manager is the field manager that owns the fields.
-	Manager string `json:"manager"`
+	// +kubebuilder:validation:MinLength=1
+	// +required
+	Manager string `json:"manager,omitempty"`
 	// fields are the paths of the conflicting fields.
+	// +listType=atomic
 	// +optional
 	Fields []string `json:"fields,omitempty"`
 }
 
 // ApplySetStatus is the observed state of an ApplySet or ClusterApplySet.
 type ApplySetStatus struct {
-	// observedGeneration is the generation of the spec that was last reconciled.
-	// +optional
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-
 	// conditions are the kstatus conditions of the set: Ready, Reconciling and Stalled.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
+	// observedGeneration is the generation of the spec that was last reconciled.
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
 	// applySetID is the KEP-3659 ID of the set, the value of its members'
 	// applyset.kubernetes.io/part-of label.
+	// +kubebuilder:validation:MinLength=1
 	// +optional
 	ApplySetID string `json:"applySetID,omitempty"`
 
 	// groupKinds are the kinds of the members, as Kind.group (Kind for the core group).
+	// +listType=atomic
 	// +optional
 	GroupKinds []string `json:"groupKinds,omitempty"`
 
 	// memberCount is the number of members.
+	// +kubebuilder:validation:Minimum=0
 	// +optional
-	MemberCount int32 `json:"memberCount,omitempty"`
+	MemberCount *int32 `json:"memberCount,omitempty"`
 
 	// members is the inventory of the set's objects.
+	// +listType=atomic
 	// +optional
 	Members []ObjectReference `json:"members,omitempty"`
 
@@ -237,6 +262,7 @@ type ApplySetStatus struct {
 
 	// conflicts are fields owned by other field managers that the apply did not
 	// take, because spec.force is false.
+	// +listType=atomic
 	// +optional
 	Conflicts []Conflict `json:"conflicts,omitempty"`
 }

@@ -36,17 +36,17 @@ type Resource struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=317
 	// +required
-	APIVersion string `json:"apiVersion"`
+	APIVersion string `json:"apiVersion,omitempty"`
 
 	// kind is the object's kind, e.g. ConfigMap.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
 	// +required
-	Kind string `json:"kind"`
+	Kind string `json:"kind,omitempty"`
 
 	// metadata is the object's metadata; it must name the object.
 	// +required
-	Metadata ResourceMetadata `json:"metadata"`
+	Metadata ResourceMetadata `json:"metadata,omitzero"`
 
 	// Raw is the whole object as written, the fields above included. It is what
 	// the object serializes to; the fields above are read from it on decoding.
@@ -63,16 +63,18 @@ type ResourceMetadata struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +required
-	Name string `json:"name"`
+	Name string `json:"name,omitempty"`
 
 	// namespace is the object's namespace; for a namespaced ApplySet, its own
 	// namespace or one of spec.additionalNamespaces.
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
 	// +optional
 	Namespace string `json:"namespace,omitempty"`
 
 	// generateName is not supported; it is declared so the rule can refuse it.
+	// +kubebuilder:validation:MinLength=1
 	// +optional
 	GenerateName string `json:"generateName,omitempty"`
 

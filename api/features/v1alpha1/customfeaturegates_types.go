@@ -28,6 +28,7 @@ import (
 // +kubebuilder:validation:XValidation:rule="!has(self.featureGates) || self.featureGates.map(g, g.fieldPaths).flatten().distinct().size() == self.featureGates.map(g, g.fieldPaths).flatten().size()",message="a field path may belong to one feature gate only: remove it from all gates but one",reason=FieldValueInvalid,fieldPath=".featureGates"
 type CustomFeatureGatesSpec struct {
 	// component names the product the gated CRD belongs to, for people reading the gates.
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +optional
 	Component string `json:"component,omitempty"`
@@ -67,11 +68,11 @@ type FeatureGate struct {
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[A-Z][A-Za-z0-9]*$`
 	// +required
-	Name string `json:"name"`
+	Name string `json:"name,omitempty"`
 
 	// preRelease is the gate's maturity: Alpha, Beta, Stable or Deprecated.
 	// +required
-	PreRelease PreRelease `json:"preRelease"`
+	PreRelease PreRelease `json:"preRelease,omitempty"`
 
 	// default is the gate's state when enabled is unset. Alpha gates default to
 	// false; Beta and Deprecated gates must state it; Stable gates are always on.
@@ -93,7 +94,7 @@ type FeatureGate struct {
 	// +kubebuilder:validation:items:XValidation:rule="!self.matches('^\\\\.(metadata|apiVersion|kind)(\\\\.|$)')",message="a gated field path may not be under .metadata, .apiVersion or .kind",reason=FieldValueForbidden
 	// +listType=set
 	// +required
-	FieldPaths []string `json:"fieldPaths"`
+	FieldPaths []string `json:"fieldPaths,omitempty"`
 
 	// deprecationWarning is the admission warning returned to requests that set a
 	// field of this Deprecated gate; a default warning is used when unset.
@@ -106,26 +107,33 @@ type FeatureGate struct {
 // FeatureGateStatus is the effective state of one gate.
 type FeatureGateStatus struct {
 	// name is the gate's name.
-	Name string `json:"name"`
+	// +kubebuilder:validation:MinLength=1
+	// +required
+	Name string `json:"name,omitempty"`
+
 	// enabled is the gate's effective state.
-	Enabled bool `json:"enabled"`
+	// +required
+	Enabled *bool `json:"enabled,omitempty"`
+
 	// reason says how the state follows from the spec, e.g. StableAlwaysOn,
 	// ExplicitlyEnabled or DefaultOff.
+	// +kubebuilder:validation:MinLength=1
 	// +optional
 	Reason string `json:"reason,omitempty"`
 }
 
 // CustomFeatureGatesStatus is the observed state of a CustomFeatureGates object.
 type CustomFeatureGatesStatus struct {
-	// observedGeneration is the generation of the spec that was last reconciled.
-	// +optional
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-
 	// conditions are the kstatus conditions of the object: Ready, Reconciling and Stalled.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// observedGeneration is the generation of the spec that was last reconciled.
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// featureGates are the effective states of the gates.
 	// +listType=map
@@ -134,6 +142,7 @@ type CustomFeatureGatesStatus struct {
 	FeatureGates []FeatureGateStatus `json:"featureGates,omitempty"`
 
 	// unknownFieldPaths are gated paths that the CRD's schema does not declare.
+	// +listType=atomic
 	// +optional
 	UnknownFieldPaths []string `json:"unknownFieldPaths,omitempty"`
 }
@@ -148,13 +157,21 @@ type CustomFeatureGatesStatus struct {
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type CustomFeatureGates struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata,omitempty"`
+	metav1.TypeMeta `json:",inline"`
 
+	// metadata is the object's metadata.
 	// +optional
-	Spec CustomFeatureGatesSpec `json:"spec,omitempty"`
+	metav1.ObjectMeta `json:"metadata,omitzero"`
+
+	// spec declares the gates.
+	// Defaulted to {} so that the defaults of its fields apply to an object without one.
+	// +default={}
 	// +optional
-	Status CustomFeatureGatesStatus `json:"status,omitempty"`
+	Spec CustomFeatureGatesSpec `json:"spec,omitzero"`
+
+	// status is the state the operator observed.
+	// +optional
+	Status CustomFeatureGatesStatus `json:"status,omitzero"`
 }
 
 // CustomFeatureGatesList is a list of CustomFeatureGates.

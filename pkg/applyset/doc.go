@@ -1,0 +1,24 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package applyset implements the KEP-3659 ApplySet contract as kubectl reads
+// and writes it: the label and annotation keys, the parent ID, the
+// contains-group-kinds and additional-namespaces hints, tooling values, parent
+// references in kubectl's --applyset form, and the scope rule.
+//
+// The package is pure: it works on names, labels and annotations and makes no
+// API requests, so any tool can use it.
+package applyset

@@ -1,0 +1,149 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package membership
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+)
+
+func labelled(setID string) map[string]string {
+	return map[string]string{applyset.PartOfLabel: setID}
+}
+
+// changes records the set IDs the index reports.
+type changes struct {
+	mu  sync.Mutex
+	ids sets.Set[string]
+}
+
+func (c *changes) record(ids ...string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ids.Insert(ids...)
+}
+
+func (c *changes) seen() sets.Set[string] {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ids.Clone()
+}
+
+var _ = Describe("The membership index", func() {
+	var ns string
+
+	BeforeEach(func(ctx context.Context) {
+		namespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "members-"}}
+		Expect(k8sClient.Create(ctx, namespace)).To(Succeed())
+		ns = namespace.Name
+	})
+
+	It("indexes the objects that claim a set, by ID and kind, and reports changes", func(ctx context.Context) {
+		const setA, setB = "applyset-a-v1", "applyset-b-v1"
+		Expect(k8sClient.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+			Namespace: ns, Name: "in-a", Labels: labelled(setA)}})).To(Succeed())
+		Expect(k8sClient.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{
+			Namespace: ns, Name: "in-a", Labels: labelled(setA)}})).To(Succeed())
+		Expect(k8sClient.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+			Namespace: ns, Name: "in-no-set", Labels: map[string]string{"app": "x"}}})).To(Succeed())
+
+		idx := newIndex()
+		reported := &changes{ids: sets.New[string]()}
+		idx.OnChange(reported.record)
+		start(ctx, idx)
+
+		Expect(idx.Members(setA)).To(ConsistOf(
+			SatisfyAll(HaveField("GroupKind", schema.GroupKind{Kind: "ConfigMap"}), HaveField("Name", "in-a"),
+				HaveField("Namespace", ns), HaveField("UID", Not(BeEmpty()))),
+			SatisfyAll(HaveField("GroupKind", schema.GroupKind{Kind: "Secret"}), HaveField("Name", "in-a")),
+		))
+		Expect(idx.GroupKinds(setA)).To(Equal(sets.New(schema.GroupKind{Kind: "ConfigMap"}, schema.GroupKind{Kind: "Secret"})))
+		Expect(idx.SetIDs().Has(setA)).To(BeTrue())
+		Expect(reported.seen().Has(setA)).To(BeTrue())
+
+		By("moving a member to another set")
+		cm := &corev1.ConfigMap{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "in-a"}, cm)).To(Succeed())
+		cm.Labels = labelled(setB)
+		Expect(k8sClient.Update(ctx, cm)).To(Succeed())
+		Eventually(func() []Member { return idx.Members(setB) }).Should(ConsistOf(HaveField("Name", "in-a")))
+		Expect(idx.GroupKinds(setA)).To(Equal(sets.New(schema.GroupKind{Kind: "Secret"})))
+		Eventually(reported.seen).Should(HaveKey(setB))
+
+		By("deleting a member")
+		Expect(k8sClient.Delete(ctx, cm)).To(Succeed())
+		Eventually(func() []Member { return idx.Members(setB) }).Should(BeEmpty())
+	})
+
+	It("follows CRDs as they are created and deleted", func(ctx context.Context) {
+		idx := newIndex()
+		start(ctx, idx)
+		widgets := schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}
+		Expect(idx.Resources()).NotTo(ContainElement(widgets))
+
+		crd := widgetCRD()
+		Expect(k8sClient.Create(ctx, crd)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) {
+			Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, crd))).To(Succeed())
+		})
+		Eventually(idx.Resources).WithTimeout(30 * time.Second).Should(ContainElement(widgets))
+
+		widget := &unstructured.Unstructured{}
+		widget.SetGroupVersionKind(schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"})
+		widget.SetNamespace(ns)
+		widget.SetName("w")
+		widget.SetLabels(labelled("applyset-w-v1"))
+		Expect(k8sClient.Create(ctx, widget)).To(Succeed())
+		Eventually(func() sets.Set[schema.GroupKind] { return idx.GroupKinds("applyset-w-v1") }).
+			Should(Equal(sets.New(schema.GroupKind{Group: "example.com", Kind: "Widget"})))
+
+		Expect(k8sClient.Delete(ctx, crd)).To(Succeed())
+		Eventually(idx.Resources).WithTimeout(30 * time.Second).ShouldNot(ContainElement(widgets))
+		Expect(idx.Members("applyset-w-v1")).To(BeEmpty())
+	})
+})
+
+func widgetCRD() *apiextensionsv1.CustomResourceDefinition {
+	preserve := true
+	return &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "widgets.example.com"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: "example.com",
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "widgets", Singular: "widget", Kind: "Widget", ListKind: "WidgetList"},
+			Scope: apiextensionsv1.NamespaceScoped,
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
+				Name: "v1", Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
+					Type: "object", XPreserveUnknownFields: &preserve,
+				}},
+			}},
+		},
+	}
+}

@@ -44,7 +44,7 @@ generate: ## Generate the DeepCopy methods of the API types.
 
 .PHONY: fmt
 fmt: ## Format the Go code.
-	gofmt -w -s $$($(GO) list -f '{{.Dir}}' ./...)
+	gofmt -w -s $$(git ls-files --cached --others --exclude-standard '*.go')
 
 .PHONY: control-plane
 control-plane: ## Build kube-apiserver, etcd and kubectl into bin/k8s (once; cached).
@@ -60,7 +60,7 @@ bench: control-plane ## Run the benchmarks and print their figures.
 
 .PHONY: lint
 lint: ## Check formatting, run go vet and golangci-lint.
-	@unformatted="$$(gofmt -s -l $$($(GO) list -f '{{.Dir}}' ./...))"; \
+	@unformatted="$$(gofmt -s -l $$(git ls-files --cached --others --exclude-standard '*.go'))"; \
 	if [[ -n "$$unformatted" ]]; then echo "gofmt -s needed on:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GOLANGCI_LINT) run ./...

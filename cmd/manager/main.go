@@ -23,6 +23,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -38,6 +39,7 @@ import (
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/controllers/parents"
 )
 
 var (
@@ -62,6 +64,11 @@ type options struct {
 	webhookPort             int
 	webhookCertDir          string
 	gracefulShutdownTimeout time.Duration
+
+	repairTooling     string
+	orphanPolicy      string
+	orphanGracePeriod time.Duration
+	reverifyInterval  time.Duration
 }
 
 func (o *options) bindFlags(fs *flag.FlagSet) {
@@ -83,6 +90,15 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"Directory holding tls.crt and tls.key for the webhook server; empty uses the system temporary directory.")
 	fs.DurationVar(&o.gracefulShutdownTimeout, "graceful-shutdown-timeout", 30*time.Second,
 		"How long running reconciles may take to finish after a stop signal.")
+
+	fs.StringVar(&o.repairTooling, "repair-tooling", "",
+		"Comma-separated tooling names (e.g. kubectl) whose ApplySet parents may have their contains-group-kinds hint rewritten; others are only verified.")
+	fs.StringVar(&o.orphanPolicy, "orphan-policy", string(parents.OrphanReport),
+		"What to do with members whose parent does not exist: report (Event and metric) or delete (after the grace period).")
+	fs.DurationVar(&o.orphanGracePeriod, "orphan-grace-period", 5*time.Minute,
+		"How long an orphan is reported before --orphan-policy=delete deletes it.")
+	fs.DurationVar(&o.reverifyInterval, "reverify-interval", time.Hour,
+		"How often every ApplySet parent is verified again without a change, a guard against missed events.")
 }
 
 func main() {
@@ -147,6 +163,15 @@ func run(opts options) error {
 		return err
 	}
 
+	if err := parents.SetupWithManager(mgr, parents.Options{
+		RepairTooling:     splitList(opts.repairTooling),
+		OrphanPolicy:      parents.OrphanPolicy(opts.orphanPolicy),
+		OrphanGracePeriod: opts.orphanGracePeriod,
+		Resync:            opts.reverifyInterval,
+	}); err != nil {
+		return fmt.Errorf("setting up the parent reconciler: %w", err)
+	}
+
 	// Logged once caches have synced and controllers run, so a person (or a
 	// script) watching the log knows the operator is serving.
 	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
@@ -160,4 +185,15 @@ func run(opts options) error {
 
 	setupLog.Info("Starting manager")
 	return mgr.Start(ctrl.SetupSignalHandler())
+}
+
+// splitList reads a comma-separated flag value, ignoring blanks.
+func splitList(value string) []string {
+	var out []string
+	for _, item := range strings.Split(value, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }

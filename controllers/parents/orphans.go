@@ -1,0 +1,179 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package parents
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/applyset-operator/applyset-operator/pkg/membership"
+)
+
+// OrphanPolicy says what happens to members whose parent does not exist.
+type OrphanPolicy string
+
+const (
+	// OrphanReport raises a Warning Event on each orphan and counts it.
+	OrphanReport OrphanPolicy = "report"
+	// OrphanDelete also deletes orphans after the grace period.
+	OrphanDelete OrphanPolicy = "delete"
+)
+
+// Reasons of orphan Events.
+const (
+	ReasonOrphanFound   = "OrphanFound"
+	ReasonOrphanDeleted = "OrphanDeleted"
+	ReasonOrphanKept    = "OrphanKept"
+)
+
+// OrphanReconciler looks at one set ID per request: when objects claim it and no
+// parent carries it, they are orphans.
+type OrphanReconciler struct {
+	Metadata    metadata.Interface
+	Tracker     *Tracker
+	Index       *membership.Index
+	Recorder    events.EventRecorder
+	Policy      OrphanPolicy
+	GracePeriod time.Duration
+	// Now tells the time; time.Now when nil.
+	Now func() time.Time
+
+	mu        sync.Mutex
+	firstSeen map[string]time.Time
+	counts    map[string]int
+}
+
+// Reconcile reports, and under the delete policy collects, the orphans of a set.
+func (r *OrphanReconciler) Reconcile(ctx context.Context, setID string) (reconcile.Result, error) {
+	if !r.Index.HasSynced() || !r.Tracker.HasSynced() {
+		return reconcile.Result{RequeueAfter: time.Second}, nil
+	}
+	members := r.Index.Members(setID)
+	if len(members) == 0 || len(r.Tracker.ParentsOf(setID)) > 0 {
+		r.forget(setID)
+		return reconcile.Result{}, nil
+	}
+
+	now := r.now()
+	first, reported := r.seen(setID, now, len(members))
+	if !reported {
+		for _, m := range members {
+			r.Recorder.Eventf(memberRef(m), nil, "Warning", ReasonOrphanFound, "Verify",
+				"Claims ApplySet %s, whose parent does not exist; delete the object or its %s label",
+				setID, "applyset.kubernetes.io/part-of")
+		}
+	}
+	if r.Policy != OrphanDelete {
+		return reconcile.Result{}, nil
+	}
+	if wait := first.Add(r.GracePeriod).Sub(now); wait > 0 {
+		return reconcile.Result{RequeueAfter: wait}, nil
+	}
+	return reconcile.Result{}, r.collect(ctx, setID, members)
+}
+
+// collect deletes the orphans that no other object owns, each only if it is
+// still the very object that was judged (UID and resourceVersion preconditions):
+// one re-adopted or changed meanwhile is kept.
+func (r *OrphanReconciler) collect(ctx context.Context, setID string, members []membership.Member) error {
+	logger := log.FromContext(ctx)
+	var errs []error
+	for _, m := range members {
+		if len(m.OwnerReferences) > 0 {
+			r.Recorder.Eventf(memberRef(m), nil, "Normal", ReasonOrphanKept, "Collect",
+				"Not deleted: owned by %s %s, whose garbage collection decides", m.OwnerReferences[0].Kind, m.OwnerReferences[0].Name)
+			continue
+		}
+		uid, rv := m.UID, m.ResourceVersion
+		err := r.Metadata.Resource(m.Resource).Namespace(m.Namespace).Delete(ctx, m.Name, metav1.DeleteOptions{
+			Preconditions: &metav1.Preconditions{UID: &uid, ResourceVersion: &rv},
+		})
+		switch {
+		case apierrors.IsNotFound(err), apierrors.IsConflict(err):
+			logger.Info("Orphan changed or went away before deletion; kept", "member", describe(m))
+		case err != nil:
+			errs = append(errs, fmt.Errorf("deleting orphan %s: %w", describe(m), err))
+		default:
+			orphansDeleted.Inc()
+			r.Recorder.Eventf(memberRef(m), nil, "Normal", ReasonOrphanDeleted, "Collect",
+				"Deleted: it claimed ApplySet %s, whose parent did not exist for %s", setID, r.GracePeriod)
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("collecting orphans of %s: %v", setID, errs)
+	}
+	return nil
+}
+
+func (r *OrphanReconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// seen records the set as orphaned and returns when it was first seen so, and
+// whether its orphans were already reported.
+func (r *OrphanReconciler) seen(setID string, now time.Time, count int) (time.Time, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.firstSeen == nil {
+		r.firstSeen, r.counts = map[string]time.Time{}, map[string]int{}
+	}
+	first, reported := r.firstSeen[setID]
+	if !reported {
+		first = now
+		r.firstSeen[setID] = now
+	}
+	r.counts[setID] = count
+	r.publish()
+	return first, reported
+}
+
+func (r *OrphanReconciler) forget(setID string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.firstSeen, setID)
+	delete(r.counts, setID)
+	r.publish()
+}
+
+func (r *OrphanReconciler) publish() {
+	total := 0
+	for _, n := range r.counts {
+		total += n
+	}
+	orphansGauge.Set(float64(total))
+}
+
+// memberRef is an object reference for Events about a member.
+func memberRef(m membership.Member) *metav1.PartialObjectMetadata {
+	obj := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
+		Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion,
+	}}
+	obj.SetGroupVersionKind(m.Resource.GroupVersion().WithKind(m.GroupKind.Kind))
+	return obj
+}

@@ -1,0 +1,221 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package parents reconciles every ApplySet parent in the cluster: it checks the
+// parent's ID and tooling, verifies the members that claim it, keeps the
+// contains-group-kinds hint true where an admin allowed it, and reports orphans.
+package parents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+	"github.com/applyset-operator/applyset-operator/pkg/membership"
+)
+
+// HintsFieldManager owns the hint annotations the operator writes on parents.
+const HintsFieldManager = "applyset-operator-hints"
+
+// OwnTooling is the tooling name of the operator's own ApplySets. Their hints
+// come from the apply engine, so this reconciler only verifies them.
+const OwnTooling = "applyset-operator"
+
+// Event reasons besides the problem reasons.
+const (
+	ReasonHintsResynced  = "HintsResynced"
+	ReasonToolingForeign = "ToolingForeign"
+	ReasonHealthy        = "Verified"
+)
+
+// Reconciler verifies one parent per request.
+type Reconciler struct {
+	Client   client.Client
+	Tracker  *Tracker
+	Index    *membership.Index
+	Recorder events.EventRecorder
+	// RepairTooling names the toolings whose parents' hints the operator may rewrite.
+	RepairTooling sets.Set[string]
+	// Resync is how often every parent is verified again without an event.
+	Resync time.Duration
+
+	states   parentStates
+	reported sync.Map // Request -> fingerprint of the last reported findings
+}
+
+// Reconcile verifies the parent and reports what it found.
+func (r *Reconciler) Reconcile(ctx context.Context, req Request) (reconcile.Result, error) {
+	started := time.Now()
+	defer func() { reconcileDuration.Observe(time.Since(started).Seconds()) }()
+	logger := log.FromContext(ctx).WithValues("parent", req.String())
+
+	// A partial view of the members would trim hints and misjudge members.
+	if !r.Index.HasSynced() || !r.Tracker.HasSynced() {
+		return reconcile.Result{RequeueAfter: time.Second}, nil
+	}
+	obj, ok := r.Tracker.Get(req)
+	if !ok {
+		r.states.forget(req)
+		r.reported.Delete(req)
+		return reconcile.Result{}, nil
+	}
+	obj = obj.DeepCopy()
+	obj.SetGroupVersionKind(req.Type.Resource.GroupVersion().WithKind(req.Type.GroupKind.Kind))
+
+	key := applyset.ParentKey{GroupKind: req.Type.GroupKind, Namespace: req.Namespace, Name: req.Name}
+	parent := applyset.ParseParent(key, obj.Labels, obj.Annotations)
+	verdict := Verify(parent, obj.UID, r.Index.Members(parent.ID))
+
+	if r.mayRepair(parent) && !verdict.HintCurrent(obj.Annotations) {
+		if err := r.resyncHint(ctx, obj, verdict); err != nil {
+			r.Recorder.Eventf(obj, nil, "Warning", "HintResyncFailed", "Resync",
+				"Writing %s failed: %v", applyset.GroupKindsAnnotation, err)
+			return reconcile.Result{}, err
+		}
+		// The hint now matches the members; it is no longer a problem.
+		verdict.Problems = withoutReason(verdict.Problems, ReasonHintIncomplete)
+	}
+
+	r.report(obj, req, verdict)
+	logger.V(1).Info("Verified parent", "tooling", parent.Tooling.String(), "members", len(verdict.Members),
+		"problems", len(verdict.Problems))
+	return reconcile.Result{RequeueAfter: jitter(r.Resync)}, nil
+}
+
+// mayRepair reports whether an admin allowed the operator to rewrite this
+// parent's hint: its ID is its own and its tooling is on the allow-list. Our own
+// ApplySets are never rewritten here; the apply engine keeps their hints.
+func (r *Reconciler) mayRepair(p applyset.Parent) bool {
+	return p.Trusted() && p.Tooling.Name != OwnTooling && r.RepairTooling.Has(p.Tooling.Name)
+}
+
+// resyncHint writes the minimal hint with server-side apply. The field normally
+// belongs to the tool's own manager (kubectl-applyset); like kubectl itself,
+// which retries a conflicting parent update with force, the operator takes the
+// field over on conflict, because an admin allowed it to repair this tooling.
+func (r *Reconciler) resyncHint(ctx context.Context, parent *metav1.PartialObjectMetadata, v Verdict) error {
+	patch := &unstructured.Unstructured{}
+	patch.SetGroupVersionKind(parent.GroupVersionKind())
+	patch.SetNamespace(parent.Namespace)
+	patch.SetName(parent.Name)
+	patch.SetAnnotations(map[string]string{applyset.GroupKindsAnnotation: v.DesiredHint})
+	apply := func(opts ...client.ApplyOption) error {
+		return r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(patch.DeepCopy()),
+			append(opts, client.FieldOwner(HintsFieldManager))...)
+	}
+	err := apply()
+	tookOver := ""
+	if apierrors.IsConflict(err) {
+		tookOver = fmt.Sprintf(" (taken over from %s)", conflictingManagers(err))
+		err = apply(client.ForceOwnership)
+	}
+	if err != nil {
+		return fmt.Errorf("applying %s to %s: %w", applyset.GroupKindsAnnotation, klog.KObj(parent), err)
+	}
+	hintResyncs.WithLabelValues(v.Parent.Tooling.Name).Inc()
+	r.Recorder.Eventf(parent, nil, "Normal", ReasonHintsResynced, "Resync", "Set %s to %q, the kinds of its %d members%s",
+		applyset.GroupKindsAnnotation, v.DesiredHint, len(v.Members), tookOver)
+	return nil
+}
+
+// conflictingManagers names the field managers of an apply conflict.
+func conflictingManagers(err error) string {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || status.Status().Details == nil {
+		return "another field manager"
+	}
+	managers := sets.New[string]()
+	for _, c := range status.Status().Details.Causes {
+		if c.Type == metav1.CauseTypeFieldManagerConflict {
+			if _, manager, ok := strings.Cut(c.Message, `conflict with "`); ok {
+				managers.Insert(strings.SplitN(manager, `"`, 2)[0])
+			}
+		}
+	}
+	if managers.Len() == 0 {
+		return "another field manager"
+	}
+	return strings.Join(sets.List(managers), ", ")
+}
+
+// report publishes the verdict: metrics always, Events only when the findings
+// changed since they were last reported, so that a steady problem is not
+// repeated on every resync.
+func (r *Reconciler) report(obj *metav1.PartialObjectMetadata, req Request, v Verdict) {
+	state := "healthy"
+	switch {
+	case !v.Parent.Trusted():
+		state = "untrusted"
+	case !v.Healthy():
+		state = "problem"
+	}
+	r.states.set(req, parentState{tooling: toolingName(v.Parent), state: state, members: len(v.Members)})
+
+	fingerprint := fmt.Sprint(v.Problems, v.Parent.Tooling)
+	if last, ok := r.reported.Load(req); ok && last == fingerprint {
+		return
+	}
+	r.reported.Store(req, fingerprint)
+	for _, p := range v.Problems {
+		r.Recorder.Eventf(obj, nil, "Warning", p.Reason, "Verify", "%s", p.Message)
+	}
+	if v.Healthy() && v.Parent.Tooling.Name != OwnTooling && !r.RepairTooling.Has(v.Parent.Tooling.Name) {
+		r.Recorder.Eventf(obj, nil, "Normal", ReasonToolingForeign, "Verify",
+			"Managed by %s; verified with %d members and left unchanged", v.Parent.Tooling, len(v.Members))
+	} else if v.Healthy() {
+		r.Recorder.Eventf(obj, nil, "Normal", ReasonHealthy, "Verify", "Verified with %d members", len(v.Members))
+	}
+}
+
+func toolingName(p applyset.Parent) string {
+	if p.Tooling.Name == "" {
+		return "unknown"
+	}
+	return p.Tooling.Name
+}
+
+func withoutReason(problems []applyset.Problem, reason string) []applyset.Problem {
+	out := problems[:0:0]
+	for _, p := range problems {
+		if p.Reason != reason {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// jitter spreads periodic re-verification over a tenth of the period.
+func jitter(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	return d + time.Duration(rand.Int64N(int64(d/10)+1))
+}

@@ -1,0 +1,219 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package parents
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+)
+
+func newNamespace(ctx context.Context) string {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "parents-"}}
+	Expect(k8sClient.Create(ctx, ns)).To(Succeed())
+	return ns.Name
+}
+
+func configMaps(namespace string, names ...string) string {
+	docs := make([]string, 0, len(names))
+	for _, name := range names {
+		docs = append(docs, fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: %s\ndata:\n  k: v\n", name, namespace))
+	}
+	return strings.Join(docs, "---\n")
+}
+
+// applyWithKubectl applies manifests as the set of parent, as a user would.
+func applyWithKubectl(ctx context.Context, parent, namespace, manifests string) {
+	args := []string{"apply", "--server-side", "--prune", "--applyset=" + parent, "-f", "-"}
+	if namespace != "" {
+		args = append(args, "--namespace", namespace)
+	}
+	out, err := kubectl(ctx, manifests, args...)
+	ExpectWithOffset(1, err).NotTo(HaveOccurred(), out)
+}
+
+// eventReasons returns the type/reason of every Event about the named object.
+func eventReasons(ctx context.Context, namespace, name string) []string {
+	list := &eventsv1.EventList{}
+	Expect(k8sClient.List(ctx, list, client.InNamespace(namespace))).To(Succeed())
+	var reasons []string
+	for _, e := range list.Items {
+		if e.Regarding.Name == name {
+			reasons = append(reasons, e.Type+"/"+e.Reason)
+		}
+	}
+	return reasons
+}
+
+// mySetID is the ID of the set kubectl keeps in the Secret my-set of namespace.
+func mySetID(namespace string) string {
+	return applyset.ParentKey{GroupKind: schema.GroupKind{Kind: "Secret"}, Namespace: namespace, Name: "my-set"}.ID()
+}
+
+func annotationsOf(ctx context.Context, obj client.Object) map[string]string {
+	Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+	return obj.GetAnnotations()
+}
+
+func exists(ctx context.Context, obj client.Object) func() bool {
+	return func() bool {
+		err := k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), obj)
+		Expect(client.IgnoreNotFound(err)).To(Succeed())
+		return !apierrors.IsNotFound(err)
+	}
+}
+
+var _ = Describe("Parents of other tools, verified only", Ordered, func() {
+	BeforeAll(func() {
+		startOperator(Options{OrphanPolicy: OrphanReport, OrphanGracePeriod: time.Second, Resync: time.Hour})
+	})
+
+	It("finds kubectl's Secret, ConfigMap and ClusterApplySet parents healthy, with the IDs kubectl wrote", func(ctx context.Context) {
+		ns, other := newNamespace(ctx), newNamespace(ctx)
+		applyWithKubectl(ctx, "my-set", ns, configMaps(ns, "a", "b"))
+		applyWithKubectl(ctx, "configmaps/web", ns, configMaps(ns, "c"))
+
+		// kubectl uses a custom resource as a parent only once it carries the
+		// tooling annotation and the right ID: it checks the ID this package computes.
+		platform := &applyv1alpha1.ClusterApplySet{ObjectMeta: metav1.ObjectMeta{Name: "platform-" + ns,
+			Annotations: map[string]string{applyset.ToolingAnnotation: "kubectl/v1.37.1", applyset.GroupKindsAnnotation: ""},
+			Labels: map[string]string{applyset.IDLabel: applyset.ParentKey{
+				GroupKind: schema.GroupKind{Group: "apply.applyset.dev", Kind: "ClusterApplySet"}, Name: "platform-" + ns}.ID()},
+		}}
+		Expect(k8sClient.Create(ctx, platform)).To(Succeed())
+		applyWithKubectl(ctx, "clusterapplysets.apply.applyset.dev/"+platform.Name, "",
+			configMaps(ns, "d")+"---\n"+configMaps(other, "e"))
+
+		secret := &corev1.Secret{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "my-set"}, secret)).To(Succeed())
+		Expect(secret.Labels).To(HaveKeyWithValue(applyset.IDLabel, mySetID(ns)))
+		Expect(annotationsOf(ctx, platform)).To(HaveKeyWithValue(applyset.AdditionalNamespacesAnnotation,
+			strings.Join(sets.List(sets.New(ns, other)), ",")))
+
+		for _, parent := range []struct{ namespace, name string }{{ns, "my-set"}, {ns, "web"}, {"default", platform.Name}} {
+			Eventually(func() []string { return eventReasons(ctx, parent.namespace, parent.name) }).
+				Should(ContainElement("Normal/"+ReasonToolingForeign), "parent %s", parent.name)
+			Expect(eventReasons(ctx, parent.namespace, parent.name)).NotTo(ContainElement(HavePrefix("Warning/")))
+		}
+	})
+
+	It("reports a member of a kind the hint omits, and leaves kubectl's parent alone", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		applyWithKubectl(ctx, "my-set", ns, configMaps(ns, "a"))
+		parent := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "my-set"}}
+		before := annotationsOf(ctx, parent)
+
+		Expect(k8sClient.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{
+			Namespace: ns, Name: "behind-its-back", Labels: map[string]string{applyset.PartOfLabel: mySetID(ns)}}})).To(Succeed())
+
+		Eventually(func() []string { return eventReasons(ctx, ns, "my-set") }).Should(ContainElement("Warning/" + ReasonHintIncomplete))
+		Consistently(func() map[string]string { return annotationsOf(ctx, parent) }).WithTimeout(2 * time.Second).Should(Equal(before))
+	})
+
+	It("reports a parent whose ID label was copied from another set and changes nothing", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		applyWithKubectl(ctx, "my-set", ns, configMaps(ns, "a"))
+		copycat := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "copycat",
+			Labels:      map[string]string{applyset.IDLabel: mySetID(ns)},
+			Annotations: map[string]string{applyset.ToolingAnnotation: "kubectl/v1.37.1", applyset.GroupKindsAnnotation: ""},
+		}}
+		Expect(k8sClient.Create(ctx, copycat)).To(Succeed())
+
+		Eventually(func() []string { return eventReasons(ctx, ns, "copycat") }).Should(ContainElement("Warning/" + applyset.ReasonIDMismatch))
+		Consistently(func() map[string]string { return annotationsOf(ctx, copycat) }).WithTimeout(2 * time.Second).
+			Should(HaveKeyWithValue(applyset.GroupKindsAnnotation, ""))
+		Expect(exists(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "a"}})()).To(BeTrue())
+	})
+
+	It("reports orphans when a parent is deleted, and deletes nothing under the report policy", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		applyWithKubectl(ctx, "my-set", ns, configMaps(ns, "a"))
+		Expect(k8sClient.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "my-set"}})).To(Succeed())
+
+		Eventually(func() []string { return eventReasons(ctx, ns, "a") }).Should(ContainElement("Warning/" + ReasonOrphanFound))
+		Consistently(exists(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "a"}})).
+			WithTimeout(3 * time.Second).Should(BeTrue())
+	})
+})
+
+var _ = Describe("kubectl's parents, repaired when an admin allows it", Ordered, func() {
+	BeforeAll(func() {
+		startOperator(Options{RepairTooling: []string{"kubectl"}, OrphanPolicy: OrphanReport, Resync: time.Hour})
+	})
+
+	It("adds a member's new kind to the hint, and kubectl's next apply still prunes", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		applyWithKubectl(ctx, "my-set", ns, configMaps(ns, "a", "b"))
+		parent := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "my-set"}}
+		Expect(annotationsOf(ctx, parent)).To(HaveKeyWithValue(applyset.GroupKindsAnnotation, "ConfigMap"))
+
+		extra := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "behind-its-back",
+			Labels: map[string]string{applyset.PartOfLabel: mySetID(ns)}}}
+		Expect(k8sClient.Create(ctx, extra)).To(Succeed())
+		Eventually(func() map[string]string { return annotationsOf(ctx, parent) }).
+			Should(HaveKeyWithValue(applyset.GroupKindsAnnotation, "ConfigMap,Secret"))
+		Eventually(func() []string { return eventReasons(ctx, ns, "my-set") }).Should(ContainElement("Normal/" + ReasonHintsResynced))
+
+		By("applying again with kubectl, without b")
+		applyWithKubectl(ctx, "my-set", ns, configMaps(ns, "a"))
+		Expect(exists(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "b"}})()).To(BeFalse())
+		Expect(exists(ctx, extra)()).To(BeFalse(), "the member the hint now names is pruned too")
+		Expect(exists(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "a"}})()).To(BeTrue())
+		Eventually(func() map[string]string { return annotationsOf(ctx, parent) }).
+			Should(HaveKeyWithValue(applyset.GroupKindsAnnotation, "ConfigMap"))
+	})
+})
+
+var _ = Describe("Orphans, collected under the delete policy", Ordered, func() {
+	BeforeAll(func() {
+		startOperator(Options{OrphanPolicy: OrphanDelete, OrphanGracePeriod: 2 * time.Second, Resync: time.Hour})
+	})
+
+	It("deletes orphans after the grace period, but never one another object owns", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		applyWithKubectl(ctx, "my-set", ns, configMaps(ns, "plain", "owner"))
+		owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "owner"}}
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(owner), owner)).To(Succeed())
+		owned := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "owned",
+			Labels:          map[string]string{applyset.PartOfLabel: mySetID(ns)},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: owner.Name, UID: owner.UID}},
+		}}
+		Expect(k8sClient.Create(ctx, owned)).To(Succeed())
+
+		Expect(k8sClient.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "my-set"}})).To(Succeed())
+		plain := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "plain"}}
+		Eventually(func() []string { return eventReasons(ctx, ns, "plain") }).Should(ContainElement("Warning/" + ReasonOrphanFound))
+		Eventually(exists(ctx, plain)).WithTimeout(20 * time.Second).Should(BeFalse())
+		Eventually(func() []string { return eventReasons(ctx, ns, "plain") }).Should(ContainElement("Normal/" + ReasonOrphanDeleted))
+		Expect(exists(ctx, owned)()).To(BeTrue(), "an orphan with an owner is left to garbage collection")
+		Eventually(func() []string { return eventReasons(ctx, ns, "owned") }).Should(ContainElement("Normal/" + ReasonOrphanKept))
+	})
+})

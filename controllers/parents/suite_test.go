@@ -1,0 +1,110 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package parents
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/controlplane"
+)
+
+var (
+	cp         *controlplane.ControlPlane
+	k8sClient  client.Client
+	kubeconfig string
+	scheme     = runtime.NewScheme()
+)
+
+func TestParents(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Parent reconciler suite")
+}
+
+var _ = BeforeSuite(func(ctx context.Context) {
+	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+	// The operator starts its caches in each container; give it time.
+	SetDefaultEventuallyTimeout(30 * time.Second)
+	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	Expect(apiextensionsv1.AddToScheme(scheme)).To(Succeed())
+	Expect(applyv1alpha1.AddToScheme(scheme)).To(Succeed())
+
+	var err error
+	cp, err = controlplane.Start(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	k8sClient, err = client.New(cp.Config, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+	kubeconfig = filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+	Expect(cp.WriteKubeconfig(kubeconfig)).To(Succeed())
+})
+
+var _ = AfterSuite(func() {
+	if cp != nil {
+		Expect(cp.Stop()).To(Succeed())
+	}
+})
+
+// startOperator runs the parent and orphan reconcilers with opts until the
+// enclosing container ends.
+func startOperator(opts Options) {
+	mgr, err := ctrl.NewManager(cp.Config, ctrl.Options{
+		Scheme:     scheme,
+		Metrics:    metricsserver.Options{BindAddress: "0"},
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(SetupWithManager(mgr, opts)).To(Succeed())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer GinkgoRecover()
+		defer close(done)
+		Expect(mgr.Start(ctx)).To(Succeed())
+	}()
+	DeferCleanup(func() {
+		cancel()
+		<-done
+	})
+}
+
+// kubectl runs the real kubectl, with ApplySet support on, feeding it stdin.
+func kubectl(ctx context.Context, stdin string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, cp.KubectlPath(), append([]string{"--kubeconfig", kubeconfig}, args...)...)
+	cmd.Env = append(os.Environ(), "KUBECTL_APPLYSET=true")
+	cmd.Stdin = bytes.NewBufferString(stdin)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}

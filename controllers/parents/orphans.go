@@ -69,7 +69,7 @@ type OrphanReconciler struct {
 // Reconcile reports, and under the delete policy collects, the orphans of a set.
 func (r *OrphanReconciler) Reconcile(ctx context.Context, setID string) (reconcile.Result, error) {
 	if !r.Index.HasSynced() || !r.Tracker.HasSynced() {
-		return reconcile.Result{RequeueAfter: time.Second}, nil
+		return reconcile.Result{RequeueAfter: syncWait}, nil
 	}
 	members := r.Index.Members(setID)
 	if len(members) == 0 || len(r.Tracker.ParentsOf(setID)) > 0 {

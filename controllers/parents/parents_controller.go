@@ -56,6 +56,10 @@ const (
 	ReasonHealthy        = "Verified"
 )
 
+// syncWait is how long a request waits for caches that are still listing, as
+// when a CRD has just been installed.
+const syncWait = 250 * time.Millisecond
+
 // Reconciler verifies one parent per request.
 type Reconciler struct {
 	Client   client.Client
@@ -79,7 +83,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req Request) (reconcile.Resu
 
 	// A partial view of the members would trim hints and misjudge members.
 	if !r.Index.HasSynced() || !r.Tracker.HasSynced() {
-		return reconcile.Result{RequeueAfter: time.Second}, nil
+		return reconcile.Result{RequeueAfter: syncWait}, nil
 	}
 	obj, ok := r.Tracker.Get(req)
 	if !ok {

@@ -79,7 +79,7 @@ type Options struct {
 var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
 // refreshDelay gives a changed CRD's resource time to appear in, or leave, discovery.
-const refreshDelay = time.Second
+const refreshDelay = 250 * time.Millisecond
 
 // Index is the membership index. Its methods are safe for concurrent use.
 type Index struct {
@@ -138,11 +138,11 @@ func (x *Index) Start(ctx context.Context) error {
 		AddFunc: signal, UpdateFunc: func(_, obj any) { signal(obj) }, DeleteFunc: signal,
 	})
 	go crds.RunWithContext(ctx)
-	go x.refreshLoop(ctx, changed)
+	go x.refreshLoop(ctx, changed, crds.GetStore())
 	return nil
 }
 
-func (x *Index) refreshLoop(ctx context.Context, changed <-chan struct{}) {
+func (x *Index) refreshLoop(ctx context.Context, changed <-chan struct{}, crds cache.Store) {
 	interval := cmp.Or(x.opts.RefreshInterval, 10*time.Minute)
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
@@ -150,17 +150,54 @@ func (x *Index) refreshLoop(ctx context.Context, changed <-chan struct{}) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-changed:
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(refreshDelay):
-			}
 		case <-ticker.C:
+			x.refresh(ctx)
+		case <-changed:
+			x.followCRDs(ctx, crds)
 		}
-		if err := x.Refresh(ctx); err != nil {
-			x.opts.Log.Error(err, "Refreshing the resource types of the membership index")
+	}
+}
+
+// followCRDs refreshes until discovery serves the resource of every CRD, or
+// gives up after a while: the API server publishes a new CRD's resource in
+// discovery a moment after the CRD itself appears.
+func (x *Index) followCRDs(ctx context.Context, crds cache.Store) {
+	delay := refreshDelay
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(delay):
 		}
+		x.refresh(ctx)
+		if x.servesAll(crds) || time.Now().After(deadline) {
+			return
+		}
+		delay = min(2*delay, 4*time.Second)
+	}
+}
+
+// servesAll reports whether every CRD's resource (named <plural>.<group>) is
+// watched; deleted CRDs are gone from the store, so this also waits for nothing.
+func (x *Index) servesAll(crds cache.Store) bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	watched := sets.New[string]()
+	for gvr := range x.informers {
+		watched.Insert(gvr.GroupResource().String())
+	}
+	for _, name := range crds.ListKeys() {
+		if !watched.Has(name) {
+			return false
+		}
+	}
+	return true
+}
+
+func (x *Index) refresh(ctx context.Context) {
+	if err := x.Refresh(ctx); err != nil {
+		x.opts.Log.Error(err, "Refreshing the resource types of the membership index")
 	}
 }
 

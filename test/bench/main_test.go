@@ -1,0 +1,210 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package bench measures the parent reconciler and the membership index against
+// a real API server: run it with `make bench`. The figures are reported with
+// b.ReportMetric; nothing here asserts a time.
+package bench
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/applyset-operator/applyset-operator/controllers/parents"
+	"github.com/applyset-operator/applyset-operator/internal/controlplane"
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+)
+
+var (
+	cp        *controlplane.ControlPlane
+	k8sClient client.Client
+	scheme    = runtime.NewScheme()
+	startOnce sync.Once
+	startErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if cp != nil {
+		_ = cp.Stop()
+	}
+	os.Exit(code)
+}
+
+// controlPlane starts the shared control plane on first use.
+func controlPlane(b *testing.B) {
+	b.Helper()
+	startOnce.Do(func() {
+		_ = clientgoscheme.AddToScheme(scheme)
+		_ = apiextensionsv1.AddToScheme(scheme)
+		cp, startErr = controlplane.Start(context.Background())
+		if startErr == nil {
+			k8sClient, startErr = client.New(cp.Config, client.Options{Scheme: scheme})
+		}
+	})
+	if startErr != nil {
+		b.Fatal(startErr)
+	}
+}
+
+// countingTransport counts the API requests the operator makes.
+type countingTransport struct {
+	next  http.RoundTripper
+	count *atomic.Int64
+}
+
+func (t countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	t.count.Add(1)
+	return t.next.RoundTrip(req)
+}
+
+// startOperator runs the parent reconciler and returns a counter of its requests.
+func startOperator(b *testing.B, opts parents.Options) *atomic.Int64 {
+	b.Helper()
+	count := &atomic.Int64{}
+	cfg := rest.CopyConfig(cp.Config)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return countingTransport{next: rt, count: count} })
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:     scheme,
+		Metrics:    metricsserver.Options{BindAddress: "0"},
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := parents.SetupWithManager(mgr, opts); err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	b.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			b.Errorf("the operator stopped with an error: %v", err)
+		}
+	})
+	return count
+}
+
+// kindCRD makes a namespaced CRD for kind in group bench.example.com.
+func kindCRD(kind string) *apiextensionsv1.CustomResourceDefinition {
+	plural := lower(kind) + "s"
+	return &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: plural + ".bench.example.com"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: "bench.example.com",
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: plural, Singular: lower(kind), Kind: kind, ListKind: kind + "List"},
+			Scope: apiextensionsv1.NamespaceScoped,
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
+				Name: "v1", Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
+					Type: "object", XPreserveUnknownFields: ptr.To(true)}},
+			}},
+		},
+	}
+}
+
+func lower(s string) string {
+	out := []byte(s)
+	for i, c := range out {
+		if c >= 'A' && c <= 'Z' {
+			out[i] = c + 'a' - 'A'
+		}
+	}
+	return string(out)
+}
+
+// createKind installs kind's CRD and waits until objects of it can be created.
+func createKind(ctx context.Context, b *testing.B, kind string) {
+	b.Helper()
+	crd := kindCRD(kind)
+	if err := k8sClient.Create(ctx, crd); err != nil {
+		b.Fatal(err)
+	}
+	waitFor(b, 30*time.Second, func() bool {
+		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(crd), crd); err != nil {
+			return false
+		}
+		for _, c := range crd.Status.Conditions {
+			if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// createMember creates an object of kind claiming setID.
+func createMember(ctx context.Context, b *testing.B, kind, namespace, name, setID string) {
+	b.Helper()
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(schema.GroupVersionKind{Group: "bench.example.com", Version: "v1", Kind: kind})
+	obj.SetNamespace(namespace)
+	obj.SetName(name)
+	obj.SetLabels(map[string]string{applyset.PartOfLabel: setID})
+	// A CRD that was just established may take a moment to be served.
+	waitFor(b, 30*time.Second, func() bool { return k8sClient.Create(ctx, obj.DeepCopy()) == nil })
+}
+
+func waitFor(b *testing.B, timeout time.Duration, done func() bool) {
+	b.Helper()
+	deadline := time.Now().Add(timeout)
+	for !done() {
+		if time.Now().After(deadline) {
+			b.Fatalf("condition not met within %s", timeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func namespace(ctx context.Context, b *testing.B, prefix string) string {
+	b.Helper()
+	ns := &unstructured.Unstructured{}
+	ns.SetAPIVersion("v1")
+	ns.SetKind("Namespace")
+	ns.SetGenerateName(prefix)
+	if err := k8sClient.Create(ctx, ns); err != nil {
+		b.Fatal(err)
+	}
+	return ns.GetName()
+}
+
+var kindCounter atomic.Int64
+
+// uniqueKind returns a kind name not used before in this process.
+func uniqueKind(prefix string) string {
+	return fmt.Sprintf("%s%d", prefix, kindCounter.Add(1))
+}

@@ -121,7 +121,7 @@ func (r *Reconciler) mayRepair(p applyset.Parent) bool {
 	return p.Trusted() && p.Tooling.Name != OwnTooling && r.RepairTooling.Has(p.Tooling.Name)
 }
 
-// resyncHint writes the minimal hint with server-side apply. The field normally
+// resyncHint adds the missing kinds to the hint with server-side apply. The field normally
 // belongs to the tool's own manager (kubectl-applyset); like kubectl itself,
 // which retries a conflicting parent update with force, the operator takes the
 // field over on conflict, because an admin allowed it to repair this tooling.
@@ -145,7 +145,7 @@ func (r *Reconciler) resyncHint(ctx context.Context, parent *metav1.PartialObjec
 		return fmt.Errorf("applying %s to %s: %w", applyset.GroupKindsAnnotation, klog.KObj(parent), err)
 	}
 	hintResyncs.WithLabelValues(v.Parent.Tooling.Name).Inc()
-	r.Recorder.Eventf(parent, nil, "Normal", ReasonHintsResynced, "Resync", "Set %s to %q, the kinds of its %d members%s",
+	r.Recorder.Eventf(parent, nil, "Normal", ReasonHintsResynced, "Resync", "Set %s to %q to cover the kinds of its %d members%s",
 		applyset.GroupKindsAnnotation, v.DesiredHint, len(v.Members), tookOver)
 	return nil
 }

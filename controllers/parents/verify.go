@@ -47,7 +47,10 @@ type Verdict struct {
 	Kinds sets.Set[schema.GroupKind]
 	// Problems are the parent's own problems and those of its members.
 	Problems []applyset.Problem
-	// DesiredHint is the sorted, minimal contains-group-kinds value.
+	// DesiredHint is the contains-group-kinds value to write when repairing: the
+	// kinds the hint lists plus those of members it omits. Kinds are only added:
+	// a tool writes a superset before it creates members and trims it after it
+	// prunes, so a kind without members may be one the tool is about to apply.
 	DesiredHint string
 }
 
@@ -79,7 +82,7 @@ func Verify(parent applyset.Parent, parentUID types.UID, members []membership.Me
 			foreignOwned = append(foreignOwned, describe(m))
 		}
 	}
-	v.DesiredHint = applyset.FormatGroupKinds(v.Kinds)
+	v.DesiredHint = applyset.FormatGroupKinds(v.Kinds.Union(parent.GroupKinds))
 
 	if parent.GroupKinds != nil {
 		if missing := v.Kinds.Difference(parent.GroupKinds); missing.Len() > 0 {

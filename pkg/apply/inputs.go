@@ -1,0 +1,266 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package apply
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+)
+
+// Input is one declared object and where it was declared, for messages.
+type Input struct {
+	Object *unstructured.Unstructured
+	// Origin says where the object was declared, e.g. spec.resources[2] or
+	// ConfigMap team-a/manifests key app.yaml document 3.
+	Origin string
+}
+
+// Decode reads the objects of a multi-document YAML or JSON stream. Empty
+// documents are skipped; a List's items are read as objects.
+func Decode(origin string, data []byte) ([]Input, error) {
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	var inputs []Input
+	for doc := 1; ; doc++ {
+		raw, err := reader.Read()
+		if errors.Is(err, io.EOF) {
+			return inputs, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s document %d: %w", origin, doc, err)
+		}
+		// The reader folds consecutive separators into the next document; count
+		// them as the empty documents a person sees.
+		doc += leadingSeparators(raw)
+		if len(bytes.TrimSpace(stripComments(raw))) == 0 {
+			continue
+		}
+		obj := &unstructured.Unstructured{}
+		if err := utilyaml.Unmarshal(raw, &obj.Object); err != nil {
+			return nil, fmt.Errorf("%s document %d: malformed YAML: %w", origin, doc, err)
+		}
+		if obj.Object == nil {
+			continue
+		}
+		where := fmt.Sprintf("%s document %d", origin, doc)
+		if obj.IsList() {
+			list, err := obj.ToList()
+			if err != nil {
+				return nil, fmt.Errorf("%s: reading the List: %w", where, err)
+			}
+			for i := range list.Items {
+				inputs = append(inputs, Input{Object: &list.Items[i], Origin: fmt.Sprintf("%s item %d", where, i)})
+			}
+			continue
+		}
+		inputs = append(inputs, Input{Object: obj, Origin: where})
+	}
+}
+
+func leadingSeparators(doc []byte) int {
+	n := 0
+	for _, line := range bytes.Split(doc, []byte("\n")) {
+		if !bytes.Equal(bytes.TrimRight(line, " \t\r"), []byte("---")) {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+func stripComments(doc []byte) []byte {
+	var out []byte
+	for _, line := range bytes.Split(doc, []byte("\n")) {
+		if !bytes.HasPrefix(bytes.TrimSpace(line), []byte("#")) {
+			out = append(out, line...)
+			out = append(out, '\n')
+		}
+	}
+	return out
+}
+
+// Target is the set the inputs are checked against.
+type Target struct {
+	// Scope is where members may live.
+	Scope applyset.Scope
+	// DefaultNamespace is given to namespaced objects that name none; empty
+	// makes such objects an error (a cluster-scoped parent has no namespace).
+	DefaultNamespace string
+	// Mapper knows the kinds the cluster serves.
+	Mapper meta.RESTMapper
+}
+
+// Object is a checked input: its type and identity are known.
+type Object struct {
+	Input
+	Mapping *meta.RESTMapping
+	// Namespaced is false for cluster-scoped objects.
+	Namespaced bool
+}
+
+// Ref identifies an object by group, kind, namespace and name.
+func (o Object) Ref() ObjectRef {
+	return ObjectRef{GroupKind: o.Object.GroupVersionKind().GroupKind(), Namespace: o.Object.GetNamespace(), Name: o.Object.GetName()}
+}
+
+// ObjectRef identifies an object by group, kind, namespace and name (GKNN).
+type ObjectRef struct {
+	GroupKind schema.GroupKind
+	Namespace string
+	Name      string
+}
+
+func (r ObjectRef) String() string {
+	if r.Namespace == "" {
+		return r.GroupKind.String() + " " + r.Name
+	}
+	return r.GroupKind.String() + " " + r.Namespace + "/" + r.Name
+}
+
+// InputError is an input the set cannot take, and why.
+type InputError struct {
+	Origin  string
+	Message string
+}
+
+func (e InputError) Error() string { return e.Origin + ": " + e.Message }
+
+// Check resolves the inputs' types and checks them against the target: each
+// names its apiVersion, kind and name; none claims a set already; no object is
+// declared twice; every kind is served by the cluster or defined by a CRD in the
+// same inputs; namespaced objects lie in the scope and cluster-scoped ones name
+// no namespace. The inputs' objects get the default namespace where they need
+// one. It returns the checked objects, or every problem found.
+func Check(inputs []Input, target Target) ([]Object, error) {
+	declaredCRDs := crdKinds(inputs)
+	seen := map[ObjectRef]string{}
+	objects := make([]Object, 0, len(inputs))
+	var problems []error
+	for _, in := range inputs {
+		o, problem := checkOne(in, target, declaredCRDs)
+		if problem == "" {
+			if first, dup := seen[o.Ref()]; dup {
+				problem = fmt.Sprintf("%s is declared twice, also at %s", o.Ref(), first)
+			}
+		}
+		if problem != "" {
+			problems = append(problems, InputError{Origin: in.Origin, Message: problem})
+			continue
+		}
+		seen[o.Ref()] = in.Origin
+		objects = append(objects, o)
+	}
+	if len(problems) > 0 {
+		return nil, errors.Join(problems...)
+	}
+	return objects, nil
+}
+
+// checkOne checks one input, giving it the default namespace where it needs
+// one, and returns what is wrong with it, if anything.
+func checkOne(in Input, target Target, declaredCRDs map[schema.GroupKind]bool) (Object, string) {
+	obj := in.Object
+	gvk := obj.GroupVersionKind()
+	if problem := identityProblem(obj); problem != "" {
+		return Object{}, problem
+	}
+	namespaced, mapping, err := scopeOf(gvk, target.Mapper, declaredCRDs)
+	switch {
+	case err != nil:
+		return Object{}, err.Error()
+	case !namespaced && obj.GetNamespace() != "":
+		return Object{}, fmt.Sprintf("%s %s is cluster-scoped but names namespace %s; remove metadata.namespace",
+			gvk.Kind, obj.GetName(), obj.GetNamespace())
+	case namespaced && obj.GetNamespace() == "" && target.DefaultNamespace == "":
+		return Object{}, fmt.Sprintf("%s %s is namespaced and names no namespace; set metadata.namespace", gvk.Kind, obj.GetName())
+	case namespaced && obj.GetNamespace() == "":
+		obj.SetNamespace(target.DefaultNamespace)
+	}
+	if namespaced && !target.Scope.Contains(obj.GetNamespace()) {
+		return Object{}, fmt.Sprintf("%s %s/%s lies outside the set's namespaces (%s); add %s to spec.additionalNamespaces",
+			gvk.Kind, obj.GetNamespace(), obj.GetName(), strings.Join(target.Scope.Namespaces(), ", "), obj.GetNamespace())
+	}
+	return Object{Input: in, Mapping: mapping, Namespaced: namespaced}, ""
+}
+
+// identityProblem tells what keeps obj from being identified as a member.
+func identityProblem(obj *unstructured.Unstructured) string {
+	kind := obj.GetKind()
+	switch {
+	case obj.GetAPIVersion() == "" || kind == "":
+		return "apiVersion and kind are required"
+	case !nameIsString(obj):
+		return kind + "'s metadata.name is not a string; quote it (YAML reads unquoted y, n, yes, no, on and off as booleans)"
+	case obj.GetName() == "" && obj.GetGenerateName() != "":
+		return kind + " uses generateName; give it a fixed metadata.name so the set can find it again"
+	case obj.GetName() == "":
+		return kind + " has no metadata.name"
+	case obj.GetLabels()[applyset.PartOfLabel] != "":
+		return fmt.Sprintf("%s %s carries the %s label; remove it: the operator sets it", kind, obj.GetName(), applyset.PartOfLabel)
+	}
+	return ""
+}
+
+func nameIsString(obj *unstructured.Unstructured) bool {
+	_, _, err := unstructured.NestedString(obj.Object, "metadata", "name")
+	return err == nil
+}
+
+// crdKinds maps the kinds that CRDs among the inputs define to whether they are namespaced.
+func crdKinds(inputs []Input) map[schema.GroupKind]bool {
+	kinds := map[schema.GroupKind]bool{}
+	for _, in := range inputs {
+		if in.Object.GroupVersionKind().GroupKind() != crdGroupKind {
+			continue
+		}
+		group, _, _ := unstructured.NestedString(in.Object.Object, "spec", "group")
+		kind, _, _ := unstructured.NestedString(in.Object.Object, "spec", "names", "kind")
+		scope, _, _ := unstructured.NestedString(in.Object.Object, "spec", "scope")
+		if kind != "" {
+			kinds[schema.GroupKind{Group: group, Kind: kind}] = scope != "Cluster"
+		}
+	}
+	return kinds
+}
+
+var crdGroupKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}
+
+// scopeOf tells whether gvk is namespaced, from the cluster's types or from a
+// CRD declared alongside; the mapping is nil for the latter until it is served.
+func scopeOf(gvk schema.GroupVersionKind, mapper meta.RESTMapper, declared map[schema.GroupKind]bool) (bool, *meta.RESTMapping, error) {
+	mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err == nil {
+		return mapping.Scope.Name() == meta.RESTScopeNameNamespace, mapping, nil
+	}
+	if namespaced, ok := declared[gvk.GroupKind()]; ok {
+		return namespaced, nil, nil
+	}
+	if meta.IsNoMatchError(err) {
+		return false, nil, fmt.Errorf("the cluster does not serve %s, and no CustomResourceDefinition in the set defines it", gvk)
+	}
+	return false, nil, fmt.Errorf("looking up %s: %w", gvk, err)
+}

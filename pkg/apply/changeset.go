@@ -1,0 +1,88 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package apply
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Action is what happened, or would happen in a dry run, to one object.
+type Action string
+
+const (
+	// Created objects did not exist.
+	Created Action = "Created"
+	// Configured objects existed and the apply changed some of their fields.
+	Configured Action = "Configured"
+	// Unchanged objects already matched.
+	Unchanged Action = "Unchanged"
+	// Pruned objects were members no longer declared, and were deleted.
+	Pruned Action = "Pruned"
+	// Skipped objects were members no longer declared that were kept; Reason says why.
+	Skipped Action = "Skipped"
+	// Failed objects could not be applied; Reason says why.
+	Failed Action = "Failed"
+)
+
+// Change is the outcome for one object.
+type Change struct {
+	Ref    ObjectRef
+	Action Action
+	// Fields are the changed field paths of a Configured object, e.g. .spec.replicas.
+	Fields []string
+	// Reason explains a Skipped or Failed object, or a preview that could not be exact.
+	Reason string
+}
+
+// Conflict is an apply that another field manager's ownership stopped.
+type Conflict struct {
+	Ref     ObjectRef
+	Manager string
+	Fields  []string
+}
+
+// Message says who owns what, and what to do about it.
+func (c Conflict) Message() string {
+	return fmt.Sprintf("%s: %s owns %s, which the set declares with other values; change the set to match, "+
+		"ask the owner to release them, or set spec.force to take them over", c.Ref, c.Manager, strings.Join(c.Fields, ", "))
+}
+
+// ChangeSet is the outcome of an apply or a prune.
+type ChangeSet struct {
+	Changes   []Change
+	Conflicts []Conflict
+	// DryRun is true when nothing was changed: the changes are a preview.
+	DryRun bool
+}
+
+// Count returns how many changes have the action.
+func (cs ChangeSet) Count(action Action) int {
+	n := 0
+	for _, c := range cs.Changes {
+		if c.Action == action {
+			n++
+		}
+	}
+	return n
+}
+
+// Append adds the changes and conflicts of other.
+func (cs *ChangeSet) Append(other ChangeSet) {
+	cs.Changes = append(cs.Changes, other.Changes...)
+	cs.Conflicts = append(cs.Conflicts, other.Conflicts...)
+}

@@ -39,8 +39,13 @@ import (
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/controllers/applysets"
 	"github.com/applyset-operator/applyset-operator/controllers/parents"
 )
+
+// version is the operator's version, written into the tooling annotation of its
+// sets; release builds set it with -ldflags "-X main.version=vX.Y.Z".
+var version = "v0.1.0"
 
 var (
 	scheme   = runtime.NewScheme()
@@ -69,6 +74,8 @@ type options struct {
 	orphanPolicy      string
 	orphanGracePeriod time.Duration
 	reverifyInterval  time.Duration
+
+	defaultServiceAccount string
 }
 
 func (o *options) bindFlags(fs *flag.FlagSet) {
@@ -97,6 +104,8 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"What to do with members whose parent does not exist: report (Event and metric) or delete (after the grace period).")
 	fs.DurationVar(&o.orphanGracePeriod, "orphan-grace-period", 5*time.Minute,
 		"How long an orphan is reported before --orphan-policy=delete deletes it.")
+	fs.StringVar(&o.defaultServiceAccount, "default-service-account", "",
+		"namespace/name of the ServiceAccount a set acts as when it names none; empty acts as the operator itself (single-tenant mode).")
 	fs.DurationVar(&o.reverifyInterval, "reverify-interval", time.Hour,
 		"How often every ApplySet parent is verified again without a change, a guard against missed events.")
 }
@@ -170,6 +179,12 @@ func run(opts options) error {
 		Resync:            opts.reverifyInterval,
 	}); err != nil {
 		return fmt.Errorf("setting up the parent reconciler: %w", err)
+	}
+
+	if err := applysets.SetupWithManager(mgr, applysets.Options{
+		ToolingVersion: version, DefaultServiceAccount: opts.defaultServiceAccount,
+	}); err != nil {
+		return fmt.Errorf("setting up the ApplySet reconcilers: %w", err)
 	}
 
 	// Logged once caches have synced and controllers run, so a person (or a

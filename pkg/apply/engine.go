@@ -61,6 +61,9 @@ type Options struct {
 	DryRun bool
 	// Force takes over fields that other field managers own.
 	Force bool
+	// Disband applies the objects without the part-of label, which server-side
+	// apply then removes, leaving the objects as they are otherwise.
+	Disband bool
 }
 
 // ErrOverlap marks an object that already belongs to another set.
@@ -128,7 +131,10 @@ func (e *Engine) applyStage(ctx context.Context, objects []Object, opts Options)
 
 func (e *Engine) applyOne(ctx context.Context, o Object, opts Options) (Change, *Conflict, error) {
 	ref := o.Ref()
-	desired := withPartOf(o.Object, opts.SetID)
+	desired := o.Object.DeepCopy()
+	if !opts.Disband {
+		desired = withPartOf(o.Object, opts.SetID)
+	}
 	existing, early, err := e.current(ctx, desired, o, opts)
 	if early != nil || err != nil {
 		return *early, nil, err

@@ -1,0 +1,72 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// Set is what ApplySet and ClusterApplySet have in common, so that one
+// reconciler serves both.
+// +kubebuilder:object:generate=false
+type Set interface {
+	metav1.Object
+	runtime.Object
+	// GetCommonSpec returns the spec fields both kinds share.
+	GetCommonSpec() *CommonSpec
+	// GetSources returns the sources with their namespaces filled in.
+	GetSources() []ClusterSource
+	// GetSetStatus returns the status to fill in.
+	GetSetStatus() *ApplySetStatus
+}
+
+// GetCommonSpec implements Set.
+func (in *ApplySet) GetCommonSpec() *CommonSpec { return &in.Spec.CommonSpec }
+
+// GetSources implements Set: an ApplySet's sources are in its own namespace.
+func (in *ApplySet) GetSources() []ClusterSource {
+	out := make([]ClusterSource, 0, len(in.Spec.Sources))
+	for _, s := range in.Spec.Sources {
+		out = append(out, ClusterSource{Source: s, Namespace: in.Namespace})
+	}
+	return out
+}
+
+// GetSetStatus implements Set.
+func (in *ApplySet) GetSetStatus() *ApplySetStatus { return &in.Status }
+
+// GetCommonSpec implements Set.
+func (in *ClusterApplySet) GetCommonSpec() *CommonSpec { return &in.Spec.CommonSpec }
+
+// GetSources implements Set.
+func (in *ClusterApplySet) GetSources() []ClusterSource { return in.Spec.Sources }
+
+// GetSetStatus implements Set.
+func (in *ClusterApplySet) GetSetStatus() *ApplySetStatus { return &in.Status }
+
+// PruneEnabled reports whether members no longer declared are deleted (default true).
+func (in *CommonSpec) PruneEnabled() bool { return in.Prune == nil || *in.Prune }
+
+// DryRunEnabled reports whether changes are only previewed.
+func (in *CommonSpec) DryRunEnabled() bool { return in.DryRun != nil && *in.DryRun }
+
+// ForceEnabled reports whether conflicting fields are taken over.
+func (in *CommonSpec) ForceEnabled() bool { return in.Force != nil && *in.Force }
+
+// Suspended reports whether reconciliation is stopped.
+func (in *CommonSpec) Suspended() bool { return in.Suspend != nil && *in.Suspend }

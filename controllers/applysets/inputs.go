@@ -1,0 +1,104 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysets
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
+)
+
+// errSourceNotFound marks a source that does not exist (yet); its creation
+// triggers a new reconcile.
+var errSourceNotFound = fmt.Errorf("source not found")
+
+// gatherInputs decodes the inline resources and every source key.
+func gatherInputs(ctx context.Context, reader client.Reader, set applyv1alpha1.Set) ([]apply.Input, error) {
+	var inputs []apply.Input
+	for i, r := range set.GetCommonSpec().Resources {
+		obj, err := r.Object()
+		if err != nil {
+			return nil, fmt.Errorf("spec.resources[%d]: %w", i, err)
+		}
+		inputs = append(inputs, apply.Input{Object: obj, Origin: fmt.Sprintf("spec.resources[%d]", i)})
+	}
+	for _, src := range set.GetSources() {
+		data, err := sourceData(ctx, reader, src)
+		if err != nil {
+			return nil, err
+		}
+		for _, key := range slices.Sorted(maps.Keys(data)) {
+			origin := fmt.Sprintf("%s %s/%s key %s", src.Kind, src.Namespace, src.Name, key)
+			decoded, err := apply.Decode(origin, data[key])
+			if err != nil {
+				return nil, err
+			}
+			inputs = append(inputs, decoded...)
+		}
+	}
+	return inputs, nil
+}
+
+// sourceData reads the keys a source names: its one key, or all of them.
+func sourceData(ctx context.Context, reader client.Reader, src applyv1alpha1.ClusterSource) (map[string][]byte, error) {
+	key := client.ObjectKey{Namespace: src.Namespace, Name: src.Name}
+	data := map[string][]byte{}
+	switch src.Kind {
+	case applyv1alpha1.SourceKindSecret:
+		secret := &corev1.Secret{}
+		if err := reader.Get(ctx, key, secret); err != nil {
+			return nil, sourceError(src, err)
+		}
+		for k, v := range secret.Data {
+			data[k] = v
+		}
+	default:
+		cm := &corev1.ConfigMap{}
+		if err := reader.Get(ctx, key, cm); err != nil {
+			return nil, sourceError(src, err)
+		}
+		for k, v := range cm.Data {
+			data[k] = []byte(v)
+		}
+		for k, v := range cm.BinaryData {
+			data[k] = v
+		}
+	}
+	if src.Key == "" {
+		return data, nil
+	}
+	value, ok := data[src.Key]
+	if !ok {
+		return nil, fmt.Errorf("%s %s/%s has no key %s: %w", src.Kind, src.Namespace, src.Name, src.Key, errSourceNotFound)
+	}
+	return map[string][]byte{src.Key: value}, nil
+}
+
+func sourceError(src applyv1alpha1.ClusterSource, err error) error {
+	if apierrors.IsNotFound(err) {
+		return fmt.Errorf("%s %s/%s does not exist: %w", src.Kind, src.Namespace, src.Name, errSourceNotFound)
+	}
+	return fmt.Errorf("reading %s %s/%s: %w", src.Kind, src.Namespace, src.Name, err)
+}

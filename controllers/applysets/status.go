@@ -1,0 +1,175 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysets
+
+import (
+	"fmt"
+	"strings"
+
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/utils/ptr"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+)
+
+// Condition reasons.
+const (
+	ReasonSucceeded       = "Succeeded"
+	ReasonPreviewed       = "Previewed"
+	ReasonProgressing     = "Progressing"
+	ReasonApplyFailed     = "ApplyFailed"
+	ReasonPruneFailed     = "PruneFailed"
+	ReasonInvalidInput    = "InvalidInput"
+	ReasonSourceNotFound  = "SourceNotFound"
+	ReasonIDMismatch      = "IDMismatch"
+	ReasonForeignTooling  = "ForeignTooling"
+	ReasonSuspended       = "Suspended"
+	ReasonConflict        = "Conflict"
+	ReasonDeletionBlocked = "DeletionBlocked"
+)
+
+// outcome is what one reconcile found, for the status.
+type outcome struct {
+	setID     string
+	applied   apply.ChangeSet
+	pruned    apply.ChangeSet
+	declared  []apply.ObjectRef
+	dryRun    bool
+	err       error
+	reason    string
+	terminal  bool
+	suspended bool
+}
+
+// setStatus fills in the status from the outcome of a reconcile of generation.
+func setStatus(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome) {
+	if o.setID != "" {
+		status.ApplySetID = o.setID
+	}
+	if o.suspended {
+		setCondition(status, generation, applyv1alpha1.ConditionReconciling, metav1.ConditionFalse, ReasonSuspended, "Reconciliation is suspended")
+		return
+	}
+	if o.applied.Changes != nil || o.pruned.Changes != nil || o.err == nil {
+		status.Plan = plan(o)
+		status.Conflicts = conflicts(o.applied.Conflicts)
+		if !o.dryRun && o.err == nil {
+			setMembers(status, o.declared)
+		}
+	}
+
+	switch {
+	case o.err == nil:
+		msg := fmt.Sprintf("Applied %d objects: %d created, %d configured, %d unchanged; %d pruned",
+			len(o.declared), o.applied.Count(apply.Created), o.applied.Count(apply.Configured),
+			o.applied.Count(apply.Unchanged), o.pruned.Count(apply.Pruned))
+		reason := ReasonSucceeded
+		if o.dryRun {
+			reason = ReasonPreviewed
+			msg = "Dry run: nothing changed; status.plan shows what an apply would do"
+		}
+		setCondition(status, generation, applyv1alpha1.ConditionReady, metav1.ConditionTrue, reason, msg)
+		apimeta.RemoveStatusCondition(&status.Conditions, applyv1alpha1.ConditionReconciling)
+		apimeta.RemoveStatusCondition(&status.Conditions, applyv1alpha1.ConditionStalled)
+		status.ObservedGeneration = generation
+	case o.terminal:
+		setCondition(status, generation, applyv1alpha1.ConditionReady, metav1.ConditionFalse, o.reason, o.err.Error())
+		setCondition(status, generation, applyv1alpha1.ConditionStalled, metav1.ConditionTrue, o.reason, o.err.Error())
+		apimeta.RemoveStatusCondition(&status.Conditions, applyv1alpha1.ConditionReconciling)
+		status.ObservedGeneration = generation
+	default:
+		setCondition(status, generation, applyv1alpha1.ConditionReady, metav1.ConditionFalse, o.reason, o.err.Error())
+		setCondition(status, generation, applyv1alpha1.ConditionReconciling, metav1.ConditionTrue, ReasonProgressing,
+			"Retrying: "+o.err.Error())
+		apimeta.RemoveStatusCondition(&status.Conditions, applyv1alpha1.ConditionStalled)
+	}
+}
+
+func setCondition(status *applyv1alpha1.ApplySetStatus, generation int64, kind string, s metav1.ConditionStatus, reason, msg string) {
+	const most = 1024 // a condition message is capped by the API; keep it readable
+	if len(msg) > most {
+		msg = msg[:most-3] + "..."
+	}
+	apimeta.SetStatusCondition(&status.Conditions, metav1.Condition{
+		Type: kind, Status: s, Reason: reason, Message: msg, ObservedGeneration: generation,
+	})
+}
+
+func setMembers(status *applyv1alpha1.ApplySetStatus, declared []apply.ObjectRef) {
+	status.Members = refs(declared)
+	status.MemberCount = ptr.To(int32(len(declared)))
+	kinds := sets.New[schema.GroupKind]()
+	for _, r := range declared {
+		kinds.Insert(r.GroupKind)
+	}
+	status.GroupKinds = splitKinds(applyset.FormatGroupKinds(kinds))
+}
+
+func splitKinds(hint string) []string {
+	if hint == "" {
+		return nil
+	}
+	return strings.Split(hint, ",")
+}
+
+func plan(o outcome) *applyv1alpha1.Plan {
+	p := &applyv1alpha1.Plan{DryRun: ptr.To(o.dryRun)}
+	for _, c := range o.applied.Changes {
+		switch c.Action {
+		case apply.Created:
+			p.Create = append(p.Create, ref(c.Ref))
+		case apply.Configured:
+			p.Update = append(p.Update, applyv1alpha1.ObjectUpdate{ObjectReference: ref(c.Ref), Fields: c.Fields})
+		case apply.Unchanged:
+			p.Unchanged = append(p.Unchanged, ref(c.Ref))
+		}
+	}
+	for _, c := range o.pruned.Changes {
+		switch c.Action {
+		case apply.Pruned:
+			p.Prune = append(p.Prune, ref(c.Ref))
+		case apply.Skipped, apply.Failed:
+			p.Skipped = append(p.Skipped, applyv1alpha1.SkippedPrune{ObjectReference: ref(c.Ref), Reason: c.Reason})
+		}
+	}
+	return p
+}
+
+func conflicts(in []apply.Conflict) []applyv1alpha1.Conflict {
+	out := make([]applyv1alpha1.Conflict, 0, len(in))
+	for _, c := range in {
+		out = append(out, applyv1alpha1.Conflict{ObjectReference: ref(c.Ref), Manager: c.Manager, Fields: c.Fields})
+	}
+	return out
+}
+
+func ref(r apply.ObjectRef) applyv1alpha1.ObjectReference {
+	return applyv1alpha1.ObjectReference{Group: r.GroupKind.Group, Kind: r.GroupKind.Kind, Namespace: r.Namespace, Name: r.Name}
+}
+
+func refs(in []apply.ObjectRef) []applyv1alpha1.ObjectReference {
+	out := make([]applyv1alpha1.ObjectReference, 0, len(in))
+	for _, r := range in {
+		out = append(out, ref(r))
+	}
+	return out
+}

@@ -1,0 +1,116 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysets
+
+import (
+	"errors"
+	"testing"
+
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
+)
+
+func TestSetStatus(t *testing.T) {
+	cm := func(name string) apply.ObjectRef {
+		return apply.ObjectRef{GroupKind: schema.GroupKind{Kind: "ConfigMap"}, Namespace: "ns", Name: name}
+	}
+	applied := apply.ChangeSet{Changes: []apply.Change{
+		{Ref: cm("a"), Action: apply.Created},
+		{Ref: cm("b"), Action: apply.Configured, Fields: []string{".data.k"}},
+		{Ref: cm("c"), Action: apply.Unchanged},
+	}}
+	pruned := apply.ChangeSet{Changes: []apply.Change{
+		{Ref: cm("d"), Action: apply.Pruned},
+		{Ref: cm("e"), Action: apply.Skipped, Reason: "it is owned by Thing x, not by the set's parent"},
+	}}
+	tests := []struct {
+		name           string
+		o              outcome
+		wantReady      metav1.ConditionStatus
+		wantReason     string
+		wantStalled    bool
+		wantReconcile  bool
+		wantObserved   bool
+		wantMembers    int
+		wantPlanDryRun bool
+	}{
+		{
+			name:      "a successful apply and prune",
+			o:         outcome{setID: "id", applied: applied, pruned: pruned, declared: []apply.ObjectRef{cm("a"), cm("b"), cm("c")}},
+			wantReady: metav1.ConditionTrue, wantReason: ReasonSucceeded, wantObserved: true, wantMembers: 3,
+		},
+		{
+			name:      "a preview",
+			o:         outcome{setID: "id", applied: applied, dryRun: true, declared: []apply.ObjectRef{cm("a")}},
+			wantReady: metav1.ConditionTrue, wantReason: ReasonPreviewed, wantObserved: true, wantPlanDryRun: true,
+		},
+		{
+			name:      "an error a retry may fix",
+			o:         outcome{setID: "id", err: errors.New("boom"), reason: ReasonApplyFailed},
+			wantReady: metav1.ConditionFalse, wantReason: ReasonApplyFailed, wantReconcile: true,
+		},
+		{
+			name:      "an error only a change can fix",
+			o:         outcome{setID: "id", err: errors.New("bad input"), reason: ReasonInvalidInput, terminal: true},
+			wantReady: metav1.ConditionFalse, wantReason: ReasonInvalidInput, wantStalled: true, wantObserved: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status := &applyv1alpha1.ApplySetStatus{}
+			setStatus(status, 7, tt.o)
+			ready := apimeta.FindStatusCondition(status.Conditions, applyv1alpha1.ConditionReady)
+			if ready == nil || ready.Status != tt.wantReady || ready.Reason != tt.wantReason || ready.ObservedGeneration != 7 {
+				t.Fatalf("Ready = %+v, want %s/%s at generation 7", ready, tt.wantReady, tt.wantReason)
+			}
+			if got := apimeta.IsStatusConditionTrue(status.Conditions, applyv1alpha1.ConditionStalled); got != tt.wantStalled {
+				t.Errorf("Stalled = %v, want %v", got, tt.wantStalled)
+			}
+			if got := apimeta.IsStatusConditionTrue(status.Conditions, applyv1alpha1.ConditionReconciling); got != tt.wantReconcile {
+				t.Errorf("Reconciling = %v, want %v", got, tt.wantReconcile)
+			}
+			if got := status.ObservedGeneration == 7; got != tt.wantObserved {
+				t.Errorf("observedGeneration = %d", status.ObservedGeneration)
+			}
+			if len(status.Members) != tt.wantMembers {
+				t.Errorf("members = %v, want %d", status.Members, tt.wantMembers)
+			}
+			if status.ApplySetID != "id" {
+				t.Errorf("applySetID = %q", status.ApplySetID)
+			}
+			if tt.o.err == nil {
+				if status.Plan == nil || *status.Plan.DryRun != tt.wantPlanDryRun {
+					t.Fatalf("plan = %+v", status.Plan)
+				}
+			}
+		})
+	}
+
+	t.Run("the plan sorts changes by action", func(t *testing.T) {
+		status := &applyv1alpha1.ApplySetStatus{}
+		setStatus(status, 1, outcome{applied: applied, pruned: pruned, declared: []apply.ObjectRef{cm("a")}})
+		p := status.Plan
+		if len(p.Create) != 1 || len(p.Update) != 1 || p.Update[0].Fields[0] != ".data.k" || len(p.Unchanged) != 1 ||
+			len(p.Prune) != 1 || len(p.Skipped) != 1 || p.Skipped[0].Reason == "" {
+			t.Errorf("plan = %+v", p)
+		}
+	})
+}

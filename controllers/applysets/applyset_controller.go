@@ -85,6 +85,8 @@ type Reconciler struct {
 
 // Reconcile makes the cluster match one set, or previews it.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (result reconcile.Result, retErr error) {
+	started := time.Now()
+	defer func() { setReconcileDuration.WithLabelValues(r.GroupKind.Kind).Observe(time.Since(started).Seconds()) }()
 	set := r.NewSet()
 	if err := r.Client.Get(ctx, req.NamespacedName, set); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
@@ -114,6 +116,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	o := r.reconcileNormal(ctx, set)
 	setStatus(set.GetSetStatus(), set.GetGeneration(), o)
 	r.recordOutcome(set, o)
+	recordMetrics(r.GroupKind.Kind, o)
 	switch {
 	case o.err != nil && o.terminal:
 		log.FromContext(ctx).Info("Set cannot progress until it changes", "reason", o.reason, "error", o.err.Error())

@@ -24,6 +24,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -225,4 +226,60 @@ var _ = Describe("ApplySet", func() {
 		Entry("Delete prunes every member", applyv1alpha1.DeletionPolicyDelete, false),
 		Entry("Orphan disbands the set and leaves the members", applyv1alpha1.DeletionPolicyOrphan, true),
 	)
+})
+
+var _ = Describe("ApplySet safety", func() {
+	It("refuses a set whose ID label was tampered with, and one another tool manages", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		tampered := newSet(ns, "tampered", inlineConfigMap("a", "1"))
+		tampered.Labels = map[string]string{applyset.IDLabel: "applyset-someone-else-v1"}
+		Expect(k8sClient.Create(ctx, tampered)).To(Succeed())
+		Eventually(condition(ctx, tampered, applyv1alpha1.ConditionStalled)).Should(SatisfyAll(
+			HaveField("Status", metav1.ConditionTrue), HaveField("Reason", ReasonIDMismatch)))
+
+		foreign := newSet(ns, "foreign", inlineConfigMap("b", "1"))
+		foreign.Annotations = map[string]string{applyset.ToolingAnnotation: "kubectl/v1.37.1"}
+		Expect(k8sClient.Create(ctx, foreign)).To(Succeed())
+		Eventually(condition(ctx, foreign, applyv1alpha1.ConditionStalled)).Should(SatisfyAll(
+			HaveField("Status", metav1.ConditionTrue), HaveField("Reason", ReasonForeignTooling),
+			HaveField("Message", ContainSubstring("managed by kubectl/v1.37.1"))))
+		Expect(configMapExists(ctx, ns, "a")).To(BeFalse())
+		Expect(configMapExists(ctx, ns, "b")).To(BeFalse())
+	})
+
+	It("prunes nothing when an apply fails", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		set := newSet(ns, "partial", inlineConfigMap("a", "1"), inlineConfigMap("b", "1"))
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+		readyFor(ctx, set)
+
+		By("declaring an object another set owns, and dropping b")
+		Expect(k8sClient.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "taken",
+			Labels: map[string]string{applyset.PartOfLabel: "applyset-other-v1"}}})).To(Succeed())
+		set.Spec.Resources = []applyv1alpha1.Resource{inlineConfigMap("a", "1"), inlineConfigMap("taken", "1")}
+		Expect(k8sClient.Update(ctx, set)).To(Succeed())
+		Eventually(condition(ctx, set, applyv1alpha1.ConditionStalled)).Should(SatisfyAll(
+			HaveField("Status", metav1.ConditionTrue), HaveField("Message", ContainSubstring("belongs to another ApplySet"))))
+		Expect(configMapExists(ctx, ns, "b")).To(BeTrue(), "b was pruned although an apply failed")
+	})
+
+	It("writes members as the set's ServiceAccount, so RBAC it lacks stops the apply", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		Expect(k8sClient.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tenant"}})).To(Succeed())
+		set := newSet(ns, "tenant-set", inlineConfigMap("a", "1"))
+		set.Spec.ServiceAccountName = "tenant"
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+		Eventually(condition(ctx, set, applyv1alpha1.ConditionReady)).Should(SatisfyAll(
+			HaveField("Status", metav1.ConditionFalse),
+			HaveField("Message", ContainSubstring(`"system:serviceaccount:`+ns+`:tenant" cannot`))))
+		Expect(configMapExists(ctx, ns, "a")).To(BeFalse())
+
+		By("granting the account what the set needs")
+		Expect(k8sClient.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "configmaps"},
+			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"*"}}}})).To(Succeed())
+		Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tenant"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "configmaps"},
+			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "tenant", Namespace: ns}}})).To(Succeed())
+		Eventually(func() bool { return configMapExists(ctx, ns, "a") }).Should(BeTrue())
+	})
 })

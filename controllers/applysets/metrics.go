@@ -1,0 +1,62 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysets
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
+)
+
+// setKindLabel names the kind of set (ApplySet, ClusterApplySet) a figure is about.
+const setKindLabel = "set_kind"
+
+var (
+	objectsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "applyset_operator_objects_total",
+		Help: "Objects handled by set reconciles, by kind of set, action (Created, Configured, Unchanged, Pruned, Skipped, Failed) and whether it was a dry run.",
+	}, []string{setKindLabel, "action", "dry_run"})
+	conflictsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "applyset_operator_conflicts_total",
+		Help: "Applies stopped by fields another field manager owns.",
+	}, []string{setKindLabel})
+	setReconcileDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "applyset_operator_set_reconcile_duration_seconds",
+		Help:    "Time to reconcile one ApplySet or ClusterApplySet.",
+		Buckets: prometheus.ExponentialBuckets(0.005, 3, 10),
+	}, []string{setKindLabel})
+)
+
+func init() {
+	metrics.Registry.MustRegister(objectsTotal, conflictsTotal, setReconcileDuration)
+}
+
+func recordMetrics(kind string, o outcome) {
+	dryRun := "false"
+	if o.dryRun {
+		dryRun = "true"
+	}
+	for _, cs := range []apply.ChangeSet{o.applied, o.pruned} {
+		for _, c := range cs.Changes {
+			objectsTotal.WithLabelValues(kind, string(c.Action), dryRun).Inc()
+		}
+	}
+	if n := len(o.applied.Conflicts); n > 0 {
+		conflictsTotal.WithLabelValues(kind).Add(float64(n))
+	}
+}

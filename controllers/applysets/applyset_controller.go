@@ -29,6 +29,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -93,6 +94,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	}
 	base := set.DeepCopyObject().(client.Object)
 	defer func() {
+		if equality.Semantic.DeepEqual(base.(applyv1alpha1.Set).GetSetStatus(), set.GetSetStatus()) {
+			return // nothing new to report: a steady set costs no writes
+		}
 		if err := r.Client.Status().Patch(ctx, set, client.MergeFrom(base)); client.IgnoreNotFound(err) != nil {
 			retErr = errors.Join(retErr, fmt.Errorf("patching status: %w", err))
 		}
@@ -189,11 +193,10 @@ func (r *Reconciler) readObjects(ctx context.Context, set applyv1alpha1.Set, sco
 func (r *Reconciler) applyAndPrune(ctx context.Context, set applyv1alpha1.Set, parent applyset.Parent,
 	scope applyset.Scope, objects []apply.Object, o outcome) outcome {
 	spec := set.GetCommonSpec()
-	c, err := r.memberClient(set)
+	engine, err := r.engine(set)
 	if err != nil {
 		return failure(o, ReasonApplyFailed, false, err)
 	}
-	engine := &apply.Engine{Client: c, FieldManager: FieldManager}
 	kinds, namespaces := declaredKindsAndNamespaces(objects, set.GetNamespace())
 	hintKinds := kinds.Union(currentKinds(parent))
 	if !o.dryRun {
@@ -268,6 +271,9 @@ func (r *Reconciler) writeParent(ctx context.Context, set applyv1alpha1.Set, kin
 		applyset.GroupKindsAnnotation:           applyset.FormatGroupKinds(kinds),
 		applyset.AdditionalNamespacesAnnotation: applyset.FormatNamespaces(namespaces, set.GetNamespace()),
 	})
+	if hasAll(set.GetLabels(), patch.GetLabels()) && hasAll(set.GetAnnotations(), patch.GetAnnotations()) {
+		return nil // already in place: a steady set costs no writes
+	}
 	if err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(patch), client.FieldOwner(HintsFieldManager),
 		client.ForceOwnership); err != nil {
 		return fmt.Errorf("writing the parent's ID and hints: %w", err)
@@ -289,6 +295,15 @@ func (r *Reconciler) writeParent(ctx context.Context, set applyv1alpha1.Set, kin
 	set.SetLabels(labels)
 	set.SetAnnotations(annotations)
 	return nil
+}
+
+func hasAll(have, want map[string]string) bool {
+	for k, v := range want {
+		if got, ok := have[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *Reconciler) gvk() (schema.GroupVersionKind, error) {
@@ -329,6 +344,19 @@ func (r *Reconciler) memberClient(set applyv1alpha1.Set) (client.Client, error) 
 	return c, nil
 }
 
+// engine returns an apply engine acting as the set's identity, reading without a cache.
+func (r *Reconciler) engine(set applyv1alpha1.Set) (*apply.Engine, error) {
+	c, err := r.memberClient(set)
+	if err != nil {
+		return nil, err
+	}
+	var reader client.Reader = c // impersonating clients read live
+	if c == r.Client {
+		reader = r.Reader
+	}
+	return &apply.Engine{Client: c, Reader: reader, FieldManager: FieldManager}, nil
+}
+
 func serviceAccountUser(namespace, name string) string {
 	return "system:serviceaccount:" + namespace + ":" + name
 }
@@ -358,11 +386,10 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, set applyv1alpha1.Set)
 // releaseMembers deletes every member, or with deletionPolicy Orphan removes
 // their part-of label, leaving them in place.
 func (r *Reconciler) releaseMembers(ctx context.Context, set applyv1alpha1.Set, parent applyset.Parent) error {
-	c, err := r.memberClient(set)
+	engine, err := r.engine(set)
 	if err != nil {
 		return err
 	}
-	engine := &apply.Engine{Client: c, FieldManager: FieldManager}
 	spec := set.GetCommonSpec()
 	if spec.DeletionPolicy == applyv1alpha1.DeletionPolicyOrphan {
 		inputs, err := gatherInputs(ctx, r.Reader, set)

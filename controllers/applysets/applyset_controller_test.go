@@ -29,6 +29,7 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -78,6 +79,19 @@ func configMapExists(ctx context.Context, ns, name string) bool {
 	return err == nil
 }
 
+// updateSet changes the set as a person would with kubectl edit: on the latest
+// version, again if the operator wrote to it meanwhile.
+func updateSet(ctx context.Context, set *applyv1alpha1.ApplySet, change func(*applyv1alpha1.ApplySet)) {
+	GinkgoHelper()
+	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(set), set); err != nil {
+			return err
+		}
+		change(set)
+		return k8sClient.Update(ctx, set)
+	})).To(Succeed())
+}
+
 func names(refs []applyv1alpha1.ObjectReference) []string {
 	out := make([]string, 0, len(refs))
 	for _, r := range refs {
@@ -107,8 +121,9 @@ var _ = Describe("ApplySet", func() {
 		Expect(cm.Labels).To(HaveKeyWithValue(applyset.PartOfLabel, id))
 
 		By("changing one object and removing the other")
-		set.Spec.Resources = []applyv1alpha1.Resource{inlineConfigMap("a", "2")}
-		Expect(k8sClient.Update(ctx, set)).To(Succeed())
+		updateSet(ctx, set, func(set *applyv1alpha1.ApplySet) {
+			set.Spec.Resources = []applyv1alpha1.Resource{inlineConfigMap("a", "2")}
+		})
 		readyFor(ctx, set)
 		Expect(configMapExists(ctx, ns, "b")).To(BeFalse())
 		Expect(names(set.Status.Plan.Prune)).To(ConsistOf("ConfigMap b"))
@@ -129,8 +144,7 @@ var _ = Describe("ApplySet", func() {
 		Expect(configMapExists(ctx, ns, "a")).To(BeFalse(), "a dry run created an object")
 		Expect(set.Labels).NotTo(HaveKey(applyset.IDLabel), "a dry run wrote the parent's labels")
 
-		set.Spec.DryRun = ptr.To(false)
-		Expect(k8sClient.Update(ctx, set)).To(Succeed())
+		updateSet(ctx, set, func(set *applyv1alpha1.ApplySet) { set.Spec.DryRun = ptr.To(false) })
 		readyFor(ctx, set)
 		Expect(names(set.Status.Plan.Create)).To(Equal(preview))
 		Expect(configMapExists(ctx, ns, "a")).To(BeTrue())
@@ -176,8 +190,7 @@ var _ = Describe("ApplySet", func() {
 		Expect(set.Status.Conflicts).To(ConsistOf(SatisfyAll(HaveField("Name", "shared"), HaveField("Manager", "team-b"),
 			HaveField("Fields", ContainElement(".data.k")))))
 
-		set.Spec.Force = ptr.To(true)
-		Expect(k8sClient.Update(ctx, set)).To(Succeed())
+		updateSet(ctx, set, func(set *applyv1alpha1.ApplySet) { set.Spec.Force = ptr.To(true) })
 		readyFor(ctx, set)
 		Expect(set.Status.Conflicts).To(BeEmpty())
 	})
@@ -256,8 +269,9 @@ var _ = Describe("ApplySet safety", func() {
 		By("declaring an object another set owns, and dropping b")
 		Expect(k8sClient.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "taken",
 			Labels: map[string]string{applyset.PartOfLabel: "applyset-other-v1"}}})).To(Succeed())
-		set.Spec.Resources = []applyv1alpha1.Resource{inlineConfigMap("a", "1"), inlineConfigMap("taken", "1")}
-		Expect(k8sClient.Update(ctx, set)).To(Succeed())
+		updateSet(ctx, set, func(set *applyv1alpha1.ApplySet) {
+			set.Spec.Resources = []applyv1alpha1.Resource{inlineConfigMap("a", "1"), inlineConfigMap("taken", "1")}
+		})
 		Eventually(condition(ctx, set, applyv1alpha1.ConditionStalled)).Should(SatisfyAll(
 			HaveField("Status", metav1.ConditionTrue), HaveField("Message", ContainSubstring("belongs to another ApplySet"))))
 		Expect(configMapExists(ctx, ns, "b")).To(BeTrue(), "b was pruned although an apply failed")

@@ -45,6 +45,9 @@ type Engine struct {
 	// Client reads and writes members; give it an impersonating config to act
 	// with a tenant's permissions.
 	Client client.Client
+	// Reader lists members for pruning; nil uses Client. Give a cached client an
+	// uncached reader here: a cache would keep every object of each listed kind.
+	Reader client.Reader
 	// FieldManager owns the fields the engine applies.
 	FieldManager string
 	// Concurrency bounds the objects applied at once; 0 means 8.
@@ -107,11 +110,12 @@ func (e *Engine) applyStage(ctx context.Context, objects []Object, opts Options)
 		cs   ChangeSet
 		errs []error
 	)
+	known := e.prefetch(ctx, objects)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(cmp.Or(e.Concurrency, 8))
 	for _, o := range objects {
 		g.Go(func() error {
-			change, conflict, err := e.applyOne(gctx, o, opts)
+			change, conflict, err := e.applyOne(gctx, o, opts, known)
 			mu.Lock()
 			defer mu.Unlock()
 			cs.Changes = append(cs.Changes, change)
@@ -129,15 +133,19 @@ func (e *Engine) applyStage(ctx context.Context, objects []Object, opts Options)
 	return cs, errors.Join(errs...)
 }
 
-func (e *Engine) applyOne(ctx context.Context, o Object, opts Options) (Change, *Conflict, error) {
+func (e *Engine) applyOne(ctx context.Context, o Object, opts Options, known map[ObjectRef]*unstructured.Unstructured) (Change, *Conflict, error) {
 	ref := o.Ref()
 	desired := o.Object.DeepCopy()
 	if !opts.Disband {
 		desired = withPartOf(o.Object, opts.SetID)
 	}
-	existing, early, err := e.current(ctx, desired, o, opts)
+	existing, early, err := e.current(ctx, desired, o, opts, known)
 	if early != nil || err != nil {
 		return *early, nil, err
+	}
+	// An apply that would change nothing is not sent: a steady set costs no writes.
+	if !opts.Force && upToDate(existing, desired, e.FieldManager) {
+		return Change{Ref: ref, Action: Unchanged}, nil, nil
 	}
 
 	applyOpts := []client.ApplyOption{client.FieldOwner(e.FieldManager)}
@@ -178,8 +186,12 @@ func withPartOf(obj *unstructured.Unstructured, setID string) *unstructured.Unst
 // current reads the object as it is (nil when it does not exist). It ends the
 // apply early, with the change to report, when the object belongs to another
 // set or cannot be previewed yet.
-func (e *Engine) current(ctx context.Context, desired *unstructured.Unstructured, o Object, opts Options) (*unstructured.Unstructured, *Change, error) {
+func (e *Engine) current(ctx context.Context, desired *unstructured.Unstructured, o Object, opts Options,
+	known map[ObjectRef]*unstructured.Unstructured) (*unstructured.Unstructured, *Change, error) {
 	ref := o.Ref()
+	if existing, listed := known[ref]; listed {
+		return overlapCheck(ref, existing, opts)
+	}
 	existing := &unstructured.Unstructured{}
 	existing.SetGroupVersionKind(desired.GroupVersionKind())
 	err := e.Client.Get(ctx, client.ObjectKeyFromObject(desired), existing)
@@ -193,12 +205,66 @@ func (e *Engine) current(ctx context.Context, desired *unstructured.Unstructured
 		change := failed(ref, err)
 		return nil, &change, err
 	}
+	return overlapCheck(ref, existing, opts)
+}
+
+// overlapCheck refuses an object that belongs to another set.
+func overlapCheck(ref ObjectRef, existing *unstructured.Unstructured, opts Options) (*unstructured.Unstructured, *Change, error) {
+	if existing == nil {
+		return nil, nil, nil
+	}
 	if owner := existing.GetLabels()[applyset.PartOfLabel]; owner != "" && owner != opts.SetID {
 		err := fmt.Errorf("%w (part-of %s); remove it from one of the sets", ErrOverlap, owner)
 		change := failed(ref, err)
 		return nil, &change, err
 	}
 	return existing, nil, nil
+}
+
+// listThreshold is the number of objects of one kind in one namespace from
+// which one LIST replaces a GET per object.
+const listThreshold = 4
+
+// prefetch lists the objects of the kinds and namespaces that the set declares
+// many of, so that their applies need no GET each. Objects absent from a
+// complete list are recorded as nil (known not to exist); failed lists record
+// nothing and the applies fall back to GETs.
+func (e *Engine) prefetch(ctx context.Context, objects []Object) map[ObjectRef]*unstructured.Unstructured {
+	type bucket struct {
+		gvk       schema.GroupVersionKind
+		namespace string
+	}
+	declared := map[bucket][]ObjectRef{}
+	for _, o := range objects {
+		if o.Mapping == nil {
+			continue
+		}
+		b := bucket{o.Object.GroupVersionKind(), o.Object.GetNamespace()}
+		declared[b] = append(declared[b], o.Ref())
+	}
+	known := map[ObjectRef]*unstructured.Unstructured{}
+	for b, refs := range declared {
+		if len(refs) < listThreshold {
+			continue
+		}
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(b.gvk.GroupVersion().WithKind(b.gvk.Kind + "List"))
+		if err := e.Client.List(ctx, list, client.InNamespace(b.namespace)); err != nil {
+			continue
+		}
+		for _, ref := range refs {
+			known[ref] = nil
+		}
+		for i := range list.Items {
+			item := &list.Items[i]
+			ref := ObjectRef{GroupKind: b.gvk.GroupKind(), Namespace: item.GetNamespace(), Name: item.GetName()}
+			if _, wanted := known[ref]; wanted {
+				item.SetGroupVersionKind(b.gvk)
+				known[ref] = item
+			}
+		}
+	}
+	return known
 }
 
 func failed(ref ObjectRef, err error) Change {
@@ -340,7 +406,7 @@ func (e *Engine) listMembers(ctx context.Context, mapper meta.RESTMapper, gk sch
 	for _, ns := range namespaces {
 		list := &metav1.PartialObjectMetadataList{}
 		list.SetGroupVersionKind(mapping.GroupVersionKind.GroupVersion().WithKind(mapping.GroupVersionKind.Kind + "List"))
-		if err := e.Client.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{applyset.PartOfLabel: target.SetID}); err != nil {
+		if err := e.reader().List(ctx, list, client.InNamespace(ns), client.MatchingLabels{applyset.PartOfLabel: target.SetID}); err != nil {
 			return nil, fmt.Errorf("listing %s members in %q: %w", gk, ns, err)
 		}
 		for i := range list.Items {
@@ -350,6 +416,13 @@ func (e *Engine) listMembers(ctx context.Context, mapper meta.RESTMapper, gk sch
 		}
 	}
 	return out, nil
+}
+
+func (e *Engine) reader() client.Reader {
+	if e.Reader != nil {
+		return e.Reader
+	}
+	return e.Client
 }
 
 // pruneBlocker says why a member must be kept, or "" when it may be deleted.

@@ -92,6 +92,29 @@ var _ = Describe("The apply engine", func() {
 			HaveField("Fields", Equal([]string{".data.k"})))))
 	})
 
+	It("reads many objects of a kind with one list, and still sees overlaps and changes", func(ctx context.Context) {
+		Expect(k8sClient.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c4",
+			Labels: map[string]string{applyset.PartOfLabel: "applyset-other-v1"}}})).To(Succeed())
+		var yaml string
+		for i := range 6 {
+			yaml += configMap(fmt.Sprintf("c%d", i), "1")
+		}
+		cs, err := engine.Apply(ctx, objects(yaml), Options{SetID: setID})
+		Expect(errors.Is(err, ErrOverlap)).To(BeTrue(), "%v", err)
+		Expect(actions(cs)).To(Equal(map[string]Action{"c0": Created, "c1": Created, "c2": Created, "c3": Created,
+			"c4": Failed, "c5": Created}))
+
+		yaml = ""
+		for i := range 6 {
+			if i != 4 {
+				yaml += configMap(fmt.Sprintf("c%d", i), map[bool]string{true: "2", false: "1"}[i == 0])
+			}
+		}
+		cs, err = engine.Apply(ctx, objects(yaml), Options{SetID: setID})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(actions(cs)).To(Equal(map[string]Action{"c0": Configured, "c1": Unchanged, "c2": Unchanged, "c3": Unchanged, "c5": Unchanged}))
+	})
+
 	It("previews with server-side dry-run, changing nothing, and the preview equals the real apply", func(ctx context.Context) {
 		_, err := engine.Apply(ctx, objects(configMap("kept", "1")+configMap("changed", "1")), Options{SetID: setID})
 		Expect(err).NotTo(HaveOccurred())

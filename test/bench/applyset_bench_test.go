@@ -1,0 +1,323 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/controllers/applysets"
+)
+
+// requestCounts reads apiserver_request_total from the API server, by verb.
+func requestCounts(ctx context.Context, b *testing.B) map[string]float64 {
+	b.Helper()
+	cs, err := kubernetes.NewForConfig(cp.Config)
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := cs.RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	counts := map[string]float64{}
+	scanner := bufio.NewScanner(bytes.NewReader(raw))
+	scanner.Buffer(make([]byte, 1<<20), 1<<20)
+	for scanner.Scan() {
+		line := scanner.Text()
+		if !strings.HasPrefix(line, "apiserver_request_total{") {
+			continue
+		}
+		labels, value, _ := strings.Cut(strings.TrimPrefix(line, "apiserver_request_total{"), "} ")
+		v, _ := strconv.ParseFloat(value, 64)
+		for _, l := range strings.Split(labels, ",") {
+			if verb, ok := strings.CutPrefix(l, `verb="`); ok {
+				counts[strings.TrimSuffix(verb, `"`)] += v
+			}
+		}
+	}
+	return counts
+}
+
+func diffCounts(before, after map[string]float64, skip map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for verb, v := range after {
+		if d := v - before[verb] - skip[verb]; d > 0 {
+			out[verb] = d
+		}
+	}
+	return out
+}
+
+func writes(counts map[string]float64) float64 {
+	return counts["POST"] + counts["PUT"] + counts["PATCH"] + counts["APPLY"] + counts["DELETE"]
+}
+
+// manifests writes n objects over the ten load kinds, the first changed ones
+// with another value, leaving out the last removed ones.
+func manifests(ctx context.Context, b *testing.B, n, changed, removed int) []map[string]any {
+	kinds := tenKinds(ctx, b)
+	var objs []map[string]any
+	for i := range n - removed {
+		value := "v1"
+		if i < changed {
+			value = "v2"
+		}
+		objs = append(objs, map[string]any{
+			"apiVersion": "bench.example.com/v1", "kind": kinds[i%len(kinds)],
+			"metadata": map[string]any{"name": fmt.Sprintf("obj-%d", i)},
+			"spec":     map[string]any{"value": value},
+		})
+	}
+	return objs
+}
+
+func toYAML(objs []map[string]any, namespace string) string {
+	var b strings.Builder
+	for _, o := range objs {
+		md := o["metadata"].(map[string]any)
+		fmt.Fprintf(&b, "apiVersion: %s\nkind: %s\nmetadata: {name: %s, namespace: %s}\nspec: {value: %s}\n---\n",
+			o["apiVersion"], o["kind"], md["name"], namespace, o["spec"].(map[string]any)["value"])
+	}
+	return b.String()
+}
+
+// BenchmarkApplySetVersusKubectl applies 1,000 objects over 10 kinds once with
+// the operator (ApplySet created until Ready) and once with kubectl apply
+// --server-side --prune --applyset, and reports wall time and API requests.
+// Then it measures a no-op re-reconcile, and a change of 10% plus a removal of
+// 10% of the objects.
+func BenchmarkApplySetVersusKubectl(b *testing.B) {
+	controlPlane(b)
+	ctx := context.Background()
+	_ = applyv1alpha1.AddToScheme(scheme)
+	startSetOperator(b)
+	const n = 1000
+
+	tenKinds(ctx, b) // the CRDs exist before any clock starts
+	// Warm up: the operator's caches and type discovery for the ten kinds, as a
+	// running operator has them.
+	warm := &applyv1alpha1.ApplySet{ObjectMeta: metav1.ObjectMeta{Namespace: namespace(ctx, b, "warm-"), Name: "warm"}}
+	warm.Spec.Resources = resources(b, manifests(ctx, b, 10, 0, 0))
+	if err := k8sClient.Create(ctx, warm); err != nil {
+		b.Fatal(err)
+	}
+	waitReady(ctx, b, warm)
+	for b.Loop() {
+		b.StopTimer()
+		opNS, kubectlNS := namespace(ctx, b, "op-"), namespace(ctx, b, "kubectl-")
+
+		before := requestCounts(ctx, b)
+		start := time.Now()
+		set := &applyv1alpha1.ApplySet{ObjectMeta: metav1.ObjectMeta{Namespace: opNS, Name: "load"}}
+		set.Spec.Resources = resources(b, manifests(ctx, b, n, 0, 0))
+		if err := k8sClient.Create(ctx, set); err != nil {
+			b.Fatal(err)
+		}
+		polls := waitReady(ctx, b, set)
+		opTime := time.Since(start)
+		opRequests := diffCounts(before, requestCounts(ctx, b), map[string]float64{"GET": polls})
+
+		file := filepath.Join(b.TempDir(), "load.yaml")
+		if err := os.WriteFile(file, []byte(toYAML(manifests(ctx, b, n, 0, 0), kubectlNS)), 0o600); err != nil {
+			b.Fatal(err)
+		}
+		before = requestCounts(ctx, b)
+		start = time.Now()
+		runKubectl(ctx, b, "apply", "--server-side", "--prune", "--applyset=load", "-n", kubectlNS, "-f", file)
+		kubectlTime := time.Since(start)
+		kubectlRequests := diffCounts(before, requestCounts(ctx, b), nil)
+
+		b.ReportMetric(opTime.Seconds(), "operator-s")
+		b.ReportMetric(kubectlTime.Seconds(), "kubectl-s")
+		b.ReportMetric(opTime.Seconds()/kubectlTime.Seconds(), "time-ratio")
+		b.ReportMetric(sum(opRequests), "operator-requests")
+		b.ReportMetric(sum(kubectlRequests), "kubectl-requests")
+		b.Logf("1,000 objects: operator %s %v; kubectl %s %v", opTime, opRequests, kubectlTime, kubectlRequests)
+
+		// No-op reconciles: nothing declared changed. The first records the new
+		// plan (all unchanged) in status; the second has nothing to write at all.
+		for i := range 2 {
+			before = requestCounts(ctx, b)
+			polls = retrigger(ctx, b, set, nil)
+			noop := diffCounts(before, requestCounts(ctx, b), map[string]float64{"GET": polls + 1, "PUT": 1})
+			b.ReportMetric(writes(noop), fmt.Sprintf("noop%d-writes", i+1))
+			b.Logf("no-op reconcile %d: %v", i+1, noop)
+		}
+
+		// 10% changed and 10% removed.
+		before = requestCounts(ctx, b)
+		start = time.Now()
+		polls = retrigger(ctx, b, set, resources(b, manifests(ctx, b, n, n/10, n/10)))
+		b.ReportMetric(time.Since(start).Seconds(), "change-s")
+		change := diffCounts(before, requestCounts(ctx, b), map[string]float64{"GET": polls + 1, "PUT": 1})
+		b.Logf("10%% changed, 10%% removed: %s %v", time.Since(start), change)
+		b.StartTimer()
+	}
+}
+
+func sum(counts map[string]float64) float64 {
+	total := 0.0
+	for _, v := range counts {
+		total += v
+	}
+	return total
+}
+
+func resources(b *testing.B, objs []map[string]any) []applyv1alpha1.Resource {
+	out := make([]applyv1alpha1.Resource, 0, len(objs))
+	for _, o := range objs {
+		r, err := applyv1alpha1.NewResource(o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// waitReady polls the set until it is Ready at its generation; it returns the
+// number of GET requests the polling made.
+func waitReady(ctx context.Context, b *testing.B, set *applyv1alpha1.ApplySet) float64 {
+	polls := 0.0
+	waitFor(b, 5*time.Minute, func() bool {
+		polls++
+		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(set), set); err != nil {
+			return false
+		}
+		c := apimeta.FindStatusCondition(set.Status.Conditions, applyv1alpha1.ConditionReady)
+		return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == set.Generation &&
+			c.LastTransitionTime.After(time.Time{})
+	})
+	return polls
+}
+
+// retrigger makes the operator reconcile the set again, with new resources if
+// given, and waits until the reconcile finished. Its own requests are one GET
+// and one PUT besides the polls it returns.
+func retrigger(ctx context.Context, b *testing.B, set *applyv1alpha1.ApplySet, newResources []applyv1alpha1.Resource) float64 {
+	reconciles := reconcileCount(b)
+	if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(set), set); err != nil {
+		b.Fatal(err)
+	}
+	if newResources != nil {
+		set.Spec.Resources = newResources
+	} else {
+		if set.Annotations == nil {
+			set.Annotations = map[string]string{}
+		}
+		set.Annotations["bench/retrigger"] = time.Now().String()
+	}
+	// The operator is idle here (the last reconcile ended), so this update does
+	// not race with its writes.
+	if err := k8sClient.Update(ctx, set); err != nil {
+		b.Fatal(err)
+	}
+	polls := 0.0
+	waitFor(b, 5*time.Minute, func() bool {
+		polls++
+		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(set), set); err != nil {
+			return false
+		}
+		c := apimeta.FindStatusCondition(set.Status.Conditions, applyv1alpha1.ConditionReady)
+		// A no-op reconcile writes nothing; its end shows in the controller's own count.
+		return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == set.Generation &&
+			reconcileCount(b) > reconciles
+	})
+	return polls
+}
+
+// reconcileCount reads how many reconciles of ApplySets have succeeded, from
+// the controller's metrics in this process.
+func reconcileCount(b *testing.B) float64 {
+	families, err := crmetrics.Registry.Gather()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "controller_runtime_reconcile_total" {
+			continue
+		}
+		total := 0.0
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["controller"] == "applyset" && labels["result"] != "error" {
+				total += m.GetCounter().GetValue()
+			}
+		}
+		return total
+	}
+	return 0
+}
+
+func runKubectl(ctx context.Context, b *testing.B, args ...string) {
+	cfg := filepath.Join(b.TempDir(), "kubeconfig")
+	if err := cp.WriteKubeconfig(cfg); err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, cp.KubectlPath(), append([]string{"--kubeconfig", cfg}, args...)...)
+	cmd.Env = append(os.Environ(), "KUBECTL_APPLYSET=true")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("kubectl %v: %v\n%s", args, err, out)
+	}
+}
+
+func startSetOperator(b *testing.B) {
+	mgr, err := ctrl.NewManager(cp.Config, ctrl.Options{
+		Scheme:     scheme,
+		Metrics:    metricsserver.Options{BindAddress: "0"},
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := applysets.SetupWithManager(mgr, applysets.Options{ToolingVersion: "v0.1.0"}); err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	b.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			b.Errorf("the operator stopped with an error: %v", err)
+		}
+	})
+}

@@ -17,7 +17,6 @@ limitations under the License.
 package apply
 
 import (
-	"bytes"
 	"reflect"
 	"strings"
 
@@ -89,7 +88,7 @@ func ownedLeaves(entries []metav1.ManagedFieldsEntry, manager string) (map[strin
 			continue
 		}
 		set := &fieldpath.Set{}
-		if err := set.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
+		if err := set.FromJSON(e.FieldsV1.GetRawReader()); err != nil {
 			return nil, false
 		}
 		ok := true

@@ -32,7 +32,7 @@ func TestUpToDate(t *testing.T) {
 		}}
 	}
 	managed := func(manager string, op metav1.ManagedFieldsOperationType, fields string) []metav1.ManagedFieldsEntry {
-		return []metav1.ManagedFieldsEntry{{Manager: manager, Operation: op, FieldsV1: &metav1.FieldsV1{Raw: []byte(fields)}}}
+		return []metav1.ManagedFieldsEntry{{Manager: manager, Operation: op, FieldsV1: metav1.NewFieldsV1(fields)}}
 	}
 	const ours = `{"f:data":{"f:k":{}},"f:metadata":{"f:labels":{"f:part-of":{}}}}`
 	existing := func(mutate func(u *unstructured.Unstructured)) *unstructured.Unstructured {

@@ -91,7 +91,7 @@ func writes(counts map[string]float64) float64 {
 // with another value, leaving out the last removed ones.
 func manifests(ctx context.Context, b *testing.B, n, changed, removed int) []map[string]any {
 	kinds := tenKinds(ctx, b)
-	var objs []map[string]any
+	objs := make([]map[string]any, 0, n-removed)
 	for i := range n - removed {
 		value := "v1"
 		if i < changed {

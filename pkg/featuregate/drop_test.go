@@ -169,7 +169,7 @@ func TestDeprecatedWarnings(t *testing.T) {
 			DeprecationWarning: "spec.color is deprecated; use spec.theme"},
 		Gate{Name: "Old", PreRelease: Deprecated, Default: ptr.To(true), FieldPaths: []string{".spec.size"}},
 	)
-	outcome := s.Drop(obj(t, "spec: {color: red, size: " + strings.Repeat("9", 10) + "}"), nil)
+	outcome := s.Drop(obj(t, "spec: {color: red, size: "+strings.Repeat("9", 10)+"}"), nil)
 	want := []string{"spec.color is deprecated; use spec.theme", ".spec.size is deprecated (feature gate Old)"}
 	if strings.Join(outcome.Warnings, "|") != strings.Join(want, "|") {
 		t.Errorf("warnings = %q, want %q", outcome.Warnings, want)

@@ -51,14 +51,17 @@ type Change struct {
 
 // Conflict is an apply that another field manager's ownership stopped.
 type Conflict struct {
-	Ref     ObjectRef
+	Ref ObjectRef
+	// Manager names the field managers that own the fields, comma-separated.
 	Manager string
 	Fields  []string
+
+	managers []string
 }
 
 // Message says who owns what, and what to do about it.
 func (c Conflict) Message() string {
-	return fmt.Sprintf("%s: %s owns %s, which the set declares with other values; change the set to match, "+
+	return fmt.Sprintf("%s: %s applied %s with other values than the set declares; change the set to match, "+
 		"ask the owner to release them, or set spec.force to take them over", c.Ref, c.Manager, strings.Join(c.Fields, ", "))
 }
 

@@ -156,8 +156,17 @@ func (e *Engine) applyOne(ctx context.Context, o Object, opts Options, known map
 		applyOpts = append(applyOpts, client.DryRunAll)
 	}
 	result := desired.DeepCopy()
-	if err := e.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(result), applyOpts...); err != nil {
-		if conflict := conflictOf(ref, err); conflict != nil {
+	err = e.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(result), applyOpts...)
+	conflict := conflictOf(ref, err)
+	if conflict != nil && existing != nil && onlyEdited(existing, conflict.managers) {
+		// Drift: fields the set declares were changed by edits (update
+		// operations), not declared by another applier. They are put back.
+		result = desired.DeepCopy()
+		err = e.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(result), append(applyOpts, client.ForceOwnership)...)
+		conflict = conflictOf(ref, err)
+	}
+	if err != nil {
+		if conflict != nil {
 			return failed(ref, errors.New(conflict.Message())), conflict, err
 		}
 		return failed(ref, err), nil, err
@@ -274,7 +283,7 @@ func failed(ref ObjectRef, err error) Change {
 // conflictOf reads the field managers and fields of an apply conflict.
 func conflictOf(ref ObjectRef, err error) *Conflict {
 	var status apierrors.APIStatus
-	if !apierrors.IsConflict(err) || !errors.As(err, &status) || status.Status().Details == nil {
+	if err == nil || !apierrors.IsConflict(err) || !errors.As(err, &status) || status.Status().Details == nil {
 		return nil
 	}
 	byManager := map[string][]string{}
@@ -297,7 +306,20 @@ func conflictOf(ref ObjectRef, err error) *Conflict {
 	for _, manager := range managers {
 		fields = append(fields, byManager[manager]...)
 	}
-	return &Conflict{Ref: ref, Manager: strings.Join(managers, ", "), Fields: fields}
+	return &Conflict{Ref: ref, Manager: strings.Join(managers, ", "), Fields: fields, managers: managers}
+}
+
+// onlyEdited reports whether every one of managers changed obj only through
+// updates (kubectl edit, scale, client-side apply), never through apply.
+func onlyEdited(obj *unstructured.Unstructured, managers []string) bool {
+	for _, m := range managers {
+		for _, entry := range obj.GetManagedFields() {
+			if entry.Manager == m && entry.Operation != metav1.ManagedFieldsOperationUpdate {
+				return false
+			}
+		}
+	}
+	return len(managers) > 0
 }
 
 // waitForCRDs waits until every applied CRD is Established.

@@ -156,11 +156,28 @@ var _ = Describe("The apply engine", func() {
 		Expect(apierrors.IsConflict(err)).To(BeTrue(), "%v", err)
 		Expect(cs.Conflicts).To(ConsistOf(SatisfyAll(HaveField("Manager", "team-b-deployer"),
 			HaveField("Fields", ContainElement(".data.k")))))
-		Expect(cs.Conflicts[0].Message()).To(ContainSubstring("team-b-deployer owns .data.k"))
+		Expect(cs.Conflicts[0].Message()).To(ContainSubstring("team-b-deployer applied .data.k with other values"))
 
 		cs, err = engine.Apply(ctx, objects(configMap("shared", "a")), Options{SetID: setID, Force: true})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(actions(cs)).To(Equal(map[string]Action{"shared": Configured}))
+	})
+
+	It("puts back declared fields that someone edited, without force", func(ctx context.Context) {
+		_, err := engine.Apply(ctx, objects(configMap("drifted", "declared")), Options{SetID: setID})
+		Expect(err).NotTo(HaveOccurred())
+		cm, err := get(ctx, "drifted")
+		Expect(err).NotTo(HaveOccurred())
+		cm.Data["k"] = "edited"
+		Expect(k8sClient.Update(ctx, cm, client.FieldOwner("kubectl-edit"))).To(Succeed())
+
+		cs, err := engine.Apply(ctx, objects(configMap("drifted", "declared")), Options{SetID: setID})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cs.Conflicts).To(BeEmpty())
+		Expect(cs.Changes).To(ConsistOf(SatisfyAll(HaveField("Action", Configured), HaveField("Fields", ConsistOf(".data.k")))))
+		cm, err = get(ctx, "drifted")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cm.Data).To(HaveKeyWithValue("k", "declared"))
 	})
 
 	It("applies a CRD and objects of its kind in one set, and previews them first", func(ctx context.Context) {

@@ -297,3 +297,46 @@ var _ = Describe("ApplySet safety", func() {
 		Eventually(func() bool { return configMapExists(ctx, ns, "a") }).Should(BeTrue())
 	})
 })
+
+var _ = Describe("ClusterApplySet", func() {
+	It("applies objects across namespaces, records them in the hints, and prunes them", func(ctx context.Context) {
+		a, b := newNamespace(ctx), newNamespace(ctx)
+		member := func(ns, name string) applyv1alpha1.Resource {
+			r, err := applyv1alpha1.NewResource(map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+				"metadata": map[string]any{"name": name, "namespace": ns}})
+			Expect(err).NotTo(HaveOccurred())
+			return r
+		}
+		set := &applyv1alpha1.ClusterApplySet{ObjectMeta: metav1.ObjectMeta{Name: "platform-" + a}}
+		set.Spec.AdditionalNamespaces = []string{a, b}
+		set.Spec.Resources = []applyv1alpha1.Resource{member(a, "x"), member(b, "y")}
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+		Eventually(condition(ctx, set, applyv1alpha1.ConditionReady)).Should(HaveField("Status", metav1.ConditionTrue))
+		Expect(configMapExists(ctx, a, "x")).To(BeTrue())
+		Expect(configMapExists(ctx, b, "y")).To(BeTrue())
+		Expect(set.Annotations).To(HaveKeyWithValue(applyset.AdditionalNamespacesAnnotation,
+			strings.Join([]string{min(a, b), max(a, b)}, ",")))
+
+		Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(set), set); err != nil {
+				return err
+			}
+			set.Spec.Resources = []applyv1alpha1.Resource{member(a, "x")}
+			return k8sClient.Update(ctx, set)
+		})).To(Succeed())
+		Eventually(func() bool { return configMapExists(ctx, b, "y") }).Should(BeFalse())
+		Eventually(func() map[string]string {
+			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
+			return set.Annotations
+		}).Should(HaveKeyWithValue(applyset.AdditionalNamespacesAnnotation, a))
+	})
+
+	It("needs a namespace on namespaced objects, having none of its own", func(ctx context.Context) {
+		set := &applyv1alpha1.ClusterApplySet{ObjectMeta: metav1.ObjectMeta{Name: "no-namespace"}}
+		set.Spec.Resources = []applyv1alpha1.Resource{inlineConfigMap("a", "1")}
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+		Eventually(condition(ctx, set, applyv1alpha1.ConditionStalled)).Should(SatisfyAll(
+			HaveField("Status", metav1.ConditionTrue),
+			HaveField("Message", ContainSubstring("ConfigMap a is namespaced and names no namespace"))))
+	})
+})

@@ -49,6 +49,10 @@ var _ = Describe("CustomFeatureGates validation", func() {
 			featureGates("widgets", "{}"),
 			rejected("metadata", invalid, "metadata.name must be the gated CRD's name, <plural>.<group>")),
 
+		Entry("component is not empty when given",
+			featureGates("widgets.example.com", "{component: ''}"),
+			rejected("spec.component", invalid, "should be at least 1 chars long")),
+
 		// Gate names.
 		Entry("gate names are CamelCase",
 			gates(gate("replicasField", "Alpha", "fieldPaths: [.spec.replicas]")),
@@ -81,6 +85,9 @@ var _ = Describe("CustomFeatureGates validation", func() {
 		Entry("deprecationWarning is only for Deprecated gates",
 			gates(gate("Replicas", "Beta", "default: true, deprecationWarning: going away, fieldPaths: [.spec.replicas]")),
 			rejected("spec.featureGates[0].deprecationWarning", forbidden, "deprecationWarning is only for Deprecated gates")),
+		Entry("deprecationWarning is not empty when given",
+			gates(gate("Replicas", "Deprecated", "default: true, deprecationWarning: '', fieldPaths: [.spec.replicas]")),
+			rejected("spec.featureGates[0].deprecationWarning", invalid, "should be at least 1 chars long")),
 		Entry("deprecationWarning fits an admission warning",
 			gates(gate("Replicas", "Deprecated", "default: true, deprecationWarning: "+strings.Repeat("w", 121)+", fieldPaths: [.spec.replicas]")),
 			rejected("spec.featureGates[0].deprecationWarning", tooLong, "may not be more than 120")),

@@ -26,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -40,6 +41,7 @@ import (
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/controllers/applysets"
+	"github.com/applyset-operator/applyset-operator/controllers/featuregates"
 	"github.com/applyset-operator/applyset-operator/controllers/parents"
 )
 
@@ -54,6 +56,7 @@ var (
 
 func init() {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(apiextensionsv1.AddToScheme(scheme))
 	utilruntime.Must(applyv1alpha1.AddToScheme(scheme))
 	utilruntime.Must(featuresv1alpha1.AddToScheme(scheme))
 }
@@ -185,6 +188,10 @@ func run(opts options) error {
 		ToolingVersion: version, DefaultServiceAccount: opts.defaultServiceAccount,
 	}); err != nil {
 		return fmt.Errorf("setting up the ApplySet reconcilers: %w", err)
+	}
+
+	if err := featuregates.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the CustomFeatureGates reconciler: %w", err)
 	}
 
 	// Logged once caches have synced and controllers run, so a person (or a

@@ -22,6 +22,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -87,9 +88,17 @@ var _ = Describe("run-local with no reachable cluster", func() {
 		cmd.Stdout, cmd.Stderr = output, output
 		Expect(cmd.Start()).To(Succeed())
 		defer func() { _ = cmd.Process.Kill() }()
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
 
-		Eventually(output.String).WithTimeout(2*time.Minute).Should(ContainSubstring("Manager started"),
-			"the manager did not start")
+		Eventually(func() string {
+			select {
+			case err := <-exited:
+				Fail(fmt.Sprintf("run-local exited before the manager started (%v):\n%s", err, output.String()))
+			default:
+			}
+			return output.String()
+		}).WithTimeout(2*time.Minute).Should(ContainSubstring("Manager started"), "the manager did not start")
 		Expect(output.String()).To(ContainSubstring("export KUBECONFIG=" + kubeconfig))
 
 		children := childProcesses(cmd.Process.Pid)
@@ -107,7 +116,7 @@ var _ = Describe("run-local with no reachable cluster", func() {
 		))
 
 		Expect(cmd.Process.Signal(syscall.SIGINT)).To(Succeed())
-		Expect(cmd.Wait()).To(Succeed(), output.String())
+		Eventually(exited).WithTimeout(time.Minute).Should(Receive(BeNil()), output.String())
 		Expect(output.String()).To(ContainSubstring("local control plane stopped"))
 
 		for pid, name := range children {

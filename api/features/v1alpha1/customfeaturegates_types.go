@@ -145,6 +145,12 @@ type CustomFeatureGatesStatus struct {
 	// +listType=atomic
 	// +optional
 	UnknownFieldPaths []string `json:"unknownFieldPaths,omitempty"`
+
+	// defaultedFieldPaths are gated paths whose schema declares a default: the API
+	// server puts the default back after a drop, so their gates cannot work.
+	// +listType=atomic
+	// +optional
+	DefaultedFieldPaths []string `json:"defaultedFieldPaths,omitempty"`
 }
 
 // CustomFeatureGates declares feature gates over fields of another CRD. Its name is

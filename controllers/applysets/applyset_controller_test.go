@@ -181,7 +181,7 @@ var _ = Describe("ApplySet", func() {
 
 	It("reports a conflict with the field manager that owns a field, then takes it over with force", func(ctx context.Context) {
 		ns := newNamespace(ctx)
-		out, err := kubectl(ctx, fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shared, namespace: %s}\ndata: {k: theirs}\n", ns),
+		out, err := env.Kubectl(ctx, fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shared, namespace: %s}\ndata: {k: theirs}\n", ns),
 			"apply", "--server-side", "--field-manager=team-b", "-f", "-")
 		Expect(err).NotTo(HaveOccurred(), out)
 		set := newSet(ns, "conflicting", inlineConfigMap("shared", "ours"))
@@ -200,7 +200,7 @@ var _ = Describe("ApplySet", func() {
 		set := newSet(ns, "ours", inlineConfigMap("a", "1"))
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
 		readyFor(ctx, set)
-		out, err := kubectl(ctx, fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: %s}\n", ns),
+		out, err := env.Kubectl(ctx, fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: %s}\n", ns),
 			"apply", "--server-side", "--prune", "--applyset=applysets.apply.applyset.dev/ours", "-n", ns, "-f", "-")
 		Expect(err).To(HaveOccurred())
 		Expect(out).To(ContainSubstring(`is managed by tooling "applyset-operator" instead of "kubectl"`))
@@ -213,7 +213,7 @@ var _ = Describe("ApplySet", func() {
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
 		readyFor(ctx, set)
 		Expect(k8sClient.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bystander"}})).To(Succeed())
-		out, err := kubectl(ctx, "", "get", "configmaps", "-n", ns, "-l", applyset.PartOfLabel+"="+set.Status.ApplySetID, "-o", "name")
+		out, err := env.Kubectl(ctx, "", "get", "configmaps", "-n", ns, "-l", applyset.PartOfLabel+"="+set.Status.ApplySetID, "-o", "name")
 		Expect(err).NotTo(HaveOccurred(), out)
 		Expect(strings.Fields(out)).To(ConsistOf("configmap/a", "configmap/b"))
 	})

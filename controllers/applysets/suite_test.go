@@ -17,36 +17,25 @@ limitations under the License.
 package applysets
 
 import (
-	"bytes"
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/controllers/parents"
-	"github.com/applyset-operator/applyset-operator/internal/controlplane"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
 
 var (
-	cp         *controlplane.ControlPlane
-	k8sClient  client.Client
-	kubeconfig string
-	scheme     = runtime.NewScheme()
-	stopMgr    = func() {}
+	env       *testenv.Env
+	k8sClient client.Client
+	stopMgr   func() error
 )
 
 func TestApplySets(t *testing.T) {
@@ -57,49 +46,26 @@ func TestApplySets(t *testing.T) {
 var _ = BeforeSuite(func(ctx context.Context) {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	SetDefaultEventuallyTimeout(30 * time.Second)
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(apiextensionsv1.AddToScheme(scheme)).To(Succeed())
-	Expect(applyv1alpha1.AddToScheme(scheme)).To(Succeed())
-
 	var err error
-	cp, err = controlplane.Start(ctx)
+	env, err = testenv.Start(ctx, GinkgoT().TempDir())
 	Expect(err).NotTo(HaveOccurred())
-	k8sClient, err = client.New(cp.Config, client.Options{Scheme: scheme})
-	Expect(err).NotTo(HaveOccurred())
-	kubeconfig = filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-	Expect(cp.WriteKubeconfig(kubeconfig)).To(Succeed())
-
+	k8sClient = env.Client
 	// The operator as it runs: both set reconcilers and the parent reconciler,
 	// which verifies the operator's own sets and must never fight them.
-	mgr, err := ctrl.NewManager(cp.Config, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	stopMgr, err = env.RunManager(func(mgr ctrl.Manager) error {
+		if err := SetupWithManager(mgr, Options{ToolingVersion: "v0.1.0"}); err != nil {
+			return err
+		}
+		return parents.SetupWithManager(mgr, parents.Options{OrphanPolicy: parents.OrphanReport, Resync: time.Hour})
+	})
 	Expect(err).NotTo(HaveOccurred())
-	Expect(SetupWithManager(mgr, Options{ToolingVersion: "v0.1.0"})).To(Succeed())
-	Expect(parents.SetupWithManager(mgr, parents.Options{OrphanPolicy: parents.OrphanReport, Resync: time.Hour})).To(Succeed())
-	mgrCtx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(done)
-		Expect(mgr.Start(mgrCtx)).To(Succeed())
-	}()
-	stopMgr = func() {
-		cancel()
-		<-done
-	}
 })
 
 var _ = AfterSuite(func() {
-	stopMgr()
-	if cp != nil {
-		Expect(cp.Stop()).To(Succeed())
+	if stopMgr != nil {
+		Expect(stopMgr()).To(Succeed())
+	}
+	if env != nil {
+		Expect(env.Stop()).To(Succeed())
 	}
 })
-
-// kubectl runs the real kubectl with ApplySet support on.
-func kubectl(ctx context.Context, stdin string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, cp.KubectlPath(), append([]string{"--kubeconfig", kubeconfig}, args...)...)
-	cmd.Env = append(os.Environ(), "KUBECTL_APPLYSET=true")
-	cmd.Stdin = bytes.NewBufferString(stdin)
-	out, err := cmd.CombinedOutput()
-	return string(out), err
-}

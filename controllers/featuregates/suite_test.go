@@ -23,23 +23,17 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
-	"github.com/applyset-operator/applyset-operator/internal/controlplane"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
 
 var (
-	cp        *controlplane.ControlPlane
+	env       *testenv.Env
 	k8sClient client.Client
-	stopMgr   = func() {}
+	stopMgr   func() error
 )
 
 func TestFeatureGates(t *testing.T) {
@@ -50,35 +44,19 @@ func TestFeatureGates(t *testing.T) {
 var _ = BeforeSuite(func(ctx context.Context) {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	SetDefaultEventuallyTimeout(30 * time.Second)
-	scheme := runtime.NewScheme()
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(apiextensionsv1.AddToScheme(scheme)).To(Succeed())
-	Expect(featuresv1alpha1.AddToScheme(scheme)).To(Succeed())
 	var err error
-	cp, err = controlplane.Start(ctx)
+	env, err = testenv.Start(ctx, GinkgoT().TempDir())
 	Expect(err).NotTo(HaveOccurred())
-	k8sClient, err = client.New(cp.Config, client.Options{Scheme: scheme})
+	k8sClient = env.Client
+	stopMgr, err = env.RunManager(SetupWithManager)
 	Expect(err).NotTo(HaveOccurred())
-
-	mgr, err := ctrl.NewManager(cp.Config, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
-	Expect(err).NotTo(HaveOccurred())
-	Expect(SetupWithManager(mgr)).To(Succeed())
-	mgrCtx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(done)
-		Expect(mgr.Start(mgrCtx)).To(Succeed())
-	}()
-	stopMgr = func() {
-		cancel()
-		<-done
-	}
 })
 
 var _ = AfterSuite(func() {
-	stopMgr()
-	if cp != nil {
-		Expect(cp.Stop()).To(Succeed())
+	if stopMgr != nil {
+		Expect(stopMgr()).To(Succeed())
+	}
+	if env != nil {
+		Expect(env.Stop()).To(Succeed())
 	}
 })

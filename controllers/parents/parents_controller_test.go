@@ -56,7 +56,7 @@ func applyWithKubectl(ctx context.Context, parent, namespace, manifests string) 
 	if namespace != "" {
 		args = append(args, "--namespace", namespace)
 	}
-	out, err := kubectl(ctx, manifests, args...)
+	out, err := env.Kubectl(ctx, manifests, args...)
 	ExpectWithOffset(1, err).NotTo(HaveOccurred(), out)
 }
 

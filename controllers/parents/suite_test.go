@@ -17,36 +17,23 @@ limitations under the License.
 package parents
 
 import (
-	"bytes"
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
-	"github.com/applyset-operator/applyset-operator/internal/controlplane"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
 
 var (
-	cp         *controlplane.ControlPlane
-	k8sClient  client.Client
-	kubeconfig string
-	scheme     = runtime.NewScheme()
+	env       *testenv.Env
+	k8sClient client.Client
 )
 
 func TestParents(t *testing.T) {
@@ -56,55 +43,23 @@ func TestParents(t *testing.T) {
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	// The operator starts its caches in each container; give it time.
 	SetDefaultEventuallyTimeout(30 * time.Second)
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(apiextensionsv1.AddToScheme(scheme)).To(Succeed())
-	Expect(applyv1alpha1.AddToScheme(scheme)).To(Succeed())
-
 	var err error
-	cp, err = controlplane.Start(ctx)
+	env, err = testenv.Start(ctx, GinkgoT().TempDir())
 	Expect(err).NotTo(HaveOccurred())
-	k8sClient, err = client.New(cp.Config, client.Options{Scheme: scheme})
-	Expect(err).NotTo(HaveOccurred())
-	kubeconfig = filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-	Expect(cp.WriteKubeconfig(kubeconfig)).To(Succeed())
+	k8sClient = env.Client
 })
 
 var _ = AfterSuite(func() {
-	if cp != nil {
-		Expect(cp.Stop()).To(Succeed())
+	if env != nil {
+		Expect(env.Stop()).To(Succeed())
 	}
 })
 
 // startOperator runs the parent and orphan reconcilers with opts until the
 // enclosing container ends.
 func startOperator(opts Options) {
-	mgr, err := ctrl.NewManager(cp.Config, ctrl.Options{
-		Scheme:     scheme,
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	stop, err := env.RunManager(func(mgr ctrl.Manager) error { return SetupWithManager(mgr, opts) })
 	Expect(err).NotTo(HaveOccurred())
-	Expect(SetupWithManager(mgr, opts)).To(Succeed())
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(done)
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
-	DeferCleanup(func() {
-		cancel()
-		<-done
-	})
-}
-
-// kubectl runs the real kubectl, with ApplySet support on, feeding it stdin.
-func kubectl(ctx context.Context, stdin string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, cp.KubectlPath(), append([]string{"--kubeconfig", kubeconfig}, args...)...)
-	cmd.Env = append(os.Environ(), "KUBECTL_APPLYSET=true")
-	cmd.Stdin = bytes.NewBufferString(stdin)
-	out, err := cmd.CombinedOutput()
-	return string(out), err
+	DeferCleanup(func() { Expect(stop()).To(Succeed()) })
 }

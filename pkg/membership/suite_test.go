@@ -23,20 +23,15 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/discovery"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/metadata"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/applyset-operator/applyset-operator/internal/controlplane"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
 
 var (
-	cp        *controlplane.ControlPlane
+	env       *testenv.Env
 	k8sClient client.Client
 )
 
@@ -47,35 +42,15 @@ func TestMembership(t *testing.T) {
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+	SetDefaultEventuallyTimeout(30 * time.Second)
 	var err error
-	cp, err = controlplane.Start(ctx)
+	env, err = testenv.Start(ctx, GinkgoT().TempDir())
 	Expect(err).NotTo(HaveOccurred())
-	scheme := runtime.NewScheme()
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(apiextensionsv1.AddToScheme(scheme)).To(Succeed())
-	k8sClient, err = client.New(cp.Config, client.Options{Scheme: scheme})
-	Expect(err).NotTo(HaveOccurred())
+	k8sClient = env.Client
 })
 
 var _ = AfterSuite(func() {
-	if cp != nil {
-		Expect(cp.Stop()).To(Succeed())
+	if env != nil {
+		Expect(env.Stop()).To(Succeed())
 	}
 })
-
-// newIndex makes an index against the test control plane.
-func newIndex() *Index {
-	disco, err := discovery.NewDiscoveryClientForConfig(cp.Config)
-	Expect(err).NotTo(HaveOccurred())
-	meta, err := metadata.NewForConfig(cp.Config)
-	Expect(err).NotTo(HaveOccurred())
-	return New(Options{Discovery: disco, Metadata: meta, Log: logf.Log.WithName("membership")})
-}
-
-// start runs idx until the spec ends and waits for its first lists.
-func start(ctx context.Context, idx *Index) {
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	DeferCleanup(cancel)
-	Expect(idx.Start(runCtx)).To(Succeed())
-	Eventually(idx.HasSynced).WithTimeout(30 * time.Second).Should(BeTrue())
-}

@@ -22,7 +22,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -32,12 +31,9 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/controllers/applysets"
@@ -124,7 +120,6 @@ func toYAML(objs []map[string]any, namespace string) string {
 func BenchmarkApplySetVersusKubectl(b *testing.B) {
 	controlPlane(b)
 	ctx := context.Background()
-	_ = applyv1alpha1.AddToScheme(scheme)
 	startSetOperator(b)
 	const n = 1000
 
@@ -294,35 +289,20 @@ func reconcileCount(b *testing.B) float64 {
 }
 
 func runKubectl(ctx context.Context, b *testing.B, args ...string) {
-	cfg := filepath.Join(b.TempDir(), "kubeconfig")
-	if err := cp.WriteKubeconfig(cfg); err != nil {
-		b.Fatal(err)
-	}
-	cmd := exec.CommandContext(ctx, cp.KubectlPath(), append([]string{"--kubeconfig", cfg}, args...)...)
-	cmd.Env = append(os.Environ(), "KUBECTL_APPLYSET=true")
-	if out, err := cmd.CombinedOutput(); err != nil {
+	if out, err := env.Kubectl(ctx, "", args...); err != nil {
 		b.Fatalf("kubectl %v: %v\n%s", args, err, out)
 	}
 }
 
 func startSetOperator(b *testing.B) {
-	mgr, err := ctrl.NewManager(cp.Config, ctrl.Options{
-		Scheme:     scheme,
-		Metrics:    metricsserver.Options{BindAddress: "0"},
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	stop, err := env.RunManager(func(mgr ctrl.Manager) error {
+		return applysets.SetupWithManager(mgr, applysets.Options{ToolingVersion: "v0.1.0"})
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := applysets.SetupWithManager(mgr, applysets.Options{ToolingVersion: "v0.1.0"}); err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
 	b.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
+		if err := stop(); err != nil {
 			b.Errorf("the operator stopped with an error: %v", err)
 		}
 	})

@@ -34,7 +34,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -43,23 +42,31 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/applyset-operator/applyset-operator/controllers/parents"
-	"github.com/applyset-operator/applyset-operator/internal/controlplane"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
 var (
-	cp        *controlplane.ControlPlane
+	env       *testenv.Env
+	cp        *testenv.Env // the control plane, under the name the benchmarks use
 	k8sClient client.Client
-	scheme    = runtime.NewScheme()
+	scheme    *runtime.Scheme
 	startOnce sync.Once
 	startErr  error
+	tempDir   string
 )
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if cp != nil {
-		_ = cp.Stop()
+	dir, err := os.MkdirTemp("", "bench-")
+	if err != nil {
+		panic(err)
 	}
+	tempDir = dir
+	code := m.Run()
+	if env != nil {
+		_ = env.Stop()
+	}
+	_ = os.RemoveAll(dir)
 	os.Exit(code)
 }
 
@@ -67,11 +74,9 @@ func TestMain(m *testing.M) {
 func controlPlane(b *testing.B) {
 	b.Helper()
 	startOnce.Do(func() {
-		_ = clientgoscheme.AddToScheme(scheme)
-		_ = apiextensionsv1.AddToScheme(scheme)
-		cp, startErr = controlplane.Start(context.Background())
+		env, startErr = testenv.Start(context.Background(), tempDir)
 		if startErr == nil {
-			k8sClient, startErr = client.New(cp.Config, client.Options{Scheme: scheme})
+			cp, k8sClient, scheme = env, env.Client, env.Scheme
 		}
 	})
 	if startErr != nil {

@@ -18,7 +18,6 @@ package install
 
 import (
 	"context"
-	"os/exec"
 	"path/filepath"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -26,25 +25,12 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/applyset-operator/applyset-operator/internal/controlplane"
 )
-
-// kubectl runs the kubectl built beside the control plane against it, from the
-// checkout's root, and returns its combined output.
-func kubectl(ctx context.Context, args ...string) (string, error) {
-	root, err := controlplane.Root()
-	Expect(err).NotTo(HaveOccurred())
-	cmd := exec.CommandContext(ctx, cp.KubectlPath(), append([]string{"--kubeconfig", kubeconfig}, args...)...)
-	cmd.Dir = root
-	out, err := cmd.CombinedOutput()
-	return string(out), err
-}
 
 var _ = Describe("The install path", func() {
 	It("is accepted by kubectl apply --server-side -k config/default, twice", func(ctx context.Context) {
 		for range 2 {
-			out, err := kubectl(ctx, "apply", "--server-side", "-k", filepath.Join("config", "default"))
+			out, err := env.Kubectl(ctx, "", "apply", "--server-side", "-k", filepath.Join("config", "default"))
 			Expect(err).NotTo(HaveOccurred(), out)
 		}
 
@@ -61,10 +47,10 @@ var _ = Describe("The install path", func() {
 	})
 
 	It("accepts the samples", func(ctx context.Context) {
-		out, err := kubectl(ctx, "apply", "--server-side", "-k", filepath.Join("config", "samples"))
+		out, err := env.Kubectl(ctx, "", "apply", "--server-side", "-k", filepath.Join("config", "samples"))
 		Expect(err).NotTo(HaveOccurred(), out)
 
-		out, err = kubectl(ctx, "get", "applysets,clusterapplysets,customfeaturegates", "--all-namespaces", "-o", "name")
+		out, err = env.Kubectl(ctx, "", "get", "applysets,clusterapplysets,customfeaturegates", "--all-namespaces", "-o", "name")
 		Expect(err).NotTo(HaveOccurred(), out)
 		Expect(out).To(ContainSubstring("applyset.apply.applyset.dev/web"))
 		Expect(out).To(ContainSubstring("clusterapplyset.apply.applyset.dev/team-web"))

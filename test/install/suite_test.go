@@ -18,25 +18,21 @@ package install
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/applyset-operator/applyset-operator/internal/controlplane"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
 
 var (
-	k8sClient  client.Client
-	cp         *controlplane.ControlPlane
-	kubeconfig string
+	env       *testenv.Env
+	k8sClient client.Client
 )
 
 func TestInstall(t *testing.T) {
@@ -46,23 +42,15 @@ func TestInstall(t *testing.T) {
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-
+	SetDefaultEventuallyTimeout(30 * time.Second)
 	var err error
-	cp, err = controlplane.Start(ctx)
+	env, err = testenv.Start(ctx, GinkgoT().TempDir())
 	Expect(err).NotTo(HaveOccurred())
-
-	kubeconfig = filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-	Expect(cp.WriteKubeconfig(kubeconfig)).To(Succeed())
-
-	scheme := runtime.NewScheme()
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(apiextensionsv1.AddToScheme(scheme)).To(Succeed())
-	k8sClient, err = client.New(cp.Config, client.Options{Scheme: scheme})
-	Expect(err).NotTo(HaveOccurred())
+	k8sClient = env.Client
 })
 
 var _ = AfterSuite(func() {
-	if cp != nil {
-		Expect(cp.Stop()).To(Succeed())
+	if env != nil {
+		Expect(env.Stop()).To(Succeed())
 	}
 })

@@ -141,3 +141,9 @@ func unstructuredSlice(obj map[string]any, fields ...string) ([]map[string]any, 
 	}
 	return out, found, err
 }
+
+// The namespaces the cases use: an ApplySet lives in home and may list other.
+const (
+	home  = "team-a"
+	other = "team-b"
+)

@@ -14,40 +14,27 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package validation checks every declarative rule of the operator's API against
-// a real API server: for each rule an object it accepts and one it rejects, with
-// the field path, reason and message a person sees.
 package validation
 
 import (
 	"context"
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
-	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
-	"github.com/applyset-operator/applyset-operator/internal/controlplane"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
 
 var (
+	env       *testenv.Env
 	k8sClient client.Client
-	cp        *controlplane.ControlPlane
-)
-
-// The namespaces the cases use: an ApplySet lives in home and may list other.
-const (
-	home  = "team-a"
-	other = "team-b"
 )
 
 func TestValidation(t *testing.T) {
@@ -57,26 +44,18 @@ func TestValidation(t *testing.T) {
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-
+	SetDefaultEventuallyTimeout(30 * time.Second)
 	var err error
-	cp, err = controlplane.Start(ctx)
+	env, err = testenv.Start(ctx, GinkgoT().TempDir())
 	Expect(err).NotTo(HaveOccurred())
-
-	scheme := runtime.NewScheme()
-	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
-	Expect(apiextensionsv1.AddToScheme(scheme)).To(Succeed())
-	Expect(applyv1alpha1.AddToScheme(scheme)).To(Succeed())
-	Expect(featuresv1alpha1.AddToScheme(scheme)).To(Succeed())
-	k8sClient, err = client.New(cp.Config, client.Options{Scheme: scheme})
-	Expect(err).NotTo(HaveOccurred())
-
+	k8sClient = env.Client
 	for _, ns := range []string{home, other} {
 		Expect(k8sClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
 	}
 })
 
 var _ = AfterSuite(func() {
-	if cp != nil {
-		Expect(cp.Stop()).To(Succeed())
+	if env != nil {
+		Expect(env.Stop()).To(Succeed())
 	}
 })

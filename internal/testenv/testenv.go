@@ -1,0 +1,115 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package testenv sets up what the API-server test suites share: a local
+// control plane with the project's CRDs, a client, a kubeconfig for the real
+// kubectl, and a manager running the reconcilers under test.
+package testenv
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/controlplane"
+)
+
+// Env is a running control plane with a client that knows every type the
+// operator uses.
+type Env struct {
+	*controlplane.ControlPlane
+	Scheme *runtime.Scheme
+	Client client.Client
+	// Kubeconfig is the path of a kubeconfig for kubectl.
+	Kubeconfig string
+}
+
+// Start runs a control plane and writes its kubeconfig into dir.
+func Start(ctx context.Context, dir string) (*Env, error) {
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, applyv1alpha1.AddToScheme, featuresv1alpha1.AddToScheme,
+	} {
+		if err := add(scheme); err != nil {
+			return nil, err
+		}
+	}
+	cp, err := controlplane.Start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	env := &Env{ControlPlane: cp, Scheme: scheme, Kubeconfig: filepath.Join(dir, "kubeconfig")}
+	if env.Client, err = client.New(cp.Config, client.Options{Scheme: scheme}); err != nil {
+		return nil, errors.Join(err, cp.Stop())
+	}
+	if err := cp.WriteKubeconfig(env.Kubeconfig); err != nil {
+		return nil, errors.Join(err, cp.Stop())
+	}
+	return env, nil
+}
+
+// RunManager starts a manager set up by setup; stop ends it and returns its error.
+func (e *Env) RunManager(setup func(ctrl.Manager) error) (stop func() error, err error) {
+	mgr, err := ctrl.NewManager(e.Config, ctrl.Options{
+		Scheme:  e.Scheme,
+		Metrics: metricsserver.Options{BindAddress: "0"},
+		// Suites start several managers in one process.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating the manager: %w", err)
+	}
+	if err := setup(mgr); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	return func() error {
+		cancel()
+		return <-done
+	}, nil
+}
+
+// Kubectl runs the kubectl built beside the control plane, with ApplySet
+// support on, from the checkout's root, and returns its combined output.
+func (e *Env) Kubectl(ctx context.Context, stdin string, args ...string) (string, error) {
+	root, err := controlplane.Root()
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.CommandContext(ctx, e.KubectlPath(), append([]string{"--kubeconfig", e.Kubeconfig}, args...)...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "KUBECTL_APPLYSET=true")
+	cmd.Stdin = bytes.NewBufferString(stdin)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}

@@ -30,6 +30,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
@@ -102,6 +103,13 @@ type ControlPlane struct {
 // (waiting until they are established) and the admission policies from
 // config/policy.
 func Start(ctx context.Context) (*ControlPlane, error) {
+	return StartWithWebhooks(ctx, nil)
+}
+
+// StartWithWebhooks is Start that also installs mutating webhook
+// configurations, pointed at a local webhook server whose address and
+// certificates WebhookServing gives.
+func StartWithWebhooks(ctx context.Context, webhooks []*admissionv1.MutatingWebhookConfiguration) (*ControlPlane, error) {
 	bin, err := BinaryDir(ctx)
 	if err != nil {
 		return nil, err
@@ -114,6 +122,7 @@ func Start(ctx context.Context) (*ControlPlane, error) {
 		BinaryAssetsDirectory: bin,
 		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases")},
 		ErrorIfCRDPathMissing: true,
+		WebhookInstallOptions: envtest.WebhookInstallOptions{MutatingWebhooks: webhooks},
 	}
 	cfg, err := env.Start()
 	if err != nil {
@@ -162,6 +171,13 @@ func installManifests(ctx context.Context, cfg *rest.Config, dir string) error {
 		}
 	}
 	return nil
+}
+
+// WebhookServing returns where a local webhook server must listen, and the
+// directory of its certificates, for the installed webhook configurations.
+func (c *ControlPlane) WebhookServing() (host string, port int, certDir string) {
+	o := c.env.WebhookInstallOptions
+	return o.LocalServingHost, o.LocalServingPort, o.LocalServingCertDir
 }
 
 // KubectlPath returns the kubectl built beside the control plane.

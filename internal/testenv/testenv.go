@@ -28,6 +28,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -36,6 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
@@ -54,6 +56,12 @@ type Env struct {
 
 // Start runs a control plane and writes its kubeconfig into dir.
 func Start(ctx context.Context, dir string) (*Env, error) {
+	return StartWithWebhooks(ctx, dir, nil)
+}
+
+// StartWithWebhooks is Start that also installs mutating webhook
+// configurations; managers from RunManager serve them.
+func StartWithWebhooks(ctx context.Context, dir string, webhooks []*admissionv1.MutatingWebhookConfiguration) (*Env, error) {
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
 		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, applyv1alpha1.AddToScheme, featuresv1alpha1.AddToScheme,
@@ -62,7 +70,7 @@ func Start(ctx context.Context, dir string) (*Env, error) {
 			return nil, err
 		}
 	}
-	cp, err := controlplane.Start(ctx)
+	cp, err := controlplane.StartWithWebhooks(ctx, webhooks)
 	if err != nil {
 		return nil, err
 	}
@@ -78,9 +86,11 @@ func Start(ctx context.Context, dir string) (*Env, error) {
 
 // RunManager starts a manager set up by setup; stop ends it and returns its error.
 func (e *Env) RunManager(setup func(ctrl.Manager) error) (stop func() error, err error) {
+	host, port, certDir := e.WebhookServing()
 	mgr, err := ctrl.NewManager(e.Config, ctrl.Options{
-		Scheme:  e.Scheme,
-		Metrics: metricsserver.Options{BindAddress: "0"},
+		Scheme:        e.Scheme,
+		Metrics:       metricsserver.Options{BindAddress: "0"},
+		WebhookServer: webhook.NewServer(webhook.Options{Host: host, Port: port, CertDir: certDir}),
 		// Suites start several managers in one process.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})

@@ -1,0 +1,109 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package featuregates
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	admissionv1 "k8s.io/api/admission/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/pkg/featuregate"
+)
+
+// WebhookPath is where the field-dropping webhook is served.
+const WebhookPath = "/featuregates/drop"
+
+var droppedFields = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Name: "applyset_operator_featuregate_dropped_fields_total",
+	Help: "Fields of disabled feature gates dropped from requests (action=dropped) or kept at their stored value (action=kept).",
+}, []string{"crd", "gate", "action"})
+
+func init() {
+	metrics.Registry.MustRegister(droppedFields)
+}
+
+// Dropper is the mutating webhook that applies a CRD's feature gates to create
+// and update requests of its objects (and their status).
+type Dropper struct {
+	// Reader reads CustomFeatureGates from the informer cache: no API call per request.
+	Reader client.Reader
+}
+
+// Handle drops, or restores, the fields of disabled gates. It has no side
+// effects, so dry-run requests see exactly what would be stored.
+func (d *Dropper) Handle(ctx context.Context, req admission.Request) admission.Response {
+	if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
+		return admission.Allowed("")
+	}
+	crd := req.Resource.Resource + "." + req.Resource.Group
+	cfg := &featuresv1alpha1.CustomFeatureGates{}
+	if err := d.Reader.Get(ctx, client.ObjectKey{Name: crd}, cfg); err != nil {
+		if client.IgnoreNotFound(err) == nil {
+			return admission.Allowed("no feature gates for " + crd)
+		}
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	gates := make([]featuregate.Gate, 0, len(cfg.Spec.FeatureGates))
+	for _, g := range cfg.Spec.FeatureGates {
+		gates = append(gates, toGate(g))
+	}
+	set, err := featuregate.Compile(gates)
+	if err != nil {
+		// The API server validates gates; an invalid set here must not block writes.
+		return admission.Allowed("").WithWarnings("feature gates of " + crd + " not applied: " + err.Error())
+	}
+
+	var obj, old map[string]any
+	if err := json.Unmarshal(req.Object.Raw, &obj); err != nil {
+		return admission.Errored(http.StatusBadRequest, err)
+	}
+	if len(req.OldObject.Raw) > 0 {
+		if err := json.Unmarshal(req.OldObject.Raw, &old); err != nil {
+			return admission.Errored(http.StatusBadRequest, err)
+		}
+	}
+	outcome := set.Drop(obj, old)
+	if !outcome.Changed() {
+		return admission.Allowed("").WithWarnings(outcome.Warnings...)
+	}
+	for gate, paths := range outcome.Dropped {
+		droppedFields.WithLabelValues(crd, gate, "dropped").Add(float64(len(paths)))
+	}
+	for gate, paths := range outcome.Kept {
+		droppedFields.WithLabelValues(crd, gate, "kept").Add(float64(len(paths)))
+	}
+	patched, err := json.Marshal(obj)
+	if err != nil {
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	return admission.PatchResponseFromRaw(req.Object.Raw, patched).WithWarnings(outcome.Warnings...)
+}
+
+// SetupWebhookWithManager serves the webhook at WebhookPath.
+func SetupWebhookWithManager(mgr ctrl.Manager) error {
+	mgr.GetWebhookServer().Register(WebhookPath, &webhook.Admission{Handler: &Dropper{Reader: mgr.GetClient()}})
+	return nil
+}

@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -62,7 +63,9 @@ const syncWait = 250 * time.Millisecond
 
 // Reconciler verifies one parent per request.
 type Reconciler struct {
-	Client   client.Client
+	Client client.Client
+	// Reader reads live, to confirm findings that lagging caches can produce.
+	Reader   client.Reader
 	Tracker  *Tracker
 	Index    *membership.Index
 	Recorder events.EventRecorder
@@ -97,6 +100,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req Request) (reconcile.Resu
 	key := applyset.ParentKey{GroupKind: req.Type.GroupKind, Namespace: req.Namespace, Name: req.Name}
 	parent := applyset.ParseParent(key, obj.Labels, obj.Annotations)
 	verdict := Verify(parent, obj.UID, r.Index.Members(parent.ID))
+	if stale, err := r.cacheBehind(ctx, obj, verdict); err != nil {
+		return reconcile.Result{}, err
+	} else if stale {
+		// The caches of parents and members move separately: while a tool
+		// writes a parent and then its members (or prunes and then trims), one
+		// may lag the other. Judge again once both have caught up.
+		return reconcile.Result{RequeueAfter: syncWait}, nil
+	}
 
 	if r.mayRepair(parent) && !verdict.HintCurrent(obj.Annotations) {
 		if err := r.resyncHint(ctx, obj, verdict); err != nil {
@@ -112,6 +123,37 @@ func (r *Reconciler) Reconcile(ctx context.Context, req Request) (reconcile.Resu
 	logger.V(1).Info("Verified parent", "tooling", parent.Tooling.String(), "members", len(verdict.Members),
 		"problems", len(verdict.Problems))
 	return reconcile.Result{RequeueAfter: jitter(r.Resync)}, nil
+}
+
+// cacheBehind checks, with live reads, the findings that cached views in
+// passing can produce: it reports true when the parent or a flagged member
+// changed since the cache saw it. It reads only when there is such a finding.
+func (r *Reconciler) cacheBehind(ctx context.Context, parent *metav1.PartialObjectMetadata, v Verdict) (bool, error) {
+	if r.Reader == nil || !slices.ContainsFunc(v.Problems, func(p applyset.Problem) bool {
+		return p.Reason == ReasonHintIncomplete || p.Reason == ReasonMemberOutOfScope
+	}) {
+		return false, nil
+	}
+	fresh := &metav1.PartialObjectMetadata{}
+	fresh.SetGroupVersionKind(parent.GroupVersionKind())
+	if err := r.Reader.Get(ctx, client.ObjectKeyFromObject(parent), fresh); err != nil {
+		return false, client.IgnoreNotFound(err)
+	}
+	if fresh.ResourceVersion != parent.ResourceVersion {
+		return true, nil
+	}
+	for _, m := range v.Members {
+		if v.Parent.Scope.Contains(m.Namespace) {
+			continue
+		}
+		member := &metav1.PartialObjectMetadata{}
+		member.SetGroupVersionKind(m.Resource.GroupVersion().WithKind(m.GroupKind.Kind))
+		err := r.Reader.Get(ctx, client.ObjectKey{Namespace: m.Namespace, Name: m.Name}, member)
+		if apierrors.IsNotFound(err) || (err == nil && member.ResourceVersion != m.ResourceVersion) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // mayRepair reports whether an admin allowed the operator to rewrite this

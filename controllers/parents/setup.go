@@ -82,7 +82,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 
 	parents, err := controller.NewTyped("applyset-parents", mgr, controller.TypedOptions[Request]{
 		Reconciler: &Reconciler{
-			Client: mgr.GetClient(), Tracker: tracker, Index: index, Recorder: recorder,
+			Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Tracker: tracker, Index: index, Recorder: recorder,
 			RepairTooling: sets.New(opts.RepairTooling...), Resync: opts.Resync,
 		},
 	})

@@ -24,7 +24,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"sync"
 	"time"
@@ -44,6 +43,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/requeue"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
@@ -126,11 +126,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		log.FromContext(ctx).Info("Set cannot progress until it changes", "reason", o.reason, "error", o.err.Error())
 		return reconcile.Result{}, nil
 	case o.err != nil && o.reason == ReasonConflict:
-		return reconcile.Result{RequeueAfter: jitter(interval(spec))}, nil
+		return reconcile.Result{RequeueAfter: requeue.Jitter(interval(spec))}, nil
 	case o.err != nil:
 		return reconcile.Result{}, o.err
 	}
-	return reconcile.Result{RequeueAfter: jitter(interval(spec))}, nil
+	return reconcile.Result{RequeueAfter: requeue.Jitter(interval(spec))}, nil
 }
 
 func (r *Reconciler) parentKey(set applyv1alpha1.Set) applyset.ParentKey {
@@ -435,9 +435,4 @@ func interval(spec *applyv1alpha1.CommonSpec) time.Duration {
 		return 10 * time.Minute
 	}
 	return spec.Interval.Duration
-}
-
-// jitter spreads periodic reconciles over a tenth of the period.
-func jitter(d time.Duration) time.Duration {
-	return d + time.Duration(rand.Int64N(int64(d/10)+1))
 }

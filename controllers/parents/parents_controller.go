@@ -21,11 +21,8 @@ package parents
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -39,6 +36,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/applyset-operator/applyset-operator/internal/requeue"
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
@@ -122,7 +121,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req Request) (reconcile.Resu
 	r.report(obj, req, verdict)
 	logger.V(1).Info("Verified parent", "tooling", parent.Tooling.String(), "members", len(verdict.Members),
 		"problems", len(verdict.Problems))
-	return reconcile.Result{RequeueAfter: jitter(r.Resync)}, nil
+	return reconcile.Result{RequeueAfter: requeue.Jitter(r.Resync)}, nil
 }
 
 // cacheBehind checks, with live reads, the findings that cached views in
@@ -173,15 +172,15 @@ func (r *Reconciler) resyncHint(ctx context.Context, parent *metav1.PartialObjec
 	patch.SetNamespace(parent.Namespace)
 	patch.SetName(parent.Name)
 	patch.SetAnnotations(map[string]string{applyset.GroupKindsAnnotation: v.DesiredHint})
-	apply := func(opts ...client.ApplyOption) error {
+	applyHint := func(opts ...client.ApplyOption) error {
 		return r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(patch.DeepCopy()),
 			append(opts, client.FieldOwner(HintsFieldManager))...)
 	}
-	err := apply()
+	err := applyHint()
 	tookOver := ""
 	if apierrors.IsConflict(err) {
 		tookOver = fmt.Sprintf(" (taken over from %s)", conflictingManagers(err))
-		err = apply(client.ForceOwnership)
+		err = applyHint(client.ForceOwnership)
 	}
 	if err != nil {
 		return fmt.Errorf("applying %s to %s: %w", applyset.GroupKindsAnnotation, klog.KObj(parent), err)
@@ -194,22 +193,10 @@ func (r *Reconciler) resyncHint(ctx context.Context, parent *metav1.PartialObjec
 
 // conflictingManagers names the field managers of an apply conflict.
 func conflictingManagers(err error) string {
-	var status apierrors.APIStatus
-	if !errors.As(err, &status) || status.Status().Details == nil {
-		return "another field manager"
+	if c := apply.ConflictOf(apply.ObjectRef{}, err); c != nil {
+		return c.Manager
 	}
-	managers := sets.New[string]()
-	for _, c := range status.Status().Details.Causes {
-		if c.Type == metav1.CauseTypeFieldManagerConflict {
-			if _, manager, ok := strings.Cut(c.Message, `conflict with "`); ok {
-				managers.Insert(strings.SplitN(manager, `"`, 2)[0])
-			}
-		}
-	}
-	if managers.Len() == 0 {
-		return "another field manager"
-	}
-	return strings.Join(sets.List(managers), ", ")
+	return "another field manager"
 }
 
 // report publishes the verdict: metrics always, Events only when the findings
@@ -256,12 +243,4 @@ func withoutReason(problems []applyset.Problem, reason string) []applyset.Proble
 		}
 	}
 	return out
-}
-
-// jitter spreads periodic re-verification over a tenth of the period.
-func jitter(d time.Duration) time.Duration {
-	if d <= 0 {
-		return 0
-	}
-	return d + time.Duration(rand.Int64N(int64(d/10)+1))
 }

@@ -157,13 +157,13 @@ func (e *Engine) applyOne(ctx context.Context, o Object, opts Options, known map
 	}
 	result := desired.DeepCopy()
 	err = e.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(result), applyOpts...)
-	conflict := conflictOf(ref, err)
+	conflict := ConflictOf(ref, err)
 	if conflict != nil && existing != nil && onlyEdited(existing, conflict.managers) {
 		// Drift: fields the set declares were changed by edits (update
 		// operations), not declared by another applier. They are put back.
 		result = desired.DeepCopy()
 		err = e.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(result), append(applyOpts, client.ForceOwnership)...)
-		conflict = conflictOf(ref, err)
+		conflict = ConflictOf(ref, err)
 	}
 	if err != nil {
 		if conflict != nil {
@@ -280,8 +280,9 @@ func failed(ref ObjectRef, err error) Change {
 	return Change{Ref: ref, Action: Failed, Reason: err.Error()}
 }
 
-// conflictOf reads the field managers and fields of an apply conflict.
-func conflictOf(ref ObjectRef, err error) *Conflict {
+// ConflictOf reads the field managers and fields of an apply conflict; nil
+// when err is no apply conflict.
+func ConflictOf(ref ObjectRef, err error) *Conflict {
 	var status apierrors.APIStatus
 	if err == nil || !apierrors.IsConflict(err) || !errors.As(err, &status) || status.Status().Details == nil {
 		return nil

@@ -36,7 +36,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsfilters "sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
@@ -69,8 +68,7 @@ type options struct {
 	probeAddr               string
 	leaderElection          bool
 	leaderElectionNamespace string
-	webhookPort             int
-	webhookCertDir          string
+	webhooks                webhookOptions
 	gracefulShutdownTimeout time.Duration
 
 	repairTooling     string
@@ -94,10 +92,6 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"Elect a leader so that only one replica of the manager is active.")
 	fs.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "",
 		"Namespace of the leader election lease; defaults to the manager's own namespace.")
-	fs.IntVar(&o.webhookPort, "webhook-port", webhook.DefaultPort,
-		"Port the admission webhook server listens on.")
-	fs.StringVar(&o.webhookCertDir, "webhook-cert-dir", "",
-		"Directory holding tls.crt and tls.key for the webhook server; empty uses the system temporary directory.")
 	fs.DurationVar(&o.gracefulShutdownTimeout, "graceful-shutdown-timeout", 30*time.Second,
 		"How long running reconciles may take to finish after a stop signal.")
 
@@ -111,6 +105,7 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"namespace/name of the ServiceAccount a set acts as when it names none; empty acts as the operator itself (single-tenant mode).")
 	fs.DurationVar(&o.reverifyInterval, "reverify-interval", time.Hour,
 		"How often every ApplySet parent is verified again without a change, a guard against missed events.")
+	o.webhooks.bindFlags(fs)
 }
 
 func main() {
@@ -148,13 +143,8 @@ func run(opts options) error {
 		return fmt.Errorf("loading kubeconfig: %w", err)
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:  scheme,
-		Metrics: metricsOpts,
-		WebhookServer: webhook.NewServer(webhook.Options{
-			Port:    opts.webhookPort,
-			CertDir: opts.webhookCertDir,
-			TLSOpts: tlsOpts,
-		}),
+		Scheme:                  scheme,
+		Metrics:                 metricsOpts,
 		HealthProbeBindAddress:  opts.probeAddr,
 		LeaderElection:          opts.leaderElection,
 		LeaderElectionID:        "applyset-operator.applyset.dev",
@@ -192,6 +182,9 @@ func run(opts options) error {
 
 	if err := featuregates.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the CustomFeatureGates reconciler: %w", err)
+	}
+	if err := setupWebhooks(mgr, opts.webhooks, tlsOpts); err != nil {
+		return fmt.Errorf("setting up the feature gate webhook: %w", err)
 	}
 
 	// Logged once caches have synced and controllers run, so a person (or a

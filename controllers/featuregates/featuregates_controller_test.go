@@ -18,11 +18,15 @@ package featuregates
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -38,7 +42,8 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/featuregate"
 )
 
-// cronTabs is the seed's CronTab CRD, with a defaulted field added.
+// cronTabs is the seed's CronTab CRD (with the nested foo of the 8-row
+// table), plus a defaulted field and a status subresource.
 func cronTabs() *apiextensionsv1.CustomResourceDefinition {
 	spec := apiextensionsv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
 		"cronSpec": {Type: "string"},
@@ -49,6 +54,9 @@ func cronTabs() *apiextensionsv1.CustomResourceDefinition {
 			"baz": {Type: "integer"}, "qux": {Type: "integer"},
 		}},
 	}}
+	status := apiextensionsv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
+		"nodes": {Type: "integer"}, "phase": {Type: "string"},
+	}}
 	return &apiextensionsv1.CustomResourceDefinition{
 		ObjectMeta: metav1.ObjectMeta{Name: "crontabs.stable.example.com"},
 		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
@@ -57,8 +65,9 @@ func cronTabs() *apiextensionsv1.CustomResourceDefinition {
 			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
 				Name: "v1", Served: true, Storage: true,
 				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
-					Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{"spec": spec},
+					Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{"spec": spec, "status": status},
 				}},
+				Subresources: &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}},
 			}},
 		},
 	}
@@ -107,15 +116,46 @@ func storedSpec(ctx context.Context, name string) map[string]any {
 	return spec
 }
 
-func setGate(ctx context.Context, name string, enabled bool) {
+const cronTabsName = "crontabs.stable.example.com"
+
+// gates are the CronTab gates the webhook specs flip.
+func gates() []featuresv1alpha1.FeatureGate {
+	off := func(name, path string) featuresv1alpha1.FeatureGate {
+		return featuresv1alpha1.FeatureGate{Name: name, PreRelease: featuresv1alpha1.Alpha, Enabled: ptr.To(false), FieldPaths: []string{path}}
+	}
+	return []featuresv1alpha1.FeatureGate{
+		off("ReplicasFeatureGate", ".spec.replicas"),
+		off("FooFeatureGate", ".spec.foo"),
+		off("QuxFeatureGate", ".spec.foo.qux"),
+		off("NodesFeatureGate", ".status.nodes"),
+		{Name: "LegacyImage", PreRelease: featuresv1alpha1.Deprecated, Default: ptr.To(true),
+			DeprecationWarning: "spec.image is deprecated; use a pod template", FieldPaths: []string{".spec.image"}},
+	}
+}
+
+// setGates enables or disables the named CronTab gates and waits until the
+// operator has seen the change: the status reconciler writes
+// observedGeneration only after its cache, which the webhook reads too, holds
+// that generation.
+func setGates(ctx context.Context, enabled map[string]bool) {
 	GinkgoHelper()
 	updateGates(ctx, func(cfg *featuresv1alpha1.CustomFeatureGates) {
-		for i := range cfg.Spec.FeatureGates {
-			if cfg.Spec.FeatureGates[i].Name == name {
-				cfg.Spec.FeatureGates[i].Enabled = ptr.To(enabled)
+		for i, g := range cfg.Spec.FeatureGates {
+			if on, ok := enabled[g.Name]; ok {
+				cfg.Spec.FeatureGates[i].Enabled = ptr.To(on)
 			}
 		}
 	})
+	awaitObserved(ctx)
+}
+
+func awaitObserved(ctx context.Context) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		cfg := &featuresv1alpha1.CustomFeatureGates{}
+		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Name: cronTabsName}, cfg)).To(Succeed())
+		g.Expect(cfg.Status.ObservedGeneration).To(Equal(cfg.Generation))
+	}).Should(Succeed())
 }
 
 // updateGates changes the CronTab gates on their latest version, again if the
@@ -124,7 +164,7 @@ func updateGates(ctx context.Context, change func(*featuresv1alpha1.CustomFeatur
 	GinkgoHelper()
 	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		cfg := &featuresv1alpha1.CustomFeatureGates{}
-		if err := k8sClient.Get(ctx, client.ObjectKey{Name: "crontabs.stable.example.com"}, cfg); err != nil {
+		if err := k8sClient.Get(ctx, client.ObjectKey{Name: cronTabsName}, cfg); err != nil {
 			return err
 		}
 		change(cfg)
@@ -132,13 +172,60 @@ func updateGates(ctx context.Context, change func(*featuresv1alpha1.CustomFeatur
 	})).To(Succeed())
 }
 
+// warnedClient is a client whose admission warnings land in the collector.
+func warnedClient() (client.Client, *warningsCollector) {
+	GinkgoHelper()
+	warnings := &warningsCollector{}
+	cfg := rest.CopyConfig(env.Config)
+	cfg.WarningHandlerWithContext = warnings
+	c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
+	Expect(err).NotTo(HaveOccurred())
+	return c, warnings
+}
+
+// updateSpec writes spec fields over the stored object, as kubectl edit would.
+func updateSpec(ctx context.Context, c client.Client, name string, fields map[string]any) {
+	GinkgoHelper()
+	obj := cronTab(name, "{}")
+	Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+	for k, v := range fields {
+		Expect(unstructured.SetNestedField(obj.Object, v, "spec", k)).To(Succeed())
+	}
+	Expect(c.Update(ctx, obj)).To(Succeed())
+}
+
+// cronTabsEntry is the CronTab entry of the operator's webhook configuration.
+func cronTabsEntry(ctx context.Context) func() *admissionv1.MutatingWebhook {
+	return func() *admissionv1.MutatingWebhook {
+		config := &admissionv1.MutatingWebhookConfiguration{}
+		if err := k8sClient.Get(ctx, client.ObjectKey{Name: DefaultConfigurationName}, config); err != nil {
+			return nil
+		}
+		for i := range config.Webhooks {
+			if config.Webhooks[i].Name == cronTabsName {
+				return &config.Webhooks[i]
+			}
+		}
+		return nil
+	}
+}
+
+// dryRunSpec is what a dry-run create of spec would store.
+func dryRunSpec(ctx context.Context, spec string) map[string]any {
+	GinkgoHelper()
+	probe := cronTab("probe", spec)
+	Expect(k8sClient.Create(ctx, probe, client.DryRunAll)).To(Succeed())
+	out, _, _ := unstructured.NestedMap(probe.Object, "spec")
+	return out
+}
+
 // One ordered container: the status specs need the CRD to be missing at
 // first, and the webhook specs need it and the gates in place.
 var _ = Describe("CustomFeatureGates", Ordered, func() {
-	Describe("status", func() {
-		cfg := &featuresv1alpha1.CustomFeatureGates{ObjectMeta: metav1.ObjectMeta{Name: "crontabs.stable.example.com"}}
+	Describe("created before its CRD", func() {
+		cfg := &featuresv1alpha1.CustomFeatureGates{ObjectMeta: metav1.ObjectMeta{Name: cronTabsName}}
 
-		It("waits for a CRD that does not exist yet", func(ctx context.Context) {
+		It("waits for the CRD, and registers no webhook for it yet", func(ctx context.Context) {
 			cfg.Spec.FeatureGates = []featuresv1alpha1.FeatureGate{
 				{Name: "ReplicasFeatureGate", PreRelease: featuresv1alpha1.Alpha, FieldPaths: []string{".spec.replicas"}},
 				{Name: "Foo", PreRelease: featuresv1alpha1.Beta, Default: ptr.To(true), Enabled: ptr.To(false), FieldPaths: []string{".spec.foo"}},
@@ -146,18 +233,22 @@ var _ = Describe("CustomFeatureGates", Ordered, func() {
 			}
 			Expect(k8sClient.Create(ctx, cfg)).To(Succeed())
 			Eventually(ready(ctx, cfg)).Should(SatisfyAll(HaveField("Status", metav1.ConditionFalse), HaveField("Reason", ReasonCRDNotFound)))
+			Expect(apimeta.IsStatusConditionTrue(cfg.Status.Conditions, ConditionReconciling)).To(BeTrue())
 			Expect(cfg.Status.FeatureGates).To(ConsistOf(
 				SatisfyAll(HaveField("Name", "ReplicasFeatureGate"), HaveField("Enabled", HaveValue(BeFalse())), HaveField("Reason", featuregate.ReasonDefaultOff)),
 				SatisfyAll(HaveField("Name", "Foo"), HaveField("Enabled", HaveValue(BeFalse())), HaveField("Reason", featuregate.ReasonExplicitlyDisabled)),
 				SatisfyAll(HaveField("Name", "Qux"), HaveField("Enabled", HaveValue(BeTrue())), HaveField("Reason", featuregate.ReasonStableAlwaysOn)),
 			))
+			Consistently(cronTabsEntry(ctx)).WithTimeout(time.Second).Should(BeNil())
 		})
 
-		It("becomes Ready when the CRD arrives", func(ctx context.Context) {
+		It("becomes Ready, and starts dropping, when the CRD arrives", func(ctx context.Context) {
 			Expect(k8sClient.Create(ctx, cronTabs())).To(Succeed())
 			Eventually(ready(ctx, cfg)).Should(SatisfyAll(HaveField("Status", metav1.ConditionTrue),
 				HaveField("Message", "1 of 3 gates enabled over fields of crontabs.stable.example.com")))
 			Expect(cfg.Status.UnknownFieldPaths).To(BeEmpty())
+			Eventually(func() map[string]any { return dryRunSpec(ctx, "{replicas: 1, cronSpec: x}") }).
+				Should(Equal(map[string]any{"cronSpec": "x", "timeZone": "UTC"}))
 		})
 
 		It("reports paths the schema does not have, and paths with a default", func(ctx context.Context) {
@@ -173,67 +264,148 @@ var _ = Describe("CustomFeatureGates", Ordered, func() {
 		})
 	})
 
+	Describe("the webhook registration", func() {
+		It("writes one entry for the CRD: its storage version, resources and status, under its own field manager", func(ctx context.Context) {
+			Eventually(cronTabsEntry(ctx)).ShouldNot(BeNil())
+			entry := cronTabsEntry(ctx)()
+			Expect(entry.Rules).To(ConsistOf(SatisfyAll(
+				HaveField("Operations", ConsistOf(admissionv1.Create, admissionv1.Update)),
+				HaveField("Rule.APIGroups", Equal([]string{"stable.example.com"})),
+				HaveField("Rule.APIVersions", Equal([]string{"v1"})),
+				HaveField("Rule.Resources", Equal([]string{"crontabs", "crontabs/status"})),
+			)))
+			Expect(entry.MatchPolicy).To(HaveValue(Equal(admissionv1.Equivalent)))
+			Expect(entry.FailurePolicy).To(HaveValue(Equal(admissionv1.Fail)))
+			Expect(entry.SideEffects).To(HaveValue(Equal(admissionv1.SideEffectClassNone)))
+			Expect(entry.TimeoutSeconds).To(HaveValue(BeNumerically("<=", 5)))
+			Expect(entry.ClientConfig.URL).To(HaveValue(Equal(env.WebhookURL() + WebhookPath)))
+
+			config := &admissionv1.MutatingWebhookConfiguration{}
+			Expect(k8sClient.Get(ctx, client.ObjectKey{Name: DefaultConfigurationName}, config)).To(Succeed())
+			Expect(config.ManagedFields).To(ContainElement(SatisfyAll(
+				HaveField("Manager", WebhooksFieldManager), HaveField("Operation", metav1.ManagedFieldsOperationApply))))
+		})
+	})
+
 	Describe("the field-dropping webhook", func() {
 		BeforeAll(func(ctx context.Context) {
-			crd := cronTabs()
-			if err := k8sClient.Create(ctx, crd); client.IgnoreAlreadyExists(err) != nil {
-				Expect(err).NotTo(HaveOccurred())
-			}
-			cfg := &featuresv1alpha1.CustomFeatureGates{ObjectMeta: metav1.ObjectMeta{Name: "crontabs.stable.example.com"}}
-			if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(cfg), cfg); err == nil {
-				Expect(k8sClient.Delete(ctx, cfg)).To(Succeed())
-				Eventually(func() bool { return k8sClient.Get(ctx, client.ObjectKeyFromObject(cfg), cfg) != nil }).Should(BeTrue())
-			}
-			cfg = &featuresv1alpha1.CustomFeatureGates{ObjectMeta: metav1.ObjectMeta{Name: "crontabs.stable.example.com"}}
-			cfg.Spec.FeatureGates = []featuresv1alpha1.FeatureGate{
-				{Name: "ReplicasFeatureGate", PreRelease: featuresv1alpha1.Alpha, Enabled: ptr.To(false), FieldPaths: []string{".spec.replicas"}},
-				{Name: "FooFeatureGate", PreRelease: featuresv1alpha1.Alpha, Enabled: ptr.To(false), FieldPaths: []string{".spec.foo"}},
-				{Name: "QuxFeatureGate", PreRelease: featuresv1alpha1.Alpha, Enabled: ptr.To(true), FieldPaths: []string{".spec.foo.qux"}},
-			}
-			Expect(k8sClient.Create(ctx, cfg)).To(Succeed())
-			// The webhook reads gates from the manager's cache; wait until it acts on them.
-			Eventually(func() map[string]any {
-				probe := cronTab("probe", "{replicas: 1}")
-				Expect(k8sClient.Create(ctx, probe, client.DryRunAll)).To(Succeed())
-				spec, _, _ := unstructured.NestedMap(probe.Object, "spec")
-				return spec
-			}).ShouldNot(HaveKey("replicas"))
+			updateGates(ctx, func(cfg *featuresv1alpha1.CustomFeatureGates) { cfg.Spec.FeatureGates = gates() })
+			awaitObserved(ctx)
 		})
 
-		It("drops a disabled gate's field on create, and a dry-run create shows the drop and stores nothing", func(ctx context.Context) {
-			preview := cronTab("row1", "{cronSpec: '* * * * */5', replicas: 3}")
+		It("drops a disabled gate's field on create; a dry-run create shows the drop and stores nothing", func(ctx context.Context) {
+			before := testutil.ToFloat64(droppedFields.WithLabelValues(cronTabsName, "ReplicasFeatureGate", "dropped"))
+			preview := cronTab("dry", "{cronSpec: '* * * * */5', replicas: 3}")
 			Expect(k8sClient.Create(ctx, preview, client.DryRunAll)).To(Succeed())
 			Expect(preview.Object["spec"]).To(Equal(map[string]any{"cronSpec": "* * * * */5", "timeZone": "UTC"}))
-			Expect(apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(preview), cronTab("row1", "{}")))).To(BeTrue())
-
-			Expect(k8sClient.Create(ctx, cronTab("row1", "{cronSpec: '* * * * */5', replicas: 3}"))).To(Succeed())
-			Expect(storedSpec(ctx, "row1")).NotTo(HaveKey("replicas"))
+			Expect(apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(preview), cronTab("dry", "{}")))).To(BeTrue())
+			Expect(testutil.ToFloat64(droppedFields.WithLabelValues(cronTabsName, "ReplicasFeatureGate", "dropped"))).To(Equal(before + 1))
+			Expect(testutil.CollectAndCount(webhookDuration)).To(BeNumerically(">=", 1))
 		})
 
-		It("keeps the stored value on update while the gate is off, and warns (4-row table, row 3)", func(ctx context.Context) {
-			setGate(ctx, "ReplicasFeatureGate", true)
-			Eventually(func() error { return k8sClient.Create(ctx, cronTab("row3", "{replicas: 3}")) }).Should(Succeed())
-			Eventually(func() map[string]any { return storedSpec(ctx, "row3") }).Should(HaveKeyWithValue("replicas", BeNumerically("==", 3)))
-			setGate(ctx, "ReplicasFeatureGate", false)
+		// The seed's first table: .spec.replicas behind ReplicasFeatureGate.
+		DescribeTable("4-row table", func(ctx context.Context, row int, persisted, enabled bool, want any) {
+			name := fmt.Sprintf("replicas-row%d", row)
+			c, warnings := warnedClient()
+			if persisted {
+				setGates(ctx, map[string]bool{"ReplicasFeatureGate": true})
+				Expect(k8sClient.Create(ctx, cronTab(name, "{replicas: 1}"))).To(Succeed())
+				setGates(ctx, map[string]bool{"ReplicasFeatureGate": enabled})
+				updateSpec(ctx, c, name, map[string]any{"replicas": int64(3)})
+				Expect(storedSpec(ctx, name)["replicas"]).To(BeNumerically("==", want))
+				if !enabled {
+					Expect(warnings.all()).To(ContainElement(".spec.replicas not changed: feature gate ReplicasFeatureGate is disabled"))
+				}
+				return
+			}
+			setGates(ctx, map[string]bool{"ReplicasFeatureGate": enabled})
+			By("create")
+			Expect(c.Create(ctx, cronTab(name, "{replicas: 3}"))).To(Succeed())
+			By("update")
+			Expect(c.Create(ctx, cronTab(name+"-update", "{cronSpec: x}"))).To(Succeed())
+			updateSpec(ctx, c, name+"-update", map[string]any{"replicas": int64(3)})
+			for _, n := range []string{name, name + "-update"} {
+				if want == nil {
+					Expect(storedSpec(ctx, n)).NotTo(HaveKey("replicas"), n)
+				} else {
+					Expect(storedSpec(ctx, n)["replicas"]).To(BeNumerically("==", want), n)
+				}
+			}
+		},
+			Entry("row 1: not stored, gate disabled: dropped", 1, false, false, nil),
+			Entry("row 2: not stored, gate enabled: set", 2, false, true, 3),
+			Entry("row 3: stored, gate disabled: neither dropped nor updated, with a warning", 3, true, false, 1),
+			Entry("row 4: stored, gate enabled: updated", 4, true, true, 3),
+		)
 
-			warnings := &warningsCollector{}
-			cfg := rest.CopyConfig(env.Config)
-			cfg.WarningHandlerWithContext = warnings
-			warned, err := client.New(cfg, client.Options{Scheme: env.Scheme})
-			Expect(err).NotTo(HaveOccurred())
-			Eventually(func() []string {
-				obj := cronTab("row3", "{}")
-				Expect(warned.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
-				Expect(unstructured.SetNestedField(obj.Object, int64(5), "spec", "replicas")).To(Succeed())
-				Expect(warned.Update(ctx, obj)).To(Succeed())
-				return warnings.all()
-			}).Should(ContainElement(".spec.replicas not changed: feature gate ReplicasFeatureGate is disabled"))
-			Expect(storedSpec(ctx, "row3")).To(HaveKeyWithValue("replicas", BeNumerically("==", 3)))
+		// The seed's second table: the request sets .spec.foo = {baz: 2, qux: 3};
+		// rows 5-8 have .spec.foo = {qux: 1} stored.
+		DescribeTable("8-row table (parent and child gates)", func(ctx context.Context, row int, persisted, foo, qux bool, want map[string]any) {
+			name := fmt.Sprintf("foo-row%d", row)
+			request := map[string]any{"baz": int64(2), "qux": int64(3)}
+			expect := func(n string) {
+				GinkgoHelper()
+				got, found := storedSpec(ctx, n)["foo"]
+				if want == nil {
+					Expect(found).To(BeFalse(), "%s: .spec.foo is %v", n, got)
+					return
+				}
+				Expect(got).To(Equal(want), n)
+			}
+			if persisted {
+				setGates(ctx, map[string]bool{"FooFeatureGate": true, "QuxFeatureGate": true})
+				Expect(k8sClient.Create(ctx, cronTab(name, "{foo: {qux: 1}}"))).To(Succeed())
+				setGates(ctx, map[string]bool{"FooFeatureGate": foo, "QuxFeatureGate": qux})
+				updateSpec(ctx, k8sClient, name, map[string]any{"foo": request})
+				expect(name)
+				return
+			}
+			setGates(ctx, map[string]bool{"FooFeatureGate": foo, "QuxFeatureGate": qux})
+			Expect(k8sClient.Create(ctx, cronTab(name, "{foo: {baz: 2, qux: 3}}"))).To(Succeed())
+			expect(name)
+			Expect(k8sClient.Create(ctx, cronTab(name+"-update", "{cronSpec: x}"))).To(Succeed())
+			updateSpec(ctx, k8sClient, name+"-update", map[string]any{"foo": request})
+			expect(name + "-update")
+		},
+			Entry("row 1", 1, false, false, false, nil),
+			Entry("row 2", 2, false, false, true, nil),
+			Entry("row 3", 3, false, true, false, map[string]any{"baz": int64(2)}),
+			Entry("row 4", 4, false, true, true, map[string]any{"baz": int64(2), "qux": int64(3)}),
+			Entry("row 5", 5, true, false, false, map[string]any{"qux": int64(1)}),
+			Entry("row 6", 6, true, false, true, map[string]any{"qux": int64(1)}),
+			Entry("row 7", 7, true, true, false, map[string]any{"baz": int64(2), "qux": int64(1)}),
+			Entry("row 8", 8, true, true, true, map[string]any{"baz": int64(2), "qux": int64(3)}),
+		)
+
+		It("gates the status subresource too", func(ctx context.Context) {
+			setGates(ctx, map[string]bool{"NodesFeatureGate": false})
+			obj := cronTab("status", "{cronSpec: x}")
+			Expect(k8sClient.Create(ctx, obj)).To(Succeed())
+			Expect(unstructured.SetNestedField(obj.Object, map[string]any{"nodes": int64(2), "phase": "Running"}, "status")).To(Succeed())
+			Expect(k8sClient.Status().Update(ctx, obj)).To(Succeed())
+			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+			Expect(obj.Object["status"]).To(Equal(map[string]any{"phase": "Running"}))
+
+			setGates(ctx, map[string]bool{"NodesFeatureGate": true})
+			Expect(unstructured.SetNestedField(obj.Object, int64(2), "status", "nodes")).To(Succeed())
+			Expect(k8sClient.Status().Update(ctx, obj)).To(Succeed())
+			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+			Expect(obj.Object["status"]).To(HaveKeyWithValue("nodes", BeNumerically("==", 2)))
 		})
 
-		It("drops a child's field with its disabled parent gate (8-row table, row 2)", func(ctx context.Context) {
-			Expect(k8sClient.Create(ctx, cronTab("row2", "{cronSpec: x, foo: {baz: 2, qux: 3}}"))).To(Succeed())
-			Expect(storedSpec(ctx, "row2")).NotTo(HaveKey("foo"))
+		It("warns when a request sets a Deprecated gate's field, and keeps it", func(ctx context.Context) {
+			c, warnings := warnedClient()
+			Expect(c.Create(ctx, cronTab("deprecated", "{image: busybox}"))).To(Succeed())
+			Expect(warnings.all()).To(ContainElement(ContainSubstring("spec.image is deprecated; use a pod template")))
+			Expect(storedSpec(ctx, "deprecated")).To(HaveKeyWithValue("image", "busybox"))
+		})
+
+		It("stops dropping, and removes its webhook entry, once the CustomFeatureGates is deleted", func(ctx context.Context) {
+			setGates(ctx, map[string]bool{"ReplicasFeatureGate": false})
+			Expect(dryRunSpec(ctx, "{replicas: 2}")).NotTo(HaveKey("replicas"))
+			Expect(k8sClient.Delete(ctx, &featuresv1alpha1.CustomFeatureGates{ObjectMeta: metav1.ObjectMeta{Name: cronTabsName}})).To(Succeed())
+			Eventually(cronTabsEntry(ctx)).Should(BeNil())
+			Eventually(func() map[string]any { return dryRunSpec(ctx, "{replicas: 2}") }).Should(HaveKey("replicas"))
 		})
 	})
 })

@@ -19,7 +19,9 @@ limitations under the License.
 // When the current kubeconfig reaches a cluster, the manager runs against it.
 // Otherwise run-local starts a local kube-apiserver and etcd with the project's
 // CRDs, writes their kubeconfig to bin/local/kubeconfig, runs the manager against
-// them until interrupted, and then stops everything it started.
+// them until interrupted, and then stops everything it started. The manager's
+// webhook is served on the loopback address with a certificate generated for
+// it, and registered by URL, so feature gates work locally too.
 //
 // Usage: run-local [flags] -- MANAGER [MANAGER-ARGS...]
 package main
@@ -29,16 +31,19 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/cert"
 
 	"github.com/applyset-operator/applyset-operator/internal/controlplane"
 )
@@ -71,7 +76,8 @@ func run(kubeconfigOut string, manager []string) error {
 	if host, ok := reachableCluster(); ok {
 		say("using the cluster of the current kubeconfig at %s", host)
 		say("install the CRDs there first with `make install` if they are missing")
-		return runManager(manager, nil, signals)
+		say("the feature gate webhook is off: that cluster cannot call back into this machine (deploy with `make deploy` for it)")
+		return runManager(withFlags(manager, "--disable-webhooks"), nil, signals)
 	}
 
 	say("no cluster is reachable through the current kubeconfig: starting a local control plane")
@@ -101,12 +107,54 @@ func run(kubeconfigOut string, manager []string) error {
 	if err := cp.WriteKubeconfig(kubeconfig); err != nil {
 		return err
 	}
+	webhookFlags, err := localWebhook(filepath.Join(filepath.Dir(kubeconfig), "certs"))
+	if err != nil {
+		return err
+	}
 	say("local control plane at %s with the CRDs installed", cp.Config.Host)
 	say("point kubectl at it with:")
 	say("    export KUBECONFIG=%s", kubeconfig)
 	say("    %s get crds", cp.KubectlPath())
 	say("press Ctrl-C to stop the manager and the control plane")
-	return runManager(manager, []string{"KUBECONFIG=" + kubeconfig}, signals)
+	return runManager(withFlags(manager, webhookFlags...), []string{"KUBECONFIG=" + kubeconfig}, signals)
+}
+
+// localWebhook prepares the manager's webhook server for the local control
+// plane: a free port on the loopback address and a self-signed certificate
+// for it in certDir, whose CA the manager registers with its webhook entries.
+func localWebhook(certDir string) ([]string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("finding a port for the webhook server: %w", err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	if err := l.Close(); err != nil {
+		return nil, err
+	}
+	// The bundle holds the serving certificate followed by the CA that signed it.
+	bundle, key, err := cert.GenerateSelfSignedCertKey("127.0.0.1", nil, []string{"localhost"})
+	if err != nil {
+		return nil, fmt.Errorf("generating the webhook certificate: %w", err)
+	}
+	if err := os.MkdirAll(certDir, 0o700); err != nil {
+		return nil, err
+	}
+	for name, data := range map[string][]byte{"tls.crt": bundle, "tls.key": key, "ca.crt": bundle} {
+		if err := os.WriteFile(filepath.Join(certDir, name), data, 0o600); err != nil {
+			return nil, err
+		}
+	}
+	return []string{
+		"--webhook-port=" + strconv.Itoa(port),
+		"--webhook-cert-dir=" + certDir,
+		"--webhook-url=https://127.0.0.1:" + strconv.Itoa(port),
+	}, nil
+}
+
+// withFlags puts flags right after the manager's path, so that flags a person
+// passes (make run ARGS=...) come later and win.
+func withFlags(manager []string, flags ...string) []string {
+	return append(append([]string{manager[0]}, flags...), manager[1:]...)
 }
 
 // reachableCluster reports whether the current kubeconfig names an API server

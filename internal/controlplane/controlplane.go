@@ -30,7 +30,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
@@ -102,14 +101,10 @@ type ControlPlane struct {
 // Start runs a new control plane, installs the CRDs from config/crd/bases
 // (waiting until they are established) and the admission policies from
 // config/policy.
+//
+// It also prepares a serving address and certificate for a local webhook
+// server: WebhookServing and WebhookCA give them.
 func Start(ctx context.Context) (*ControlPlane, error) {
-	return StartWithWebhooks(ctx, nil)
-}
-
-// StartWithWebhooks is Start that also installs mutating webhook
-// configurations, pointed at a local webhook server whose address and
-// certificates WebhookServing gives.
-func StartWithWebhooks(ctx context.Context, webhooks []*admissionv1.MutatingWebhookConfiguration) (*ControlPlane, error) {
 	bin, err := BinaryDir(ctx)
 	if err != nil {
 		return nil, err
@@ -122,7 +117,6 @@ func StartWithWebhooks(ctx context.Context, webhooks []*admissionv1.MutatingWebh
 		BinaryAssetsDirectory: bin,
 		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases")},
 		ErrorIfCRDPathMissing: true,
-		WebhookInstallOptions: envtest.WebhookInstallOptions{MutatingWebhooks: webhooks},
 	}
 	cfg, err := env.Start()
 	if err != nil {
@@ -178,6 +172,12 @@ func installManifests(ctx context.Context, cfg *rest.Config, dir string) error {
 func (c *ControlPlane) WebhookServing() (host string, port int, certDir string) {
 	o := c.env.WebhookInstallOptions
 	return o.LocalServingHost, o.LocalServingPort, o.LocalServingCertDir
+}
+
+// WebhookCA returns the PEM CA that verifies the certificate in the
+// WebhookServing directory.
+func (c *ControlPlane) WebhookCA() []byte {
+	return c.env.WebhookInstallOptions.LocalServingCAData
 }
 
 // KubectlPath returns the kubectl built beside the control plane.

@@ -24,11 +24,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -56,12 +57,6 @@ type Env struct {
 
 // Start runs a control plane and writes its kubeconfig into dir.
 func Start(ctx context.Context, dir string) (*Env, error) {
-	return StartWithWebhooks(ctx, dir, nil)
-}
-
-// StartWithWebhooks is Start that also installs mutating webhook
-// configurations; managers from RunManager serve them.
-func StartWithWebhooks(ctx context.Context, dir string, webhooks []*admissionv1.MutatingWebhookConfiguration) (*Env, error) {
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
 		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, applyv1alpha1.AddToScheme, featuresv1alpha1.AddToScheme,
@@ -70,7 +65,7 @@ func StartWithWebhooks(ctx context.Context, dir string, webhooks []*admissionv1.
 			return nil, err
 		}
 	}
-	cp, err := controlplane.StartWithWebhooks(ctx, webhooks)
+	cp, err := controlplane.Start(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -82,6 +77,13 @@ func StartWithWebhooks(ctx context.Context, dir string, webhooks []*admissionv1.
 		return nil, errors.Join(err, cp.Stop())
 	}
 	return env, nil
+}
+
+// WebhookURL is where the API server reaches the webhook server of a manager
+// from RunManager; WebhookCA verifies its certificate.
+func (e *Env) WebhookURL() string {
+	host, port, _ := e.WebhookServing()
+	return "https://" + net.JoinHostPort(host, strconv.Itoa(port))
 }
 
 // RunManager starts a manager set up by setup; stop ends it and returns its error.

@@ -15,7 +15,8 @@ limitations under the License.
 */
 
 // Package runlocal tests `make run` with no cluster configured: run-local starts
-// a control plane, the manager runs against it, and an interrupt stops both.
+// a control plane, the manager runs against it (its feature gate webhook
+// included), and an interrupt stops both.
 package runlocal
 
 import (
@@ -114,6 +115,32 @@ var _ = Describe("run-local with no reachable cluster", func() {
 			ContainSubstring("clusterapplysets.apply.applyset.dev"),
 			ContainSubstring("customfeaturegates.features.applyset.dev"),
 		))
+
+		By("trying the feature gate sample, as the README shows")
+		kubectl := func(args ...string) (string, string, error) {
+			c := exec.CommandContext(ctx, filepath.Join(binDir, "kubectl"), append([]string{"--kubeconfig", kubeconfig}, args...)...)
+			c.Dir = root
+			var stdout, stderr bytes.Buffer
+			c.Stdout, c.Stderr = &stdout, &stderr
+			err := c.Run()
+			return stdout.String(), stderr.String(), err
+		}
+		for _, args := range [][]string{
+			{"apply", "-f", "config/samples/try/widgets_crd.yaml"},
+			{"wait", "--for", "condition=established", "crd/widgets.example.com"},
+			{"apply", "-f", "config/samples/features_v1alpha1_customfeaturegates.yaml"},
+		} {
+			stdout, stderr, err := kubectl(args...)
+			Expect(err).NotTo(HaveOccurred(), stdout+stderr)
+		}
+		var warnings string
+		Eventually(func(g Gomega) {
+			stdout, stderr, err := kubectl("create", "--dry-run=server", "-o", "jsonpath={.spec}", "-f", "config/samples/try/widget.yaml")
+			g.Expect(err).NotTo(HaveOccurred(), stderr)
+			g.Expect(stdout).To(Equal(`{"replicas":2,"storage":"1Gi"}`))
+			warnings = stderr
+		}).WithTimeout(time.Minute).Should(Succeed(), output.String())
+		Expect(warnings).To(ContainSubstring("Warning: spec.color is deprecated; use spec.theme instead"))
 
 		Expect(cmd.Process.Signal(syscall.SIGINT)).To(Succeed())
 		Eventually(exited).WithTimeout(time.Minute).Should(Receive(BeNil()), output.String())

@@ -1,0 +1,175 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/open-policy-agent/cert-controller/pkg/rotator"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/applyset-operator/applyset-operator/controllers/featuregates"
+)
+
+// CertsFieldManager writes the caBundle of the webhook entries; the entries
+// themselves belong to featuregates.WebhooksFieldManager.
+const CertsFieldManager = "applyset-operator-certs"
+
+// defaultCertDir is controller-runtime's default, where the Deployment mounts
+// the certificate Secret.
+var defaultCertDir = filepath.Join(os.TempDir(), "k8s-webhook-server", "serving-certs")
+
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;update
+
+// webhookOptions say where the feature-gate webhook is served and how the API
+// server reaches and trusts it.
+type webhookOptions struct {
+	disabled      bool
+	port          int
+	certDir       string
+	configuration string
+	service       string
+	url           string
+	certRotation  bool
+	certSecret    string
+}
+
+func (o *webhookOptions) bindFlags(fs *flag.FlagSet) {
+	fs.BoolVar(&o.disabled, "disable-webhooks", false,
+		"Serve and register no webhook: CustomFeatureGates are evaluated in status only and drop no field.")
+	fs.IntVar(&o.port, "webhook-port", webhook.DefaultPort,
+		"Port the admission webhook server listens on.")
+	fs.StringVar(&o.certDir, "webhook-cert-dir", defaultCertDir,
+		"Directory holding tls.crt and tls.key (and ca.crt) of the webhook server.")
+	fs.StringVar(&o.configuration, "webhook-configuration", featuregates.DefaultConfigurationName,
+		"Name of the MutatingWebhookConfiguration holding one entry per CustomFeatureGates.")
+	fs.StringVar(&o.service, "webhook-service", "",
+		"namespace/name of the Service in front of the manager; defaults to applyset-operator-webhook-service in $POD_NAMESPACE.")
+	fs.StringVar(&o.url, "webhook-url", "",
+		"Base URL (https://host:port) at which the API server reaches a manager running outside the cluster; "+
+			"the CA comes from ca.crt in --webhook-cert-dir and no certificate is rotated.")
+	fs.BoolVar(&o.certRotation, "cert-rotation", true,
+		"Keep a self-signed CA and serving certificate in --webhook-cert-secret and the caBundle of the webhook entries current.")
+	fs.StringVar(&o.certSecret, "webhook-cert-secret", "applyset-operator-webhook-server-cert",
+		"Secret, in the Service's namespace, holding the rotated certificate; mounted at --webhook-cert-dir.")
+}
+
+// endpoint works out how the API server reaches the webhook server.
+func (o *webhookOptions) endpoint() (featuregates.Endpoint, error) {
+	if o.url != "" {
+		ca, err := os.ReadFile(filepath.Join(o.certDir, "ca.crt"))
+		if err != nil {
+			return featuregates.Endpoint{}, fmt.Errorf("--webhook-url needs the CA of the serving certificate: %w", err)
+		}
+		return featuregates.Endpoint{URL: strings.TrimSuffix(o.url, "/"), CABundle: ca}, nil
+	}
+	service := o.service
+	if service == "" {
+		ns := os.Getenv("POD_NAMESPACE")
+		if ns == "" {
+			return featuregates.Endpoint{}, errors.New("the webhook needs --webhook-service, $POD_NAMESPACE, --webhook-url, or --disable-webhooks")
+		}
+		service = ns + "/applyset-operator-webhook-service"
+	}
+	ns, name, ok := strings.Cut(service, "/")
+	if !ok || ns == "" || name == "" {
+		return featuregates.Endpoint{}, fmt.Errorf("--webhook-service %q: want namespace/name", service)
+	}
+	ep := featuregates.Endpoint{Service: &types.NamespacedName{Namespace: ns, Name: name}}
+	if !o.certRotation {
+		// Whatever issues the certificate (cert-manager, say) may leave its CA
+		// beside it; without one, something else must inject the caBundle.
+		if ca, err := os.ReadFile(filepath.Join(o.certDir, "ca.crt")); err == nil {
+			ep.CABundle = ca
+		}
+	}
+	return ep, nil
+}
+
+// setupWebhooks registers the webhook entries and serves the webhook. With
+// certificate rotation the server starts once its certificate is in place.
+func setupWebhooks(mgr ctrl.Manager, o webhookOptions, tlsOpts []func(*tls.Config)) error {
+	if o.disabled {
+		setupLog.Info("Webhooks disabled: CustomFeatureGates drop no field")
+		return nil
+	}
+	ep, err := o.endpoint()
+	if err != nil {
+		return err
+	}
+	certsReady := make(chan struct{})
+	if ep.Service != nil && o.certRotation {
+		svc := ep.Service
+		if err := rotator.AddRotator(mgr, &rotator.CertRotator{
+			SecretKey:      types.NamespacedName{Namespace: svc.Namespace, Name: o.certSecret},
+			CertDir:        o.certDir,
+			CAName:         "applyset-operator-ca",
+			CAOrganization: "applyset-operator",
+			DNSName:        svc.Name + "." + svc.Namespace + ".svc",
+			ExtraDNSNames:  []string{svc.Name + "." + svc.Namespace + ".svc.cluster.local"},
+			IsReady:        certsReady,
+			Webhooks:       []rotator.WebhookInfo{{Name: o.configuration, Type: rotator.Mutating}},
+			FieldOwner:     CertsFieldManager,
+			// Every replica serves the webhook, so every replica needs the files.
+			RequireLeaderElection: false,
+		}); err != nil {
+			return fmt.Errorf("setting up certificate rotation: %w", err)
+		}
+	} else {
+		close(certsReady)
+	}
+
+	server := webhook.NewServer(webhook.Options{Port: o.port, CertDir: o.certDir, TLSOpts: tlsOpts})
+	server.Register(featuregates.WebhookPath, featuregates.NewWebhook(mgr.GetClient()))
+	if err := mgr.Add(&deferredServer{Server: server, ready: certsReady}); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("webhook", server.StartedChecker()); err != nil {
+		return err
+	}
+	return (&featuregates.Registrar{
+		Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Configuration: o.configuration, Endpoint: ep,
+	}).SetupWithManager(mgr)
+}
+
+// deferredServer starts the webhook server once its certificate exists: the
+// rotator writes the Secret, and the kubelet then updates the mounted files.
+type deferredServer struct {
+	webhook.Server
+	ready <-chan struct{}
+}
+
+func (s *deferredServer) Start(ctx context.Context) error {
+	select {
+	case <-s.ready:
+	case <-ctx.Done():
+		return nil
+	}
+	return s.Server.Start(ctx)
+}
+
+// NeedLeaderElection is false: every replica answers admission requests.
+func (s *deferredServer) NeedLeaderElection() bool { return false }

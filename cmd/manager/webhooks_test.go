@@ -1,0 +1,138 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/controllers/featuregates"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
+)
+
+func TestManager(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "manager suite")
+}
+
+// The in-cluster setup, short of a kubelet: the test copies the certificate
+// Secret into the cert directory as a Secret volume would.
+var _ = Describe("webhooks with certificate rotation", func() {
+	It("issues a certificate, keeps caBundle current beside the registered entries, and serves once the files exist", func(ctx context.Context) {
+		logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+		SetDefaultEventuallyTimeout(30 * time.Second)
+		env, err := testenv.Start(ctx, GinkgoT().TempDir())
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(env.Stop)
+		c := env.Client
+
+		const ns = "applyset-operator-system"
+		Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "applyset-operator-webhook-server-cert"}}
+		Expect(c.Create(ctx, secret)).To(Succeed())
+
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		Expect(err).NotTo(HaveOccurred())
+		port := l.Addr().(*net.TCPAddr).Port
+		Expect(l.Close()).To(Succeed())
+		certDir := GinkgoT().TempDir()
+		opts := webhookOptions{
+			port: port, certDir: certDir, configuration: featuregates.DefaultConfigurationName,
+			service: ns + "/applyset-operator-webhook-service", certRotation: true, certSecret: secret.Name,
+		}
+		stop, err := env.RunManager(func(mgr ctrl.Manager) error { return setupWebhooks(mgr, opts, nil) })
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(stop)
+
+		crd := &apiextensionsv1.CustomResourceDefinition{
+			ObjectMeta: metav1.ObjectMeta{Name: "gadgets.example.com"},
+			Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+				Group: "example.com", Scope: apiextensionsv1.NamespaceScoped,
+				Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "gadgets", Kind: "Gadget"},
+				Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
+					Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
+						Type: "object", XPreserveUnknownFields: ptr.To(true)}}}},
+			},
+		}
+		Expect(c.Create(ctx, crd)).To(Succeed())
+		gates := &featuresv1alpha1.CustomFeatureGates{ObjectMeta: metav1.ObjectMeta{Name: crd.Name}}
+		gates.Spec.FeatureGates = []featuresv1alpha1.FeatureGate{{Name: "Size", PreRelease: featuresv1alpha1.Alpha, FieldPaths: []string{".spec.size"}}}
+		Expect(c.Create(ctx, gates)).To(Succeed())
+
+		By("the rotator filling the Secret and the registered entry's caBundle")
+		Eventually(func(g Gomega) {
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(secret), secret)).To(Succeed())
+			g.Expect(secret.Data).To(HaveKey("ca.crt"))
+			config := &admissionv1.MutatingWebhookConfiguration{}
+			g.Expect(c.Get(ctx, client.ObjectKey{Name: opts.configuration}, config)).To(Succeed())
+			g.Expect(config.Webhooks).To(ConsistOf(SatisfyAll(
+				HaveField("Name", crd.Name),
+				HaveField("ClientConfig.Service.Name", "applyset-operator-webhook-service"),
+				HaveField("ClientConfig.CABundle", Equal(secret.Data["ca.crt"])),
+			)))
+		}).Should(Succeed())
+
+		By("neither writer taking the other's fields back")
+		config := &admissionv1.MutatingWebhookConfiguration{}
+		Expect(c.Get(ctx, client.ObjectKey{Name: opts.configuration}, config)).To(Succeed())
+		Expect(config.ManagedFields).To(ContainElements(
+			SatisfyAll(HaveField("Manager", CertsFieldManager), HaveField("Operation", metav1.ManagedFieldsOperationUpdate)),
+			SatisfyAll(HaveField("Manager", featuregates.WebhooksFieldManager), HaveField("Operation", metav1.ManagedFieldsOperationApply)),
+		))
+		Consistently(func() string {
+			latest := &admissionv1.MutatingWebhookConfiguration{}
+			Expect(c.Get(ctx, client.ObjectKey{Name: opts.configuration}, latest)).To(Succeed())
+			return latest.ResourceVersion
+		}).WithTimeout(3 * time.Second).Should(Equal(config.ResourceVersion))
+
+		By("serving, once the certificate files are in place, a certificate the caBundle verifies")
+		for _, name := range []string{"ca.crt", "tls.crt", "tls.key"} {
+			Expect(os.WriteFile(filepath.Join(certDir, name), secret.Data[name], 0o600)).To(Succeed())
+		}
+		roots := x509.NewCertPool()
+		Expect(roots.AppendCertsFromPEM(secret.Data["ca.crt"])).To(BeTrue())
+		Eventually(func() error {
+			conn, err := tls.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), &tls.Config{
+				RootCAs: roots, ServerName: "applyset-operator-webhook-service." + ns + ".svc", MinVersion: tls.VersionTLS12,
+			})
+			if err != nil {
+				return err
+			}
+			return conn.Close()
+		}).WithTimeout(time.Minute).Should(Succeed())
+	})
+})

@@ -1,0 +1,216 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package featuregates
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/types"
+	admissionv1ac "k8s.io/client-go/applyconfigurations/admissionregistration/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
+)
+
+const (
+	// WebhooksFieldManager owns the webhook entries the operator registers. A
+	// certificate rotator writes caBundle under a field manager of its own.
+	WebhooksFieldManager = "applyset-operator-webhooks"
+
+	// DefaultConfigurationName is the MutatingWebhookConfiguration that holds
+	// one entry per CustomFeatureGates object.
+	DefaultConfigurationName = "applyset-operator-featuregates"
+
+	// webhookTimeoutSeconds is short: the handler reads only the cache, and a
+	// slow webhook holds up every write of the gated resources.
+	webhookTimeoutSeconds = 5
+)
+
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations,verbs=get;list;watch;create;update;patch
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get
+
+// Endpoint says how the API server reaches the manager's webhook server.
+type Endpoint struct {
+	// Service is the in-cluster Service in front of the manager. Its namespace
+	// owns the webhook configuration, so uninstalling the operator removes it.
+	Service *types.NamespacedName
+	// ServicePort is the Service's port; 0 means 443.
+	ServicePort int32
+	// URL is the webhook server's base URL (https://host:port) when the
+	// manager runs outside the cluster; used when Service is nil.
+	URL string
+	// CABundle is the PEM bundle that verifies the serving certificate. Leave
+	// it empty when a certificate rotator injects it.
+	CABundle []byte
+}
+
+// Registrar keeps the operator's MutatingWebhookConfiguration in step with the
+// CustomFeatureGates objects: one entry per gated CRD that exists.
+type Registrar struct {
+	Client client.Client
+	// Reader reads CRDs uncached.
+	Reader        client.Reader
+	Configuration string
+	Endpoint      Endpoint
+}
+
+// Reconcile registers an entry for every CustomFeatureGates object whose CRD
+// exists, and removes the entries of the others.
+func (r *Registrar) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
+	desired, err := r.desiredWebhooks(ctx)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	// The apply holds every entry the operator wants: server-side apply
+	// removes the ones it leaves out, together with the caBundle a
+	// certificate rotator wrote into them.
+	config := admissionv1ac.MutatingWebhookConfiguration(r.Configuration).WithWebhooks(desired...)
+	if owner, err := r.owner(ctx); err != nil {
+		return reconcile.Result{}, err
+	} else if owner != nil {
+		config.WithOwnerReferences(owner)
+	}
+	if err := r.Client.Apply(ctx, config, client.FieldOwner(WebhooksFieldManager), client.ForceOwnership); err != nil {
+		return reconcile.Result{}, fmt.Errorf("applying MutatingWebhookConfiguration %s: %w", r.Configuration, err)
+	}
+	return reconcile.Result{}, nil
+}
+
+// desiredWebhooks returns one entry per CustomFeatureGates object whose CRD
+// exists, sorted by name.
+func (r *Registrar) desiredWebhooks(ctx context.Context) ([]*admissionv1ac.MutatingWebhookApplyConfiguration, error) {
+	list := &featuresv1alpha1.CustomFeatureGatesList{}
+	if err := r.Client.List(ctx, list); err != nil {
+		return nil, fmt.Errorf("listing CustomFeatureGates: %w", err)
+	}
+	var webhooks []*admissionv1ac.MutatingWebhookApplyConfiguration
+	for _, cfg := range list.Items {
+		if !cfg.DeletionTimestamp.IsZero() {
+			continue
+		}
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := r.Reader.Get(ctx, client.ObjectKey{Name: cfg.Name}, crd); err != nil {
+			if client.IgnoreNotFound(err) == nil {
+				continue // registered when the CRD arrives
+			}
+			return nil, fmt.Errorf("reading CustomResourceDefinition %s: %w", cfg.Name, err)
+		}
+		if wh := webhookFor(crd, r.Endpoint); wh != nil {
+			webhooks = append(webhooks, wh)
+		}
+	}
+	slices.SortFunc(webhooks, func(a, b *admissionv1ac.MutatingWebhookApplyConfiguration) int {
+		return strings.Compare(*a.Name, *b.Name)
+	})
+	return webhooks, nil
+}
+
+// webhookFor is the entry of one gated CRD: its resources and their status,
+// for the storage version (requests in other versions are converted to it).
+// It returns nil while the CRD has no storage version.
+func webhookFor(crd *apiextensionsv1.CustomResourceDefinition, ep Endpoint) *admissionv1ac.MutatingWebhookApplyConfiguration {
+	version := ""
+	for _, v := range crd.Spec.Versions {
+		if v.Storage {
+			version = v.Name
+		}
+	}
+	if version == "" {
+		return nil
+	}
+	clientConfig := admissionv1ac.WebhookClientConfig()
+	if ep.Service != nil {
+		svc := admissionv1ac.ServiceReference().WithNamespace(ep.Service.Namespace).WithName(ep.Service.Name).WithPath(WebhookPath)
+		if ep.ServicePort != 0 {
+			svc.WithPort(ep.ServicePort)
+		}
+		clientConfig.WithService(svc)
+	} else {
+		clientConfig.WithURL(ep.URL + WebhookPath)
+	}
+	if len(ep.CABundle) > 0 {
+		clientConfig.WithCABundle(ep.CABundle...)
+	}
+	plural := crd.Spec.Names.Plural
+	return admissionv1ac.MutatingWebhook().
+		WithName(crd.Name).
+		WithClientConfig(clientConfig).
+		WithRules(admissionv1ac.RuleWithOperations().
+			WithOperations(admissionv1.Create, admissionv1.Update).
+			WithAPIGroups(crd.Spec.Group).
+			WithAPIVersions(version).
+			WithResources(plural, plural+"/status")).
+		WithMatchPolicy(admissionv1.Equivalent).
+		WithFailurePolicy(admissionv1.Fail).
+		WithSideEffects(admissionv1.SideEffectClassNone).
+		// Another webhook may set a gated field after this one has run.
+		WithReinvocationPolicy(admissionv1.IfNeededReinvocationPolicy).
+		WithTimeoutSeconds(webhookTimeoutSeconds).
+		WithAdmissionReviewVersions("v1")
+}
+
+// owner is the Namespace of the in-cluster webhook Service: deleting the
+// operator's namespace then deletes the configuration too, so no entry is
+// left pointing at a webhook that is gone.
+func (r *Registrar) owner(ctx context.Context) (*metav1ac.OwnerReferenceApplyConfiguration, error) {
+	if r.Endpoint.Service == nil {
+		return nil, nil
+	}
+	ns := &corev1.Namespace{}
+	if err := r.Reader.Get(ctx, client.ObjectKey{Name: r.Endpoint.Service.Namespace}, ns); err != nil {
+		return nil, fmt.Errorf("reading the webhook Service's Namespace %s: %w", r.Endpoint.Service.Namespace, err)
+	}
+	return metav1ac.OwnerReference().WithAPIVersion("v1").WithKind("Namespace").WithName(ns.Name).WithUID(ns.UID), nil
+}
+
+// SetupWithManager adds the registrar to mgr. Every change of a
+// CustomFeatureGates object, of a gated CRD, or of the configuration itself
+// reconciles the one configuration.
+func (r *Registrar) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Configuration == "" {
+		r.Configuration = DefaultConfigurationName
+	}
+	key := []reconcile.Request{{NamespacedName: client.ObjectKey{Name: r.Configuration}}}
+	toKey := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request { return key })
+	cache := mgr.GetCache()
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("featuregate-webhooks").
+		Watches(&featuresv1alpha1.CustomFeatureGates{}, toKey).
+		WatchesMetadata(&apiextensionsv1.CustomResourceDefinition{}, handler.EnqueueRequestsFromMapFunc(
+			func(ctx context.Context, crd client.Object) []reconcile.Request {
+				err := cache.Get(ctx, client.ObjectKey{Name: crd.GetName()}, &featuresv1alpha1.CustomFeatureGates{})
+				if err != nil {
+					return nil // not gated, or the gates' own event reconciles
+				}
+				return key
+			})).
+		Watches(&admissionv1.MutatingWebhookConfiguration{}, toKey, builder.WithPredicates(
+			predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetName() == r.Configuration }))).
+		Complete(r)
+}

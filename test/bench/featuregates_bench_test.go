@@ -1,0 +1,127 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package bench
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/controllers/featuregates"
+)
+
+// BenchmarkCreatesWithGate measures custom resource creates per second on two
+// CRDs of the same control plane: one with no CustomFeatureGates, and one
+// whose gate (disabled) has the webhook drop a field of every create.
+func BenchmarkCreatesWithGate(b *testing.B) {
+	controlPlane(b)
+	ctx := context.Background()
+	stop, err := cp.RunManager(func(mgr ctrl.Manager) error {
+		if err := featuregates.SetupWebhookWithManager(mgr); err != nil {
+			return err
+		}
+		return (&featuregates.Registrar{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(),
+			Endpoint: featuregates.Endpoint{URL: cp.WebhookURL(), CABundle: cp.WebhookCA()}}).SetupWithManager(mgr)
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		if err := stop(); err != nil {
+			b.Errorf("the operator stopped with an error: %v", err)
+		}
+	})
+
+	createKind(ctx, b, "Plain")
+	createKind(ctx, b, "Gated")
+	gates := &featuresv1alpha1.CustomFeatureGates{ObjectMeta: metav1.ObjectMeta{Name: "gateds.bench.example.com"}}
+	gates.Spec.FeatureGates = []featuresv1alpha1.FeatureGate{{Name: "Extra", PreRelease: featuresv1alpha1.Alpha, FieldPaths: []string{".spec.extra"}}}
+	if err := k8sClient.Create(ctx, gates); err != nil {
+		b.Fatal(err)
+	}
+	ns := namespace(ctx, b, "gates-")
+	waitFor(b, 30*time.Second, func() bool {
+		probe := gadget("Gated", ns, "probe")
+		return k8sClient.Create(ctx, probe, client.DryRunAll) == nil && !hasExtra(probe)
+	})
+
+	const n, workers = 300, 4
+	totals := map[string]float64{}
+	round := 0
+	for b.Loop() {
+		b.StopTimer()
+		round++
+		rate := map[string]float64{}
+		// Alternate which kind goes first, so neither gets a warmer server.
+		kinds := []string{"Plain", "Gated"}
+		if round%2 == 0 {
+			kinds = []string{"Gated", "Plain"}
+		}
+		for _, kind := range kinds {
+			start := time.Now()
+			g, gctx := errgroup.WithContext(ctx)
+			g.SetLimit(workers)
+			for i := range n {
+				g.Go(func() error {
+					obj := gadget(kind, ns, fmt.Sprintf("%s-%d-%d", lower(kind), round, i))
+					if err := k8sClient.Create(gctx, obj); err != nil {
+						return err
+					}
+					if kind == "Gated" && hasExtra(obj) {
+						return fmt.Errorf("%s kept .spec.extra: the gate did not act", obj.GetName())
+					}
+					return nil
+				})
+			}
+			if err := g.Wait(); err != nil {
+				b.Fatal(err)
+			}
+			rate[kind] = n / time.Since(start).Seconds()
+		}
+		totals["ungated-creates/s"] += rate["Plain"]
+		totals["gated-creates/s"] += rate["Gated"]
+		totals["gated/ungated"] += rate["Gated"] / rate["Plain"]
+		b.Logf("%d creates by %d workers: %.0f/s without a gate, %.0f/s with one", n, workers, rate["Plain"], rate["Gated"])
+		b.StartTimer()
+	}
+	for unit, total := range totals {
+		b.ReportMetric(total/float64(b.N), unit)
+	}
+}
+
+// gadget is an object of kind in the bench group with a field the gate covers.
+func gadget(kind, namespace, name string) *unstructured.Unstructured {
+	obj := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"value": "v", "extra": int64(1)}}}
+	obj.SetGroupVersionKind(schema.GroupVersionKind{Group: "bench.example.com", Version: "v1", Kind: kind})
+	obj.SetNamespace(namespace)
+	obj.SetName(name)
+	return obj
+}
+
+func hasExtra(obj *unstructured.Unstructured) bool {
+	_, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "extra")
+	return found
+}

@@ -20,10 +20,12 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -57,6 +59,37 @@ func init() {
 type Dropper struct {
 	// Reader reads CustomFeatureGates from the informer cache: no API call per request.
 	Reader client.Reader
+
+	mu sync.Mutex
+	// compiled holds each CustomFeatureGates' gates compiled at one
+	// generation, by name: compiling costs more than dropping.
+	compiled map[string]compiledGates
+}
+
+type compiledGates struct {
+	uid        types.UID
+	generation int64
+	set        *featuregate.Set
+	err        error
+}
+
+// gates returns cfg's gates compiled, compiling them once per generation.
+func (d *Dropper) gates(cfg *featuresv1alpha1.CustomFeatureGates) (*featuregate.Set, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if c, ok := d.compiled[cfg.Name]; ok && c.uid == cfg.UID && c.generation == cfg.Generation {
+		return c.set, c.err
+	}
+	gates := make([]featuregate.Gate, 0, len(cfg.Spec.FeatureGates))
+	for _, g := range cfg.Spec.FeatureGates {
+		gates = append(gates, toGate(g))
+	}
+	set, err := featuregate.Compile(gates)
+	if d.compiled == nil {
+		d.compiled = map[string]compiledGates{}
+	}
+	d.compiled[cfg.Name] = compiledGates{uid: cfg.UID, generation: cfg.Generation, set: set, err: err}
+	return set, err
 }
 
 // Handle drops, or restores, the fields of disabled gates. It has no side
@@ -74,11 +107,7 @@ func (d *Dropper) Handle(ctx context.Context, req admission.Request) admission.R
 		}
 		return admission.Errored(http.StatusInternalServerError, err)
 	}
-	gates := make([]featuregate.Gate, 0, len(cfg.Spec.FeatureGates))
-	for _, g := range cfg.Spec.FeatureGates {
-		gates = append(gates, toGate(g))
-	}
-	set, err := featuregate.Compile(gates)
+	set, err := d.gates(cfg)
 	if err != nil {
 		// The API server validates gates; an invalid set here must not block writes.
 		return admission.Allowed("").WithWarnings("feature gates of " + crd + " not applied: " + err.Error())

@@ -180,7 +180,11 @@ func run(opts options) error {
 		return fmt.Errorf("setting up the ApplySet reconcilers: %w", err)
 	}
 
-	if err := featuregates.SetupWithManager(mgr); err != nil {
+	gateOpts := featuregates.Options{WebhookConfiguration: opts.webhooks.configuration}
+	if opts.webhooks.disabled {
+		gateOpts.WebhookConfiguration = ""
+	}
+	if err := featuregates.SetupWithManager(mgr, gateOpts); err != nil {
 		return fmt.Errorf("setting up the CustomFeatureGates reconciler: %w", err)
 	}
 	if err := setupWebhooks(mgr, opts.webhooks, tlsOpts); err != nil {

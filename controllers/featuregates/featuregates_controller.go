@@ -16,15 +16,17 @@ limitations under the License.
 
 // Package featuregates reconciles CustomFeatureGates: it evaluates every gate,
 // checks the gated paths against the target CRD's schema, and reports both in
-// status. (The field-dropping webhook that acts on the gates is registered here
-// too once it exists.)
+// status; it registers and serves the webhook that drops the fields of
+// disabled gates.
 package featuregates
 
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -32,8 +34,10 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
@@ -50,6 +54,8 @@ const (
 	ReasonCRDNotFound    = "CRDNotFound"
 	ReasonUnknownPaths   = "UnknownFieldPaths"
 	ReasonDefaultedPaths = "DefaultedFieldPaths"
+	ReasonWebhookPending = "WebhookPending"
+	ReasonWebhooksOff    = "WebhooksDisabled"
 )
 
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
@@ -60,6 +66,21 @@ type Reconciler struct {
 	// Reader reads CRDs uncached: their schemas are large, and only the gated ones matter.
 	Reader   client.Reader
 	Recorder events.EventRecorder
+	Options
+}
+
+// Options configure the CustomFeatureGates reconciler.
+type Options struct {
+	// WebhookConfiguration is the MutatingWebhookConfiguration the Registrar
+	// writes; empty when the operator runs without webhooks, and no field is
+	// dropped.
+	WebhookConfiguration string
+}
+
+// webhookState is what status says of the webhook entry of one object.
+type webhookState struct {
+	configuration string // empty: webhooks are off
+	registered    bool
 }
 
 // Reconcile evaluates one CustomFeatureGates object.
@@ -78,7 +99,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		crd = nil
 	}
-	computeStatus(cfg, crd)
+	webhook, err := r.webhookState(ctx, cfg.Name)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	computeStatus(cfg, crd, webhook)
 
 	if equality.Semantic.DeepEqual(base.Status, cfg.Status) {
 		return reconcile.Result{}, nil
@@ -99,9 +124,24 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	return reconcile.Result{}, nil
 }
 
-// computeStatus fills in the status from the gates and the target CRD (nil
-// when it does not exist). It makes no API calls.
-func computeStatus(cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv1.CustomResourceDefinition) {
+// webhookState reports whether the webhook configuration has an entry for the
+// CRD named crd.
+func (r *Reconciler) webhookState(ctx context.Context, crd string) (webhookState, error) {
+	state := webhookState{configuration: r.WebhookConfiguration}
+	if state.configuration == "" {
+		return state, nil
+	}
+	config := &admissionv1.MutatingWebhookConfiguration{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: state.configuration}, config); err != nil {
+		return state, client.IgnoreNotFound(err)
+	}
+	state.registered = slices.ContainsFunc(config.Webhooks, func(wh admissionv1.MutatingWebhook) bool { return wh.Name == crd })
+	return state, nil
+}
+
+// computeStatus fills in the status from the gates, the target CRD (nil when
+// it does not exist) and its webhook entry. It makes no API calls.
+func computeStatus(cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv1.CustomResourceDefinition, webhook webhookState) {
 	status := &cfg.Status
 	status.FeatureGates = nil
 	var paths []string
@@ -140,17 +180,30 @@ func computeStatus(cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv
 			"remove the default or the gate", strings.Join(status.DefaultedFieldPaths, ", "), cfg.Name)
 		set(ConditionReady, metav1.ConditionFalse, ReasonDefaultedPaths, msg)
 		set(ConditionStalled, metav1.ConditionTrue, ReasonDefaultedPaths, msg)
+	case webhook.configuration == "":
+		msg := fmt.Sprintf("%s; the operator runs with --disable-webhooks, so no field is dropped", gatesSummary(cfg))
+		set(ConditionReady, metav1.ConditionFalse, ReasonWebhooksOff, msg)
+		apimeta.RemoveStatusCondition(&status.Conditions, ConditionStalled)
+	case !webhook.registered:
+		msg := fmt.Sprintf("%s; registering the webhook for it in MutatingWebhookConfiguration %s", gatesSummary(cfg), webhook.configuration)
+		set(ConditionReady, metav1.ConditionFalse, ReasonWebhookPending, msg)
+		set(ConditionReconciling, metav1.ConditionTrue, ReasonWebhookPending, msg)
+		apimeta.RemoveStatusCondition(&status.Conditions, ConditionStalled)
 	default:
-		on := 0
-		for _, g := range status.FeatureGates {
-			if *g.Enabled {
-				on++
-			}
-		}
-		set(ConditionReady, metav1.ConditionTrue, ReasonGatesEvaluated,
-			fmt.Sprintf("%d of %d gates enabled over fields of %s", on, len(status.FeatureGates), cfg.Name))
+		set(ConditionReady, metav1.ConditionTrue, ReasonGatesEvaluated, gatesSummary(cfg))
 		apimeta.RemoveStatusCondition(&status.Conditions, ConditionStalled)
 	}
+}
+
+// gatesSummary counts the enabled gates, from the status computeStatus filled.
+func gatesSummary(cfg *featuresv1alpha1.CustomFeatureGates) string {
+	on := 0
+	for _, g := range cfg.Status.FeatureGates {
+		if *g.Enabled {
+			on++
+		}
+	}
+	return fmt.Sprintf("%d of %d gates enabled over fields of %s", on, len(cfg.Status.FeatureGates), cfg.Name)
 }
 
 // storageSchema returns the schema of the CRD's storage version: gates are
@@ -175,15 +228,36 @@ func toGate(g featuresv1alpha1.FeatureGate) featuregate.Gate {
 }
 
 // SetupWithManager adds the reconciler to mgr. A CRD's changes reach the
-// CustomFeatureGates object of the same name.
-func SetupWithManager(mgr ctrl.Manager) error {
-	r := &Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("applyset-operator")}
-	return ctrl.NewControllerManagedBy(mgr).
+// CustomFeatureGates object of the same name; the webhook configuration's
+// reach them all.
+func SetupWithManager(mgr ctrl.Manager, opts Options) error {
+	r := &Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("applyset-operator"), Options: opts}
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named("customfeaturegates").
 		For(&featuresv1alpha1.CustomFeatureGates{}).
 		WatchesMetadata(&apiextensionsv1.CustomResourceDefinition{}, handler.EnqueueRequestsFromMapFunc(
 			func(_ context.Context, crd client.Object) []reconcile.Request {
 				return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: crd.GetName()}}}
-			})).
-		Complete(r)
+			}))
+	if opts.WebhookConfiguration != "" {
+		b = b.Watches(&admissionv1.MutatingWebhookConfiguration{}, handler.EnqueueRequestsFromMapFunc(r.all),
+			builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
+				return o.GetName() == opts.WebhookConfiguration
+			})))
+	}
+	return b.Complete(r)
+}
+
+// all lists every CustomFeatureGates object for reconciling.
+func (r *Reconciler) all(ctx context.Context, _ client.Object) []reconcile.Request {
+	list := &featuresv1alpha1.CustomFeatureGatesList{}
+	if err := r.Client.List(ctx, list); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Listing CustomFeatureGates after a webhook configuration change")
+		return nil
+	}
+	requests := make([]reconcile.Request, 0, len(list.Items))
+	for _, cfg := range list.Items {
+		requests = append(requests, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&cfg)})
+	}
+	return requests
 }

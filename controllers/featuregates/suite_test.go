@@ -50,7 +50,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	k8sClient = env.Client
 	stopMgr, err = env.RunManager(func(mgr ctrl.Manager) error {
-		if err := SetupWithManager(mgr); err != nil {
+		if err := SetupWithManager(mgr, Options{WebhookConfiguration: DefaultConfigurationName}); err != nil {
 			return err
 		}
 		if err := SetupWebhookWithManager(mgr); err != nil {

@@ -29,6 +29,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -57,6 +58,8 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// The operator's logs would drown the figures.
+	ctrl.SetLogger(logr.Discard())
 	dir, err := os.MkdirTemp("", "bench-")
 	if err != nil {
 		panic(err)

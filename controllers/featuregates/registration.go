@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	admissionv1ac "k8s.io/client-go/applyconfigurations/admissionregistration/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -75,7 +76,10 @@ type Endpoint struct {
 type Registrar struct {
 	Client client.Client
 	// Reader reads CRDs uncached.
-	Reader        client.Reader
+	Reader client.Reader
+	// Recorder, when set, tells each CustomFeatureGates object why its entry
+	// could not be written.
+	Recorder      events.EventRecorder
 	Configuration string
 	Endpoint      Endpoint
 }
@@ -83,34 +87,48 @@ type Registrar struct {
 // Reconcile registers an entry for every CustomFeatureGates object whose CRD
 // exists, and removes the entries of the others.
 func (r *Registrar) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
-	desired, err := r.desiredWebhooks(ctx)
-	if err != nil {
+	list := &featuresv1alpha1.CustomFeatureGatesList{}
+	if err := r.Client.List(ctx, list); err != nil {
+		return reconcile.Result{}, fmt.Errorf("listing CustomFeatureGates: %w", err)
+	}
+	if err := r.register(ctx, list.Items); err != nil {
+		if r.Recorder != nil {
+			for i := range list.Items {
+				r.Recorder.Eventf(&list.Items[i], nil, "Warning", "WebhookRegistrationFailed", "Register", "%v", err)
+			}
+		}
 		return reconcile.Result{}, err
+	}
+	return reconcile.Result{}, nil
+}
+
+// register writes the configuration with one entry per object of gates whose
+// CRD exists.
+func (r *Registrar) register(ctx context.Context, gates []featuresv1alpha1.CustomFeatureGates) error {
+	desired, err := r.desiredWebhooks(ctx, gates)
+	if err != nil {
+		return err
 	}
 	// The apply holds every entry the operator wants: server-side apply
 	// removes the ones it leaves out, together with the caBundle a
 	// certificate rotator wrote into them.
 	config := admissionv1ac.MutatingWebhookConfiguration(r.Configuration).WithWebhooks(desired...)
 	if owner, err := r.owner(ctx); err != nil {
-		return reconcile.Result{}, err
+		return err
 	} else if owner != nil {
 		config.WithOwnerReferences(owner)
 	}
 	if err := r.Client.Apply(ctx, config, client.FieldOwner(WebhooksFieldManager), client.ForceOwnership); err != nil {
-		return reconcile.Result{}, fmt.Errorf("applying MutatingWebhookConfiguration %s: %w", r.Configuration, err)
+		return fmt.Errorf("applying MutatingWebhookConfiguration %s: %w", r.Configuration, err)
 	}
-	return reconcile.Result{}, nil
+	return nil
 }
 
-// desiredWebhooks returns one entry per CustomFeatureGates object whose CRD
-// exists, sorted by name.
-func (r *Registrar) desiredWebhooks(ctx context.Context) ([]*admissionv1ac.MutatingWebhookApplyConfiguration, error) {
-	list := &featuresv1alpha1.CustomFeatureGatesList{}
-	if err := r.Client.List(ctx, list); err != nil {
-		return nil, fmt.Errorf("listing CustomFeatureGates: %w", err)
-	}
+// desiredWebhooks returns one entry per object of gates whose CRD exists,
+// sorted by name.
+func (r *Registrar) desiredWebhooks(ctx context.Context, gates []featuresv1alpha1.CustomFeatureGates) ([]*admissionv1ac.MutatingWebhookApplyConfiguration, error) {
 	var webhooks []*admissionv1ac.MutatingWebhookApplyConfiguration
-	for _, cfg := range list.Items {
+	for _, cfg := range gates {
 		if !cfg.DeletionTimestamp.IsZero() {
 			continue
 		}
@@ -195,6 +213,9 @@ func (r *Registrar) owner(ctx context.Context) (*metav1ac.OwnerReferenceApplyCon
 func (r *Registrar) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Configuration == "" {
 		r.Configuration = DefaultConfigurationName
+	}
+	if r.Recorder == nil {
+		r.Recorder = mgr.GetEventRecorder("applyset-operator")
 	}
 	key := []reconcile.Request{{NamespacedName: client.ObjectKey{Name: r.Configuration}}}
 	toKey := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request { return key })

@@ -26,6 +26,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -130,5 +131,20 @@ var _ = Describe("Registrar", func() {
 		By("deleting the CRD of the other")
 		Expect(k8sClient.Delete(ctx, simpleCRD("gizmos", "Gizmo"))).To(Succeed())
 		Eventually(func() *admissionv1.MutatingWebhook { return entry(reconcileAndGet(), names[0]) }).Should(BeNil())
+	})
+
+	It("tells every CustomFeatureGates why the configuration could not be written", func(ctx context.Context) {
+		cfg := &featuresv1alpha1.CustomFeatureGates{ObjectMeta: metav1.ObjectMeta{Name: "doodads.registrar.example.com"}}
+		cfg.Spec.FeatureGates = []featuresv1alpha1.FeatureGate{{Name: "Size", PreRelease: featuresv1alpha1.Alpha, FieldPaths: []string{".spec.size"}}}
+		Expect(k8sClient.Create(ctx, cfg)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) { Expect(k8sClient.Delete(ctx, cfg)).To(Succeed()) })
+		recorder := events.NewFakeRecorder(100)
+		r := &Registrar{Client: k8sClient, Reader: k8sClient, Recorder: recorder, Configuration: "registrar-failure-test",
+			Endpoint: Endpoint{Service: &types.NamespacedName{Namespace: "absent", Name: "webhook"}}}
+
+		_, err := r.Reconcile(ctx, reconcile.Request{})
+		Expect(err).To(MatchError(ContainSubstring("reading the webhook Service's Namespace absent")))
+		Expect(recorder.Events).To(Receive(And(
+			ContainSubstring("Warning WebhookRegistrationFailed"), ContainSubstring("Namespace absent"))))
 	})
 })

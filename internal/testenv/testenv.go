@@ -29,8 +29,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
@@ -124,4 +126,24 @@ func (e *Env) Kubectl(ctx context.Context, stdin string, args ...string) (string
 	cmd.Stdin = bytes.NewBufferString(stdin)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// OpenCRD is a namespaced CRD of kind in group with a single version, v1,
+// that keeps any field: for tests that need some custom resource, not a
+// particular schema.
+func OpenCRD(group, kind string) *apiextensionsv1.CustomResourceDefinition {
+	singular := strings.ToLower(kind)
+	return &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: singular + "s." + group},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: group,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: singular + "s", Singular: singular, Kind: kind, ListKind: kind + "List"},
+			Scope: apiextensionsv1.NamespaceScoped,
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
+				Name: "v1", Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
+					Type: "object", XPreserveUnknownFields: ptr.To(true)}},
+			}},
+		},
+	}
 }

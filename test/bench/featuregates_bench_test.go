@@ -19,6 +19,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,7 +87,7 @@ func BenchmarkCreatesWithGate(b *testing.B) {
 			g.SetLimit(workers)
 			for i := range n {
 				g.Go(func() error {
-					obj := gadget(kind, ns, fmt.Sprintf("%s-%d-%d", lower(kind), round, i))
+					obj := gadget(kind, ns, fmt.Sprintf("%s-%d-%d", strings.ToLower(kind), round, i))
 					if err := k8sClient.Create(gctx, obj); err != nil {
 						return err
 					}

@@ -31,7 +31,6 @@ import (
 
 	"github.com/go-logr/logr"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -127,38 +126,10 @@ func startOperator(b *testing.B, opts parents.Options) *atomic.Int64 {
 	return count
 }
 
-// kindCRD makes a namespaced CRD for kind in group bench.example.com.
-func kindCRD(kind string) *apiextensionsv1.CustomResourceDefinition {
-	plural := lower(kind) + "s"
-	return &apiextensionsv1.CustomResourceDefinition{
-		ObjectMeta: metav1.ObjectMeta{Name: plural + ".bench.example.com"},
-		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
-			Group: "bench.example.com",
-			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: plural, Singular: lower(kind), Kind: kind, ListKind: kind + "List"},
-			Scope: apiextensionsv1.NamespaceScoped,
-			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
-				Name: "v1", Served: true, Storage: true,
-				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
-					Type: "object", XPreserveUnknownFields: ptr.To(true)}},
-			}},
-		},
-	}
-}
-
-func lower(s string) string {
-	out := []byte(s)
-	for i, c := range out {
-		if c >= 'A' && c <= 'Z' {
-			out[i] = c + 'a' - 'A'
-		}
-	}
-	return string(out)
-}
-
 // createKind installs kind's CRD and waits until objects of it can be created.
 func createKind(ctx context.Context, b *testing.B, kind string) {
 	b.Helper()
-	crd := kindCRD(kind)
+	crd := testenv.OpenCRD("bench.example.com", kind)
 	if err := k8sClient.Create(ctx, crd); err != nil {
 		b.Fatal(err)
 	}

@@ -34,8 +34,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/controllers/featuregates"
@@ -51,11 +49,7 @@ func TestManager(t *testing.T) {
 // Secret into the cert directory as a Secret volume would.
 var _ = Describe("webhooks with certificate rotation", func() {
 	It("issues a certificate, keeps caBundle current beside the registered entries, and serves once the files exist", func(ctx context.Context) {
-		logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-		SetDefaultEventuallyTimeout(30 * time.Second)
-		env, err := testenv.Start(ctx, GinkgoT().TempDir())
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(env.Stop)
+		env := testenv.StartForSpecs(ctx)
 		c := env.Client
 
 		const ns = "applyset-operator-system"
@@ -72,9 +66,7 @@ var _ = Describe("webhooks with certificate rotation", func() {
 			port: port, certDir: certDir, configuration: featuregates.DefaultConfigurationName,
 			service: ns + "/applyset-operator-webhook-service", certRotation: true, certSecret: secret.Name,
 		}
-		stop, err := env.RunManager(func(mgr ctrl.Manager) error { return setupWebhooks(mgr, opts, nil) })
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(stop)
+		env.StartManager(func(mgr ctrl.Manager) error { return setupWebhooks(mgr, opts, nil) })
 
 		crd := testenv.OpenCRD("example.com", "Gadget")
 		Expect(c.Create(ctx, crd)).To(Succeed())

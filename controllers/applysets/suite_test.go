@@ -25,8 +25,6 @@ import (
 	. "github.com/onsi/gomega"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/applyset-operator/applyset-operator/controllers/parents"
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
@@ -35,7 +33,6 @@ import (
 var (
 	env       *testenv.Env
 	k8sClient client.Client
-	stopMgr   func() error
 )
 
 func TestApplySets(t *testing.T) {
@@ -44,28 +41,14 @@ func TestApplySets(t *testing.T) {
 }
 
 var _ = BeforeSuite(func(ctx context.Context) {
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	SetDefaultEventuallyTimeout(30 * time.Second)
-	var err error
-	env, err = testenv.Start(ctx, GinkgoT().TempDir())
-	Expect(err).NotTo(HaveOccurred())
+	env = testenv.StartForSpecs(ctx)
 	k8sClient = env.Client
 	// The operator as it runs: both set reconcilers and the parent reconciler,
 	// which verifies the operator's own sets and must never fight them.
-	stopMgr, err = env.RunManager(func(mgr ctrl.Manager) error {
+	env.StartManager(func(mgr ctrl.Manager) error {
 		if err := SetupWithManager(mgr, Options{ToolingVersion: "v0.1.0"}); err != nil {
 			return err
 		}
 		return parents.SetupWithManager(mgr, parents.Options{OrphanPolicy: parents.OrphanReport, Resync: time.Hour})
 	})
-	Expect(err).NotTo(HaveOccurred())
-})
-
-var _ = AfterSuite(func() {
-	if stopMgr != nil {
-		Expect(stopMgr()).To(Succeed())
-	}
-	if env != nil {
-		Expect(env.Stop()).To(Succeed())
-	}
 })

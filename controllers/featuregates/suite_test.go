@@ -19,14 +19,11 @@ package featuregates
 import (
 	"context"
 	"testing"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
@@ -34,7 +31,6 @@ import (
 var (
 	env       *testenv.Env
 	k8sClient client.Client
-	stopMgr   func() error
 )
 
 func TestFeatureGates(t *testing.T) {
@@ -43,13 +39,9 @@ func TestFeatureGates(t *testing.T) {
 }
 
 var _ = BeforeSuite(func(ctx context.Context) {
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	SetDefaultEventuallyTimeout(30 * time.Second)
-	var err error
-	env, err = testenv.Start(ctx, GinkgoT().TempDir())
-	Expect(err).NotTo(HaveOccurred())
+	env = testenv.StartForSpecs(ctx)
 	k8sClient = env.Client
-	stopMgr, err = env.RunManager(func(mgr ctrl.Manager) error {
+	env.StartManager(func(mgr ctrl.Manager) error {
 		if err := SetupWithManager(mgr, Options{WebhookConfiguration: DefaultConfigurationName}); err != nil {
 			return err
 		}
@@ -59,14 +51,4 @@ var _ = BeforeSuite(func(ctx context.Context) {
 		return (&Registrar{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(),
 			Endpoint: Endpoint{URL: env.WebhookURL(), CABundle: env.WebhookCA()}}).SetupWithManager(mgr)
 	})
-	Expect(err).NotTo(HaveOccurred())
-})
-
-var _ = AfterSuite(func() {
-	if stopMgr != nil {
-		Expect(stopMgr()).To(Succeed())
-	}
-	if env != nil {
-		Expect(env.Stop()).To(Succeed())
-	}
 })

@@ -19,14 +19,11 @@ package parents
 import (
 	"context"
 	"testing"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
@@ -42,24 +39,12 @@ func TestParents(t *testing.T) {
 }
 
 var _ = BeforeSuite(func(ctx context.Context) {
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	SetDefaultEventuallyTimeout(30 * time.Second)
-	var err error
-	env, err = testenv.Start(ctx, GinkgoT().TempDir())
-	Expect(err).NotTo(HaveOccurred())
+	env = testenv.StartForSpecs(ctx)
 	k8sClient = env.Client
-})
-
-var _ = AfterSuite(func() {
-	if env != nil {
-		Expect(env.Stop()).To(Succeed())
-	}
 })
 
 // startOperator runs the parent and orphan reconcilers with opts until the
 // enclosing container ends.
 func startOperator(opts Options) {
-	stop, err := env.RunManager(func(mgr ctrl.Manager) error { return SetupWithManager(mgr, opts) })
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() { Expect(stop()).To(Succeed()) })
+	env.StartManager(func(mgr ctrl.Manager) error { return SetupWithManager(mgr, opts) })
 }

@@ -19,13 +19,10 @@ package install
 import (
 	"context"
 	"testing"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
@@ -41,16 +38,6 @@ func TestInstall(t *testing.T) {
 }
 
 var _ = BeforeSuite(func(ctx context.Context) {
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	SetDefaultEventuallyTimeout(30 * time.Second)
-	var err error
-	env, err = testenv.Start(ctx, GinkgoT().TempDir())
-	Expect(err).NotTo(HaveOccurred())
+	env = testenv.StartForSpecs(ctx)
 	k8sClient = env.Client
-})
-
-var _ = AfterSuite(func() {
-	if env != nil {
-		Expect(env.Stop()).To(Succeed())
-	}
 })

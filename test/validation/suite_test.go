@@ -19,15 +19,12 @@ package validation
 import (
 	"context"
 	"testing"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
@@ -43,19 +40,9 @@ func TestValidation(t *testing.T) {
 }
 
 var _ = BeforeSuite(func(ctx context.Context) {
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	SetDefaultEventuallyTimeout(30 * time.Second)
-	var err error
-	env, err = testenv.Start(ctx, GinkgoT().TempDir())
-	Expect(err).NotTo(HaveOccurred())
+	env = testenv.StartForSpecs(ctx)
 	k8sClient = env.Client
 	for _, ns := range []string{home, other} {
 		Expect(k8sClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
-	}
-})
-
-var _ = AfterSuite(func() {
-	if env != nil {
-		Expect(env.Stop()).To(Succeed())
 	}
 })

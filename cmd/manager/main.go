@@ -42,6 +42,7 @@ import (
 	"github.com/applyset-operator/applyset-operator/controllers/applysets"
 	"github.com/applyset-operator/applyset-operator/controllers/featuregates"
 	"github.com/applyset-operator/applyset-operator/controllers/parents"
+	"github.com/applyset-operator/applyset-operator/internal/identity"
 )
 
 // version is the operator's version, written into the tooling annotation of its
@@ -147,7 +148,7 @@ func run(opts options) error {
 		Metrics:                 metricsOpts,
 		HealthProbeBindAddress:  opts.probeAddr,
 		LeaderElection:          opts.leaderElection,
-		LeaderElectionID:        "applyset-operator.applyset.dev",
+		LeaderElectionID:        identity.LeaderElectionID,
 		LeaderElectionNamespace: opts.leaderElectionNamespace,
 		// Reconciles in flight finish before the process exits, and the lease is
 		// handed over at once instead of after it expires.

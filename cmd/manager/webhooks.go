@@ -32,11 +32,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/applyset-operator/applyset-operator/controllers/featuregates"
+	"github.com/applyset-operator/applyset-operator/internal/identity"
 )
-
-// CertsFieldManager writes the caBundle of the webhook entries; the entries
-// themselves belong to featuregates.WebhooksFieldManager.
-const CertsFieldManager = "applyset-operator-certs"
 
 // defaultCertDir is controller-runtime's default, where the Deployment mounts
 // the certificate Secret.
@@ -132,7 +129,7 @@ func setupWebhooks(mgr ctrl.Manager, o webhookOptions, tlsOpts []func(*tls.Confi
 			ExtraDNSNames:  []string{svc.Name + "." + svc.Namespace + ".svc.cluster.local"},
 			IsReady:        certsReady,
 			Webhooks:       []rotator.WebhookInfo{{Name: o.configuration, Type: rotator.Mutating}},
-			FieldOwner:     CertsFieldManager,
+			FieldOwner:     identity.CertsFieldManager,
 			// Every replica serves the webhook, so every replica needs the files.
 			RequireLeaderElection: false,
 		}); err != nil {
@@ -143,16 +140,15 @@ func setupWebhooks(mgr ctrl.Manager, o webhookOptions, tlsOpts []func(*tls.Confi
 	}
 
 	server := webhook.NewServer(webhook.Options{Port: o.port, CertDir: o.certDir, TLSOpts: tlsOpts})
-	server.Register(featuregates.WebhookPath, featuregates.NewWebhook(mgr.GetClient()))
 	if err := mgr.Add(&deferredServer{Server: server, ready: certsReady}); err != nil {
 		return err
 	}
 	if err := mgr.AddReadyzCheck("webhook", server.StartedChecker()); err != nil {
 		return err
 	}
-	return (&featuregates.Registrar{
+	return featuregates.SetupWebhook(mgr, server, &featuregates.Registrar{
 		Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Configuration: o.configuration, Endpoint: ep,
-	}).SetupWithManager(mgr)
+	})
 }
 
 // deferredServer starts the webhook server once its certificate exists: the

@@ -37,6 +37,7 @@ import (
 
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/controllers/featuregates"
+	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
 
@@ -91,7 +92,7 @@ var _ = Describe("webhooks with certificate rotation", func() {
 		config := &admissionv1.MutatingWebhookConfiguration{}
 		Expect(c.Get(ctx, client.ObjectKey{Name: opts.configuration}, config)).To(Succeed())
 		Expect(config.ManagedFields).To(ContainElements(
-			SatisfyAll(HaveField("Manager", CertsFieldManager), HaveField("Operation", metav1.ManagedFieldsOperationUpdate)),
+			SatisfyAll(HaveField("Manager", identity.CertsFieldManager), HaveField("Operation", metav1.ManagedFieldsOperationUpdate)),
 			SatisfyAll(HaveField("Manager", featuregates.WebhooksFieldManager), HaveField("Operation", metav1.ManagedFieldsOperationApply)),
 		))
 		Consistently(func() string {

@@ -24,14 +24,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -48,16 +45,8 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
-const (
-	// FieldManager owns the fields of the members the operator applies.
-	FieldManager = "applyset-operator"
-	// HintsFieldManager owns the ID label and hint annotations on the operator's own parents.
-	HintsFieldManager = "applyset-operator-hints"
-	// ToolingName is the tooling name of the operator's sets.
-	ToolingName = "applyset-operator"
-	// Finalizer holds a set until its members are pruned or disbanded.
-	Finalizer = "apply.applyset.dev/members"
-)
+// Finalizer holds a set until its members are pruned or disbanded.
+const Finalizer = "apply.applyset.dev/members"
 
 // Reconciler reconciles one kind: ApplySet or ClusterApplySet.
 type Reconciler struct {
@@ -133,10 +122,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	return reconcile.Result{RequeueAfter: requeue.Jitter(interval(spec))}, nil
 }
 
-func (r *Reconciler) parentKey(set applyv1alpha1.Set) applyset.ParentKey {
-	return applyset.ParentKey{GroupKind: r.GroupKind, Namespace: set.GetNamespace(), Name: set.GetName()}
-}
-
 // reconcileNormal runs the pipeline: check the parent, read and check the
 // inputs, widen the hints, apply, prune, narrow the hints.
 func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set) outcome {
@@ -156,19 +141,6 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set)
 		o.declared = append(o.declared, obj.Ref())
 	}
 	return r.applyAndPrune(ctx, set, parent, scope, objects, o)
-}
-
-// checkParent refuses a set whose ID label is not its own or that another tool manages.
-func checkParent(set applyv1alpha1.Set, parent applyset.Parent) (string, error) {
-	if id := set.GetLabels()[applyset.IDLabel]; id != "" && !parent.Trusted() {
-		return ReasonIDMismatch, fmt.Errorf("the %s label is %s, not this set's ID %s; "+
-			"remove the label to let the operator set it", applyset.IDLabel, id, parent.Key.ID())
-	}
-	if t := parent.Tooling; t.Name != "" && t.Name != ToolingName {
-		return ReasonForeignTooling, fmt.Errorf("the set is managed by %s; the operator does not touch "+
-			"another tool's set (remove the %s annotation to hand it over)", t, applyset.ToolingAnnotation)
-	}
-	return "", nil
 }
 
 // readObjects gathers, decodes and checks the declared objects.
@@ -205,7 +177,7 @@ func (r *Reconciler) applyAndPrune(ctx context.Context, set applyv1alpha1.Set, p
 		}
 	}
 
-	o.applied, err = engine.Apply(ctx, objects, apply.Options{SetID: o.setID, DryRun: o.dryRun, Force: spec.ForceEnabled()})
+	o.applied, err = engine.Apply(ctx, objects, apply.ApplyOptions{SetID: o.setID, DryRun: o.dryRun, Force: spec.ForceEnabled()})
 	if err != nil {
 		reason := ReasonApplyFailed
 		if len(o.applied.Conflicts) > 0 {
@@ -216,7 +188,7 @@ func (r *Reconciler) applyAndPrune(ctx context.Context, set applyv1alpha1.Set, p
 	if !spec.PruneEnabled() {
 		return o
 	}
-	o.pruned, err = engine.Prune(ctx, r.Mapper, apply.PruneTarget{
+	o.pruned, err = engine.Prune(ctx, apply.PruneOptions{
 		SetID: o.setID, ParentUID: string(set.GetUID()), Scope: scope, Kinds: hintKinds,
 		Keep: sets.New(o.declared...), DryRun: o.dryRun,
 	})
@@ -252,182 +224,6 @@ func declaredKindsAndNamespaces(objects []apply.Object, own string) (sets.Set[sc
 		}
 	}
 	return kinds, namespaces
-}
-
-// writeParent applies the ID label, the tooling annotation and the hints to the
-// set itself, with server-side apply under the hints field manager.
-func (r *Reconciler) writeParent(ctx context.Context, set applyv1alpha1.Set, kinds sets.Set[schema.GroupKind], namespaces sets.Set[string]) error {
-	gvk, err := r.gvk()
-	if err != nil {
-		return err
-	}
-	patch := &unstructured.Unstructured{}
-	patch.SetGroupVersionKind(gvk)
-	patch.SetNamespace(set.GetNamespace())
-	patch.SetName(set.GetName())
-	patch.SetLabels(map[string]string{applyset.IDLabel: r.parentKey(set).ID()})
-	patch.SetAnnotations(map[string]string{
-		applyset.ToolingAnnotation:              applyset.Tooling{Name: ToolingName, Version: r.ToolingVersion}.String(),
-		applyset.GroupKindsAnnotation:           applyset.FormatGroupKinds(kinds),
-		applyset.AdditionalNamespacesAnnotation: applyset.FormatNamespaces(namespaces, set.GetNamespace()),
-	})
-	if hasAll(set.GetLabels(), patch.GetLabels()) && hasAll(set.GetAnnotations(), patch.GetAnnotations()) {
-		return nil // already in place: a steady set costs no writes
-	}
-	if err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(patch), client.FieldOwner(HintsFieldManager),
-		client.ForceOwnership); err != nil {
-		return fmt.Errorf("writing the parent's ID and hints: %w", err)
-	}
-	// Keep the in-memory copy in step, so the status patch does not undo it.
-	labels, annotations := set.GetLabels(), set.GetAnnotations()
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	if annotations == nil {
-		annotations = map[string]string{}
-	}
-	for k, v := range patch.GetLabels() {
-		labels[k] = v
-	}
-	for k, v := range patch.GetAnnotations() {
-		annotations[k] = v
-	}
-	set.SetLabels(labels)
-	set.SetAnnotations(annotations)
-	return nil
-}
-
-func hasAll(have, want map[string]string) bool {
-	for k, v := range want {
-		if got, ok := have[k]; !ok || got != v {
-			return false
-		}
-	}
-	return true
-}
-
-func (r *Reconciler) gvk() (schema.GroupVersionKind, error) {
-	gvks, _, err := r.Scheme.ObjectKinds(r.NewSet())
-	if err != nil || len(gvks) == 0 {
-		return schema.GroupVersionKind{}, fmt.Errorf("the scheme does not know %s: %w", r.GroupKind, err)
-	}
-	return gvks[0], nil
-}
-
-// memberClient returns the client that reads and writes members: impersonating
-// the set's service account, the default one, or the operator itself.
-func (r *Reconciler) memberClient(set applyv1alpha1.Set) (client.Client, error) {
-	defaultNS, defaultName, _ := strings.Cut(r.DefaultServiceAccount, "/")
-	user := ""
-	switch sa := set.GetCommonSpec().ServiceAccountName; {
-	case sa != "" && set.GetNamespace() != "":
-		user = serviceAccountUser(set.GetNamespace(), sa)
-	case sa != "":
-		// A cluster-scoped set's service account lives in the operator's namespace.
-		user = serviceAccountUser(defaultNS, sa)
-	case defaultName != "":
-		user = serviceAccountUser(defaultNS, defaultName)
-	}
-	if user == "" {
-		return r.Client, nil
-	}
-	if c, ok := r.clients.Load(user); ok {
-		return c.(client.Client), nil
-	}
-	cfg := rest.CopyConfig(r.Config)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
-	c, err := client.New(cfg, client.Options{Scheme: r.Scheme, Mapper: r.Mapper})
-	if err != nil {
-		return nil, fmt.Errorf("a client impersonating %s: %w", user, err)
-	}
-	r.clients.Store(user, c)
-	return c, nil
-}
-
-// engine returns an apply engine acting as the set's identity, reading without a cache.
-func (r *Reconciler) engine(set applyv1alpha1.Set) (*apply.Engine, error) {
-	c, err := r.memberClient(set)
-	if err != nil {
-		return nil, err
-	}
-	var reader client.Reader = c // impersonating clients read live
-	if c == r.Client {
-		reader = r.Reader
-	}
-	return &apply.Engine{Client: c, Reader: reader, FieldManager: FieldManager}, nil
-}
-
-func serviceAccountUser(namespace, name string) string {
-	return "system:serviceaccount:" + namespace + ":" + name
-}
-
-// reconcileDelete prunes every member (Delete) or disbands the set (Orphan),
-// then lets the set go.
-func (r *Reconciler) reconcileDelete(ctx context.Context, set applyv1alpha1.Set) (reconcile.Result, error) {
-	if !controllerutil.ContainsFinalizer(set, Finalizer) {
-		return reconcile.Result{}, nil
-	}
-	parent := applyset.ParseParent(r.parentKey(set), set.GetLabels(), set.GetAnnotations())
-	if parent.Trusted() && (parent.Tooling.Name == ToolingName || parent.Tooling.Name == "") {
-		if err := r.releaseMembers(ctx, set, parent); err != nil {
-			setCondition(set.GetSetStatus(), set.GetGeneration(), applyv1alpha1.ConditionReady, metav1.ConditionFalse,
-				ReasonDeletionBlocked, "Releasing the members before deletion failed: "+err.Error())
-			return reconcile.Result{}, err
-		}
-	}
-	base := set.DeepCopyObject().(client.Object)
-	controllerutil.RemoveFinalizer(set, Finalizer)
-	if err := r.Client.Patch(ctx, set, client.MergeFrom(base)); err != nil {
-		return reconcile.Result{}, client.IgnoreNotFound(err)
-	}
-	return reconcile.Result{}, nil
-}
-
-// releaseMembers deletes every member, or with deletionPolicy Orphan removes
-// their part-of label, leaving them in place.
-func (r *Reconciler) releaseMembers(ctx context.Context, set applyv1alpha1.Set, parent applyset.Parent) error {
-	engine, err := r.engine(set)
-	if err != nil {
-		return err
-	}
-	spec := set.GetCommonSpec()
-	if spec.DeletionPolicy == applyv1alpha1.DeletionPolicyOrphan {
-		inputs, err := gatherInputs(ctx, r.Reader, set)
-		if err != nil {
-			return fmt.Errorf("reading the declared objects to disband them: %w", err)
-		}
-		objects, err := apply.Check(inputs, apply.Target{Scope: parent.Scope, DefaultNamespace: set.GetNamespace(), Mapper: r.Mapper})
-		if err != nil {
-			return fmt.Errorf("reading the declared objects to disband them: %w", err)
-		}
-		_, err = engine.Apply(ctx, objects, apply.Options{SetID: parent.ID, Disband: true})
-		return err
-	}
-	_, err = engine.Prune(ctx, r.Mapper, apply.PruneTarget{
-		SetID: parent.ID, ParentUID: string(set.GetUID()), Scope: parent.Scope, Kinds: currentKinds(parent),
-		Keep: sets.New[apply.ObjectRef](),
-	})
-	return err
-}
-
-func (r *Reconciler) recordOutcome(set applyv1alpha1.Set, o outcome) {
-	switch {
-	case o.err != nil:
-		r.Recorder.Eventf(set, nil, "Warning", o.reason, "Apply", "%s", truncate(o.err.Error()))
-	case o.dryRun:
-		// A preview changes nothing; status.plan tells the rest.
-	case o.applied.Count(apply.Created)+o.applied.Count(apply.Configured)+o.pruned.Count(apply.Pruned) > 0:
-		r.Recorder.Eventf(set, nil, "Normal", "Applied", "Apply", "%d created, %d configured, %d pruned",
-			o.applied.Count(apply.Created), o.applied.Count(apply.Configured), o.pruned.Count(apply.Pruned))
-	}
-}
-
-func truncate(s string) string {
-	const most = 1000
-	if len(s) > most {
-		return s[:most-3] + "..."
-	}
-	return s
 }
 
 func interval(spec *applyv1alpha1.CommonSpec) time.Duration {

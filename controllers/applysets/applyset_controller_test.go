@@ -254,7 +254,7 @@ var _ = Describe("ApplySet safety", func() {
 		foreign.Annotations = map[string]string{applyset.ToolingAnnotation: "kubectl/v1.37.1"}
 		Expect(k8sClient.Create(ctx, foreign)).To(Succeed())
 		Eventually(condition(ctx, foreign, applyv1alpha1.ConditionStalled)).Should(SatisfyAll(
-			HaveField("Status", metav1.ConditionTrue), HaveField("Reason", ReasonForeignTooling),
+			HaveField("Status", metav1.ConditionTrue), HaveField("Reason", applyset.ReasonForeignTooling),
 			HaveField("Message", ContainSubstring("managed by kubectl/v1.37.1"))))
 		Expect(configMapExists(ctx, ns, "a")).To(BeFalse())
 		Expect(configMapExists(ctx, ns, "b")).To(BeFalse())

@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/identity"
 )
 
 // The operator applies whatever a set declares, so it may write any type; a
@@ -69,7 +70,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		}
 		r := &Reconciler{
 			Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Config: mgr.GetConfig(), Mapper: mgr.GetRESTMapper(),
-			Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("applyset-operator"), NewSet: k.newSet,
+			Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder(identity.EventReporter), NewSet: k.newSet,
 			GroupKind:      schema.GroupKind{Group: applyv1alpha1.GroupVersion.Group, Kind: k.kind},
 			ToolingVersion: opts.ToolingVersion, DefaultServiceAccount: opts.DefaultServiceAccount,
 		}

@@ -27,6 +27,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/text"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
@@ -41,10 +42,16 @@ const (
 	ReasonInvalidInput    = "InvalidInput"
 	ReasonSourceNotFound  = "SourceNotFound"
 	ReasonIDMismatch      = "IDMismatch"
-	ReasonForeignTooling  = "ForeignTooling"
 	ReasonSuspended       = "Suspended"
 	ReasonConflict        = "Conflict"
 	ReasonDeletionBlocked = "DeletionBlocked"
+)
+
+// Size limits of what people read: the API caps a condition message at
+// 32768 bytes, but a screenful is what helps.
+const (
+	maxConditionMessage = 1024
+	maxEventMessage     = 1000
 )
 
 // outcome is what one reconcile found, for the status.
@@ -105,12 +112,8 @@ func setStatus(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome
 }
 
 func setCondition(status *applyv1alpha1.ApplySetStatus, generation int64, kind string, s metav1.ConditionStatus, reason, msg string) {
-	const most = 1024 // a condition message is capped by the API; keep it readable
-	if len(msg) > most {
-		msg = msg[:most-3] + "..."
-	}
 	apimeta.SetStatusCondition(&status.Conditions, metav1.Condition{
-		Type: kind, Status: s, Reason: reason, Message: msg, ObservedGeneration: generation,
+		Type: kind, Status: s, Reason: reason, Message: text.Truncate(msg, maxConditionMessage), ObservedGeneration: generation,
 	})
 }
 
@@ -172,4 +175,16 @@ func refs(in []apply.ObjectRef) []applyv1alpha1.ObjectReference {
 		out = append(out, ref(r))
 	}
 	return out
+}
+
+func (r *Reconciler) recordOutcome(set applyv1alpha1.Set, o outcome) {
+	switch {
+	case o.err != nil:
+		r.Recorder.Eventf(set, nil, "Warning", o.reason, "Apply", "%s", text.Truncate(o.err.Error(), maxEventMessage))
+	case o.dryRun:
+		// A preview changes nothing; status.plan tells the rest.
+	case o.applied.Count(apply.Created)+o.applied.Count(apply.Configured)+o.pruned.Count(apply.Pruned) > 0:
+		r.Recorder.Eventf(set, nil, "Normal", "Applied", "Apply", "%d created, %d configured, %d pruned",
+			o.applied.Count(apply.Created), o.applied.Count(apply.Configured), o.pruned.Count(apply.Pruned))
+	}
 }

@@ -24,7 +24,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -32,7 +31,6 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -41,21 +39,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
-	"github.com/applyset-operator/applyset-operator/pkg/featuregate"
-)
-
-// Condition types and reasons.
-const (
-	ConditionReady       = "Ready"
-	ConditionStalled     = "Stalled"
-	ConditionReconciling = "Reconciling"
-
-	ReasonGatesEvaluated = "GatesEvaluated"
-	ReasonCRDNotFound    = "CRDNotFound"
-	ReasonUnknownPaths   = "UnknownFieldPaths"
-	ReasonDefaultedPaths = "DefaultedFieldPaths"
-	ReasonWebhookPending = "WebhookPending"
-	ReasonWebhooksOff    = "WebhooksDisabled"
+	"github.com/applyset-operator/applyset-operator/internal/identity"
 )
 
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
@@ -75,12 +59,6 @@ type Options struct {
 	// writes; empty when the operator runs without webhooks, and no field is
 	// dropped.
 	WebhookConfiguration string
-}
-
-// webhookState is what status says of the webhook entry of one object.
-type webhookState struct {
-	configuration string // empty: webhooks are off
-	registered    bool
 }
 
 // Reconcile evaluates one CustomFeatureGates object.
@@ -108,8 +86,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if equality.Semantic.DeepEqual(base.Status, cfg.Status) {
 		return reconcile.Result{}, nil
 	}
-	if ready := apimeta.FindStatusCondition(cfg.Status.Conditions, ConditionReady); ready != nil {
-		old := apimeta.FindStatusCondition(base.Status.Conditions, ConditionReady)
+	if ready := apimeta.FindStatusCondition(cfg.Status.Conditions, featuresv1alpha1.ConditionReady); ready != nil {
+		old := apimeta.FindStatusCondition(base.Status.Conditions, featuresv1alpha1.ConditionReady)
 		if old == nil || old.Reason != ready.Reason || old.Message != ready.Message {
 			eventType := "Normal"
 			if ready.Status != metav1.ConditionTrue {
@@ -139,99 +117,11 @@ func (r *Reconciler) webhookState(ctx context.Context, crd string) (webhookState
 	return state, nil
 }
 
-// computeStatus fills in the status from the gates, the target CRD (nil when
-// it does not exist) and its webhook entry. It makes no API calls.
-func computeStatus(cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv1.CustomResourceDefinition, webhook webhookState) {
-	status := &cfg.Status
-	status.FeatureGates = nil
-	var paths []string
-	for _, g := range cfg.Spec.FeatureGates {
-		enabled, reason := featuregate.Effective(toGate(g))
-		status.FeatureGates = append(status.FeatureGates, featuresv1alpha1.FeatureGateStatus{
-			Name: g.Name, Enabled: ptr.To(enabled), Reason: reason,
-		})
-		paths = append(paths, g.FieldPaths...)
-	}
-	status.ObservedGeneration = cfg.Generation
-	set := func(kind string, s metav1.ConditionStatus, reason, msg string) {
-		apimeta.SetStatusCondition(&status.Conditions, metav1.Condition{
-			Type: kind, Status: s, Reason: reason, Message: msg, ObservedGeneration: cfg.Generation,
-		})
-	}
-
-	schema := storageSchema(crd)
-	if schema == nil {
-		status.UnknownFieldPaths, status.DefaultedFieldPaths = nil, nil
-		msg := fmt.Sprintf("CustomResourceDefinition %s does not exist (or has no schema); the gates take effect when it does", cfg.Name)
-		set(ConditionReady, metav1.ConditionFalse, ReasonCRDNotFound, msg)
-		set(ConditionReconciling, metav1.ConditionTrue, ReasonCRDNotFound, msg)
-		apimeta.RemoveStatusCondition(&status.Conditions, ConditionStalled)
-		return
-	}
-	apimeta.RemoveStatusCondition(&status.Conditions, ConditionReconciling)
-	status.UnknownFieldPaths, status.DefaultedFieldPaths = featuregate.CheckPaths(schema, paths)
-	switch {
-	case len(status.UnknownFieldPaths) > 0:
-		msg := fmt.Sprintf("%s: not in the schema of %s; fix the paths", strings.Join(status.UnknownFieldPaths, ", "), cfg.Name)
-		set(ConditionReady, metav1.ConditionFalse, ReasonUnknownPaths, msg)
-		set(ConditionStalled, metav1.ConditionTrue, ReasonUnknownPaths, msg)
-	case len(status.DefaultedFieldPaths) > 0:
-		msg := fmt.Sprintf("%s: the schema of %s declares a default, which the API server restores after a drop; "+
-			"remove the default or the gate", strings.Join(status.DefaultedFieldPaths, ", "), cfg.Name)
-		set(ConditionReady, metav1.ConditionFalse, ReasonDefaultedPaths, msg)
-		set(ConditionStalled, metav1.ConditionTrue, ReasonDefaultedPaths, msg)
-	case webhook.configuration == "":
-		msg := fmt.Sprintf("%s; the operator runs with --disable-webhooks, so no field is dropped", gatesSummary(cfg))
-		set(ConditionReady, metav1.ConditionFalse, ReasonWebhooksOff, msg)
-		apimeta.RemoveStatusCondition(&status.Conditions, ConditionStalled)
-	case !webhook.registered:
-		msg := fmt.Sprintf("%s; registering the webhook for it in MutatingWebhookConfiguration %s", gatesSummary(cfg), webhook.configuration)
-		set(ConditionReady, metav1.ConditionFalse, ReasonWebhookPending, msg)
-		set(ConditionReconciling, metav1.ConditionTrue, ReasonWebhookPending, msg)
-		apimeta.RemoveStatusCondition(&status.Conditions, ConditionStalled)
-	default:
-		set(ConditionReady, metav1.ConditionTrue, ReasonGatesEvaluated, gatesSummary(cfg))
-		apimeta.RemoveStatusCondition(&status.Conditions, ConditionStalled)
-	}
-}
-
-// gatesSummary counts the enabled gates, from the status computeStatus filled.
-func gatesSummary(cfg *featuresv1alpha1.CustomFeatureGates) string {
-	on := 0
-	for _, g := range cfg.Status.FeatureGates {
-		if *g.Enabled {
-			on++
-		}
-	}
-	return fmt.Sprintf("%d of %d gates enabled over fields of %s", on, len(cfg.Status.FeatureGates), cfg.Name)
-}
-
-// storageSchema returns the schema of the CRD's storage version: gates are
-// checked on the storage version, as the design asks.
-func storageSchema(crd *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.JSONSchemaProps {
-	if crd == nil {
-		return nil
-	}
-	for _, v := range crd.Spec.Versions {
-		if v.Storage && v.Schema != nil {
-			return v.Schema.OpenAPIV3Schema
-		}
-	}
-	return nil
-}
-
-func toGate(g featuresv1alpha1.FeatureGate) featuregate.Gate {
-	return featuregate.Gate{
-		Name: g.Name, PreRelease: string(g.PreRelease), Default: g.Default, Enabled: g.Enabled,
-		FieldPaths: g.FieldPaths, DeprecationWarning: g.DeprecationWarning,
-	}
-}
-
 // SetupWithManager adds the reconciler to mgr. A CRD's changes reach the
 // CustomFeatureGates object of the same name; the webhook configuration's
 // reach them all.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
-	r := &Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("applyset-operator"), Options: opts}
+	r := &Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(identity.EventReporter), Options: opts}
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("customfeaturegates").
 		For(&featuresv1alpha1.CustomFeatureGates{}).

@@ -39,6 +39,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/pkg/featuregate"
 )
 
@@ -76,7 +77,7 @@ func cronTabs() *apiextensionsv1.CustomResourceDefinition {
 func ready(ctx context.Context, cfg *featuresv1alpha1.CustomFeatureGates) func() *metav1.Condition {
 	return func() *metav1.Condition {
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(cfg), cfg)).To(Succeed())
-		c := apimeta.FindStatusCondition(cfg.Status.Conditions, ConditionReady)
+		c := apimeta.FindStatusCondition(cfg.Status.Conditions, featuresv1alpha1.ConditionReady)
 		if c == nil || c.ObservedGeneration != cfg.Generation {
 			return nil
 		}
@@ -233,7 +234,7 @@ var _ = Describe("CustomFeatureGates", Ordered, func() {
 			}
 			Expect(k8sClient.Create(ctx, cfg)).To(Succeed())
 			Eventually(ready(ctx, cfg)).Should(SatisfyAll(HaveField("Status", metav1.ConditionFalse), HaveField("Reason", ReasonCRDNotFound)))
-			Expect(apimeta.IsStatusConditionTrue(cfg.Status.Conditions, ConditionReconciling)).To(BeTrue())
+			Expect(apimeta.IsStatusConditionTrue(cfg.Status.Conditions, featuresv1alpha1.ConditionReconciling)).To(BeTrue())
 			Expect(cfg.Status.FeatureGates).To(ConsistOf(
 				SatisfyAll(HaveField("Name", "ReplicasFeatureGate"), HaveField("Enabled", HaveValue(BeFalse())), HaveField("Reason", featuregate.ReasonDefaultOff)),
 				SatisfyAll(HaveField("Name", "Foo"), HaveField("Enabled", HaveValue(BeFalse())), HaveField("Reason", featuregate.ReasonExplicitlyDisabled)),
@@ -260,7 +261,7 @@ var _ = Describe("CustomFeatureGates", Ordered, func() {
 			Eventually(ready(ctx, cfg)).Should(SatisfyAll(HaveField("Status", metav1.ConditionFalse), HaveField("Reason", ReasonUnknownPaths)))
 			Expect(cfg.Status.UnknownFieldPaths).To(Equal([]string{".spec.replcas"}))
 			Expect(cfg.Status.DefaultedFieldPaths).To(Equal([]string{".spec.timeZone"}))
-			Expect(apimeta.IsStatusConditionTrue(cfg.Status.Conditions, ConditionStalled)).To(BeTrue())
+			Expect(apimeta.IsStatusConditionTrue(cfg.Status.Conditions, featuresv1alpha1.ConditionStalled)).To(BeTrue())
 		})
 	})
 
@@ -283,7 +284,7 @@ var _ = Describe("CustomFeatureGates", Ordered, func() {
 			config := &admissionv1.MutatingWebhookConfiguration{}
 			Expect(k8sClient.Get(ctx, client.ObjectKey{Name: DefaultConfigurationName}, config)).To(Succeed())
 			Expect(config.ManagedFields).To(ContainElement(SatisfyAll(
-				HaveField("Manager", WebhooksFieldManager), HaveField("Operation", metav1.ManagedFieldsOperationApply))))
+				HaveField("Manager", identity.WebhooksFieldManager), HaveField("Operation", metav1.ManagedFieldsOperationApply))))
 		})
 	})
 

@@ -37,6 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/identity"
 )
 
 const (
@@ -111,14 +112,14 @@ func (r *Registrar) register(ctx context.Context, gates []featuresv1alpha1.Custo
 	}
 	// The apply holds every entry the operator wants: server-side apply
 	// removes the ones it leaves out, together with the caBundle a
-	// certificate rotator wrote into them.
+	// certificate rotator wrote into them (under identity.CertsFieldManager).
 	config := admissionv1ac.MutatingWebhookConfiguration(r.Configuration).WithWebhooks(desired...)
 	if owner, err := r.owner(ctx); err != nil {
 		return err
 	} else if owner != nil {
 		config.WithOwnerReferences(owner)
 	}
-	if err := r.Client.Apply(ctx, config, client.FieldOwner(WebhooksFieldManager), client.ForceOwnership); err != nil {
+	if err := r.Client.Apply(ctx, config, client.FieldOwner(identity.WebhooksFieldManager), client.ForceOwnership); err != nil {
 		return fmt.Errorf("applying MutatingWebhookConfiguration %s: %w", r.Configuration, err)
 	}
 	return nil
@@ -153,13 +154,8 @@ func (r *Registrar) desiredWebhooks(ctx context.Context, gates []featuresv1alpha
 // for the storage version (requests in other versions are converted to it).
 // It returns nil while the CRD has no storage version.
 func webhookFor(crd *apiextensionsv1.CustomResourceDefinition, ep Endpoint) *admissionv1ac.MutatingWebhookApplyConfiguration {
-	version := ""
-	for _, v := range crd.Spec.Versions {
-		if v.Storage {
-			version = v.Name
-		}
-	}
-	if version == "" {
+	version := storageVersion(crd)
+	if version == nil {
 		return nil
 	}
 	clientConfig := admissionv1ac.WebhookClientConfig()
@@ -182,7 +178,7 @@ func webhookFor(crd *apiextensionsv1.CustomResourceDefinition, ep Endpoint) *adm
 		WithRules(admissionv1ac.RuleWithOperations().
 			WithOperations(admissionv1.Create, admissionv1.Update).
 			WithAPIGroups(crd.Spec.Group).
-			WithAPIVersions(version).
+			WithAPIVersions(version.Name).
 			WithResources(plural, plural+"/status")).
 		WithMatchPolicy(admissionv1.Equivalent).
 		WithFailurePolicy(admissionv1.Fail).
@@ -215,7 +211,7 @@ func (r *Registrar) SetupWithManager(mgr ctrl.Manager) error {
 		r.Configuration = DefaultConfigurationName
 	}
 	if r.Recorder == nil {
-		r.Recorder = mgr.GetEventRecorder("applyset-operator")
+		r.Recorder = mgr.GetEventRecorder(identity.EventReporter)
 	}
 	key := []reconcile.Request{{NamespacedName: client.ObjectKey{Name: r.Configuration}}}
 	toKey := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request { return key })

@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/identity"
 )
 
 // simpleCRD is a namespaced CRD with one integer field, .spec.size.
@@ -115,7 +116,7 @@ var _ = Describe("Registrar", func() {
 			for i := range config.Webhooks {
 				config.Webhooks[i].ClientConfig.CABundle = []byte("rotated CA")
 			}
-			return k8sClient.Update(ctx, config, client.FieldOwner("applyset-operator-certs"))
+			return k8sClient.Update(ctx, config, client.FieldOwner(identity.CertsFieldManager))
 		})).To(Succeed())
 		config = reconcileAndGet()
 		Expect(entry(config, names[0]).ClientConfig.CABundle).To(Equal([]byte("rotated CA")), "apply must not take caBundle back")
@@ -126,7 +127,7 @@ var _ = Describe("Registrar", func() {
 		Expect(entry(config, names[1])).To(BeNil())
 		Expect(entry(config, names[0]).ClientConfig.CABundle).To(Equal([]byte("rotated CA")))
 		Expect(config.ManagedFields).To(ContainElements(
-			HaveField("Manager", WebhooksFieldManager), HaveField("Manager", "applyset-operator-certs")))
+			HaveField("Manager", identity.WebhooksFieldManager), HaveField("Manager", identity.CertsFieldManager)))
 
 		By("deleting the CRD of the other")
 		Expect(k8sClient.Delete(ctx, simpleCRD("gizmos", "Gizmo"))).To(Succeed())

@@ -81,7 +81,7 @@ func TestComputeStatus(t *testing.T) {
 			}
 			computeStatus(cfg, crd, tt.webhook)
 
-			ready := apimeta.FindStatusCondition(cfg.Status.Conditions, ConditionReady)
+			ready := apimeta.FindStatusCondition(cfg.Status.Conditions, featuresv1alpha1.ConditionReady)
 			if ready == nil {
 				t.Fatal("no Ready condition")
 			}
@@ -91,10 +91,10 @@ func TestComputeStatus(t *testing.T) {
 			if ready.ObservedGeneration != 3 || cfg.Status.ObservedGeneration != 3 {
 				t.Errorf("observedGeneration = %d (condition), %d (status), want 3", ready.ObservedGeneration, cfg.Status.ObservedGeneration)
 			}
-			if got := apimeta.IsStatusConditionTrue(cfg.Status.Conditions, ConditionReconciling); got != tt.reconciling {
+			if got := apimeta.IsStatusConditionTrue(cfg.Status.Conditions, featuresv1alpha1.ConditionReconciling); got != tt.reconciling {
 				t.Errorf("Reconciling = %v, want %v", got, tt.reconciling)
 			}
-			if got := apimeta.IsStatusConditionTrue(cfg.Status.Conditions, ConditionStalled); got != tt.stalled {
+			if got := apimeta.IsStatusConditionTrue(cfg.Status.Conditions, featuresv1alpha1.ConditionStalled); got != tt.stalled {
 				t.Errorf("Stalled = %v, want %v", got, tt.stalled)
 			}
 		})

@@ -45,10 +45,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 		if err := SetupWithManager(mgr, Options{WebhookConfiguration: DefaultConfigurationName}); err != nil {
 			return err
 		}
-		if err := SetupWebhookWithManager(mgr); err != nil {
-			return err
-		}
-		return (&Registrar{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(),
-			Endpoint: Endpoint{URL: env.WebhookURL(), CABundle: env.WebhookCA()}}).SetupWithManager(mgr)
+		return SetupWebhook(mgr, mgr.GetWebhookServer(), &Registrar{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(),
+			Endpoint: Endpoint{URL: env.WebhookURL(), CABundle: env.WebhookCA()}})
 	})
 })

@@ -80,11 +80,7 @@ func (d *Dropper) gates(cfg *featuresv1alpha1.CustomFeatureGates) (*featuregate.
 	if c, ok := d.compiled[cfg.Name]; ok && c.uid == cfg.UID && c.generation == cfg.Generation {
 		return c.set, c.err
 	}
-	gates := make([]featuregate.Gate, 0, len(cfg.Spec.FeatureGates))
-	for _, g := range cfg.Spec.FeatureGates {
-		gates = append(gates, toGate(g))
-	}
-	set, err := featuregate.Compile(gates)
+	set, err := featuregate.Compile(featuregate.FromAPI(cfg.Spec.FeatureGates))
 	if d.compiled == nil {
 		d.compiled = map[string]compiledGates{}
 	}
@@ -139,15 +135,11 @@ func (d *Dropper) Handle(ctx context.Context, req admission.Request) admission.R
 	return admission.PatchResponseFromRaw(req.Object.Raw, patched).WithWarnings(outcome.Warnings...)
 }
 
-// NewWebhook returns the webhook to serve at WebhookPath; reader should be
-// the manager's cached client.
-func NewWebhook(reader client.Reader) *webhook.Admission {
-	return &webhook.Admission{Handler: &Dropper{Reader: reader}}
-}
-
-// SetupWebhookWithManager serves the webhook at WebhookPath on the manager's
-// webhook server.
-func SetupWebhookWithManager(mgr ctrl.Manager) error {
-	mgr.GetWebhookServer().Register(WebhookPath, NewWebhook(mgr.GetClient()))
-	return nil
+// SetupWebhook serves the field-dropping webhook at WebhookPath on server and
+// adds registrar, which keeps the webhook entries of every gated CRD pointing
+// at it, to mgr. The webhook reads gates from mgr's cache. The manager
+// serves it on its own server; tests pass mgr.GetWebhookServer().
+func SetupWebhook(mgr ctrl.Manager, server webhook.Server, registrar *Registrar) error {
+	server.Register(WebhookPath, &webhook.Admission{Handler: &Dropper{Reader: mgr.GetClient()}})
+	return registrar.SetupWithManager(mgr)
 }

@@ -21,6 +21,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
 
 var (
@@ -59,7 +61,7 @@ func init() {
 // parents, not reconciles.
 type parentStates struct {
 	mu     sync.Mutex
-	states map[Request]parentState
+	states map[membership.ParentRef]parentState
 }
 
 type parentState struct {
@@ -68,17 +70,17 @@ type parentState struct {
 	members int
 }
 
-func (s *parentStates) set(req Request, st parentState) {
+func (s *parentStates) set(req membership.ParentRef, st parentState) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.states == nil {
-		s.states = map[Request]parentState{}
+		s.states = map[membership.ParentRef]parentState{}
 	}
 	s.states[req] = st
 	s.publish()
 }
 
-func (s *parentStates) forget(req Request) {
+func (s *parentStates) forget(req membership.ParentRef) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.states, req)

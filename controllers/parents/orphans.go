@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
 
@@ -53,7 +54,7 @@ const (
 // parent carries it, they are orphans.
 type OrphanReconciler struct {
 	Metadata    metadata.Interface
-	Tracker     *Tracker
+	Parents     *membership.Parents
 	Index       *membership.Index
 	Recorder    events.EventRecorder
 	Policy      OrphanPolicy
@@ -68,11 +69,11 @@ type OrphanReconciler struct {
 
 // Reconcile reports, and under the delete policy collects, the orphans of a set.
 func (r *OrphanReconciler) Reconcile(ctx context.Context, setID string) (reconcile.Result, error) {
-	if !r.Index.HasSynced() || !r.Tracker.HasSynced() {
+	if !r.Index.HasSynced() || !r.Parents.HasSynced() {
 		return reconcile.Result{RequeueAfter: syncWait}, nil
 	}
 	members := r.Index.Members(setID)
-	if len(members) == 0 || len(r.Tracker.ParentsOf(setID)) > 0 {
+	if len(members) == 0 || len(r.Parents.ParentsOf(setID)) > 0 {
 		r.forget(setID)
 		return reconcile.Result{}, nil
 	}
@@ -83,7 +84,7 @@ func (r *OrphanReconciler) Reconcile(ctx context.Context, setID string) (reconci
 		for _, m := range members {
 			r.Recorder.Eventf(memberRef(m), nil, "Warning", ReasonOrphanFound, "Verify",
 				"Claims ApplySet %s, whose parent does not exist; delete the object or its %s label",
-				setID, "applyset.kubernetes.io/part-of")
+				setID, applyset.PartOfLabel)
 		}
 	}
 	if r.Policy != OrphanDelete {
@@ -113,9 +114,9 @@ func (r *OrphanReconciler) collect(ctx context.Context, setID string, members []
 		})
 		switch {
 		case apierrors.IsNotFound(err), apierrors.IsConflict(err):
-			logger.Info("Orphan changed or went away before deletion; kept", "member", describe(m))
+			logger.Info("Orphan changed or went away before deletion; kept", "member", m.String())
 		case err != nil:
-			errs = append(errs, fmt.Errorf("deleting orphan %s: %w", describe(m), err))
+			errs = append(errs, fmt.Errorf("deleting orphan %s: %w", m.String(), err))
 		default:
 			orphansDeleted.Inc()
 			r.Recorder.Eventf(memberRef(m), nil, "Normal", ReasonOrphanDeleted, "Collect",

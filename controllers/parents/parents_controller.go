@@ -23,12 +23,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
@@ -36,24 +36,17 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/requeue"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
 
-// HintsFieldManager owns the hint annotations the operator writes on parents.
-const HintsFieldManager = "applyset-operator-hints"
-
-// OwnTooling is the tooling name of the operator's own ApplySets. Their hints
-// come from the apply engine, so this reconciler only verifies them.
-const OwnTooling = "applyset-operator"
-
 // Event reasons besides the problem reasons.
 const (
-	ReasonHintsResynced  = "HintsResynced"
-	ReasonToolingForeign = "ToolingForeign"
-	ReasonHealthy        = "Verified"
+	ReasonHintsResynced = "HintsResynced"
+	ReasonVerified      = "Verified"
 )
 
 // syncWait is how long a request waits for caches that are still listing, as
@@ -65,7 +58,7 @@ type Reconciler struct {
 	Client client.Client
 	// Reader reads live, to confirm findings that lagging caches can produce.
 	Reader   client.Reader
-	Tracker  *Tracker
+	Parents  *membership.Parents
 	Index    *membership.Index
 	Recorder events.EventRecorder
 	// RepairTooling names the toolings whose parents' hints the operator may rewrite.
@@ -74,20 +67,20 @@ type Reconciler struct {
 	Resync time.Duration
 
 	states   parentStates
-	reported sync.Map // Request -> fingerprint of the last reported findings
+	reported sync.Map // membership.ParentRef -> fingerprint of the last reported findings
 }
 
 // Reconcile verifies the parent and reports what it found.
-func (r *Reconciler) Reconcile(ctx context.Context, req Request) (reconcile.Result, error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req membership.ParentRef) (reconcile.Result, error) {
 	started := time.Now()
 	defer func() { reconcileDuration.Observe(time.Since(started).Seconds()) }()
 	logger := log.FromContext(ctx).WithValues("parent", req.String())
 
 	// A partial view of the members would trim hints and misjudge members.
-	if !r.Index.HasSynced() || !r.Tracker.HasSynced() {
+	if !r.Index.HasSynced() || !r.Parents.HasSynced() {
 		return reconcile.Result{RequeueAfter: syncWait}, nil
 	}
-	obj, ok := r.Tracker.Get(req)
+	obj, ok := r.Parents.Get(req)
 	if !ok {
 		r.states.forget(req)
 		r.reported.Delete(req)
@@ -96,8 +89,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req Request) (reconcile.Resu
 	obj = obj.DeepCopy()
 	obj.SetGroupVersionKind(req.Type.Resource.GroupVersion().WithKind(req.Type.GroupKind.Kind))
 
-	key := applyset.ParentKey{GroupKind: req.Type.GroupKind, Namespace: req.Namespace, Name: req.Name}
-	parent := applyset.ParseParent(key, obj.Labels, obj.Annotations)
+	parent := applyset.ParseParent(req.Key(), obj.Labels, obj.Annotations)
 	verdict := Verify(parent, obj.UID, r.Index.Members(parent.ID))
 	if stale, err := r.cacheBehind(ctx, obj, verdict); err != nil {
 		return reconcile.Result{}, err
@@ -159,7 +151,7 @@ func (r *Reconciler) cacheBehind(ctx context.Context, parent *metav1.PartialObje
 // parent's hint: its ID is its own and its tooling is on the allow-list. Our own
 // ApplySets are never rewritten here; the apply engine keeps their hints.
 func (r *Reconciler) mayRepair(p applyset.Parent) bool {
-	return p.Trusted() && p.Tooling.Name != OwnTooling && r.RepairTooling.Has(p.Tooling.Name)
+	return p.Trusted() && p.Tooling.Name != identity.ToolingName && r.RepairTooling.Has(p.Tooling.Name)
 }
 
 // resyncHint adds the missing kinds to the hint with server-side apply. The field normally
@@ -167,14 +159,10 @@ func (r *Reconciler) mayRepair(p applyset.Parent) bool {
 // which retries a conflicting parent update with force, the operator takes the
 // field over on conflict, because an admin allowed it to repair this tooling.
 func (r *Reconciler) resyncHint(ctx context.Context, parent *metav1.PartialObjectMetadata, v Verdict) error {
-	patch := &unstructured.Unstructured{}
-	patch.SetGroupVersionKind(parent.GroupVersionKind())
-	patch.SetNamespace(parent.Namespace)
-	patch.SetName(parent.Name)
-	patch.SetAnnotations(map[string]string{applyset.GroupKindsAnnotation: v.DesiredHint})
+	patch := applyset.ParentPatch(parent.GroupVersionKind(), v.Parent.Key, applyset.ParentFields{GroupKinds: v.DesiredKinds})
 	applyHint := func(opts ...client.ApplyOption) error {
 		return r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(patch.DeepCopy()),
-			append(opts, client.FieldOwner(HintsFieldManager))...)
+			append(opts, client.FieldOwner(identity.HintsFieldManager))...)
 	}
 	err := applyHint()
 	tookOver := ""
@@ -187,14 +175,14 @@ func (r *Reconciler) resyncHint(ctx context.Context, parent *metav1.PartialObjec
 	}
 	hintResyncs.WithLabelValues(v.Parent.Tooling.Name).Inc()
 	r.Recorder.Eventf(parent, nil, "Normal", ReasonHintsResynced, "Resync", "Set %s to %q to cover the kinds of its %d members%s",
-		applyset.GroupKindsAnnotation, v.DesiredHint, len(v.Members), tookOver)
+		applyset.GroupKindsAnnotation, v.DesiredHint(), len(v.Members), tookOver)
 	return nil
 }
 
 // conflictingManagers names the field managers of an apply conflict.
 func conflictingManagers(err error) string {
-	if c := apply.ConflictOf(apply.ObjectRef{}, err); c != nil {
-		return c.Manager
+	if managers := apply.ConflictManagers(err); len(managers) > 0 {
+		return strings.Join(managers, ", ")
 	}
 	return "another field manager"
 }
@@ -202,7 +190,7 @@ func conflictingManagers(err error) string {
 // report publishes the verdict: metrics always, Events only when the findings
 // changed since they were last reported, so that a steady problem is not
 // repeated on every resync.
-func (r *Reconciler) report(obj *metav1.PartialObjectMetadata, req Request, v Verdict) {
+func (r *Reconciler) report(obj *metav1.PartialObjectMetadata, req membership.ParentRef, v Verdict) {
 	state := "healthy"
 	switch {
 	case !v.Parent.Trusted():
@@ -220,11 +208,11 @@ func (r *Reconciler) report(obj *metav1.PartialObjectMetadata, req Request, v Ve
 	for _, p := range v.Problems {
 		r.Recorder.Eventf(obj, nil, "Warning", p.Reason, "Verify", "%s", p.Message)
 	}
-	if v.Healthy() && v.Parent.Tooling.Name != OwnTooling && !r.RepairTooling.Has(v.Parent.Tooling.Name) {
-		r.Recorder.Eventf(obj, nil, "Normal", ReasonToolingForeign, "Verify",
+	if v.Healthy() && v.Parent.Tooling.Name != identity.ToolingName && !r.RepairTooling.Has(v.Parent.Tooling.Name) {
+		r.Recorder.Eventf(obj, nil, "Normal", applyset.ReasonForeignTooling, "Verify",
 			"Managed by %s; verified with %d members and left unchanged", v.Parent.Tooling, len(v.Members))
 	} else if v.Healthy() {
-		r.Recorder.Eventf(obj, nil, "Normal", ReasonHealthy, "Verify", "Verified with %d members", len(v.Members))
+		r.Recorder.Eventf(obj, nil, "Normal", ReasonVerified, "Verify", "Verified with %d members", len(v.Members))
 	}
 }
 

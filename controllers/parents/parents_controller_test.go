@@ -120,7 +120,7 @@ var _ = Describe("Parents of other tools, verified only", Ordered, func() {
 
 		for _, parent := range []struct{ namespace, name string }{{ns, "my-set"}, {ns, "web"}, {"default", platform.Name}} {
 			Eventually(func() []string { return eventReasons(ctx, parent.namespace, parent.name) }).
-				Should(ContainElement("Normal/"+ReasonToolingForeign), "parent %s", parent.name)
+				Should(ContainElement("Normal/"+applyset.ReasonForeignTooling), "parent %s", parent.name)
 			Expect(eventReasons(ctx, parent.namespace, parent.name)).NotTo(ContainElement(HavePrefix("Warning/")))
 		}
 	})

@@ -24,7 +24,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/workqueue"
@@ -33,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
 
@@ -67,53 +67,56 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("metadata client: %w", err)
 	}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return fmt.Errorf("dynamic client: %w", err)
-	}
 	disco, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		return fmt.Errorf("discovery client: %w", err)
 	}
 	log := mgr.GetLogger().WithName("parents")
 	index := membership.New(membership.Options{Discovery: disco, Metadata: md, Log: log.WithName("membership")})
-	tracker := NewTracker(md, dyn, log.WithName("tracker"))
-	recorder := mgr.GetEventRecorder("applyset-operator")
+	tracker := membership.NewParents(membership.Options{Discovery: disco, Metadata: md, Log: log.WithName("tracker")})
+	recorder := mgr.GetEventRecorder(identity.EventReporter)
 
-	parents, err := controller.NewTyped("applyset-parents", mgr, controller.TypedOptions[Request]{
+	parentRefs := &queueHolder[membership.ParentRef]{}
+	parents, err := controller.NewTyped("applyset-parents", mgr, controller.TypedOptions[membership.ParentRef]{
 		Reconciler: &Reconciler{
-			Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Tracker: tracker, Index: index, Recorder: recorder,
+			Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Parents: tracker, Index: index, Recorder: recorder,
 			RepairTooling: sets.New(opts.RepairTooling...), Resync: opts.Resync,
 		},
 	})
 	if err != nil {
 		return err
 	}
-	if err := parents.Watch(tracker); err != nil {
+	if err := parents.Watch(source.TypedFunc[membership.ParentRef](parentRefs.start)); err != nil {
 		return err
 	}
 
+	setIDs := &queueHolder[string]{}
 	orphans, err := controller.NewTyped("applyset-orphans", mgr, controller.TypedOptions[string]{
 		Reconciler: &OrphanReconciler{
-			Metadata: md, Tracker: tracker, Index: index, Recorder: recorder,
+			Metadata: md, Parents: tracker, Index: index, Recorder: recorder,
 			Policy: opts.OrphanPolicy, GracePeriod: opts.OrphanGracePeriod,
 		},
 	})
 	if err != nil {
 		return err
 	}
-	setIDs := &queueHolder{}
 	if err := orphans.Watch(source.TypedFunc[string](setIDs.start)); err != nil {
 		return err
 	}
 
+	tracker.OnChange(func(ref membership.ParentRef) { parentRefs.add(ref) })
+	tracker.OnDeleted(func(id string) { setIDs.add(id) })
 	index.OnChange(func(ids ...string) {
-		tracker.Enqueue(ids...)
+		for _, id := range ids {
+			parentRefs.add(tracker.ParentsOf(id)...)
+		}
 		setIDs.add(ids...)
 	})
-	tracker.OnParentDeleted(func(id string) { setIDs.add(id) })
 
 	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		if err := tracker.Start(ctx); err != nil {
+			return fmt.Errorf("starting the parent tracker: %w", err)
+		}
 		if err := index.Start(ctx); err != nil {
 			return fmt.Errorf("starting the membership index: %w", err)
 		}
@@ -130,35 +133,36 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	}))
 }
 
-// queueHolder passes set IDs to the orphan controller's queue once it exists.
-type queueHolder struct {
+// queueHolder passes requests to a controller's queue once it exists: the
+// watchers may see objects before the controller starts.
+type queueHolder[T comparable] struct {
 	mu      sync.Mutex
-	queue   workqueue.TypedRateLimitingInterface[string]
-	pending []string
+	queue   workqueue.TypedRateLimitingInterface[T]
+	pending []T
 }
 
-func (h *queueHolder) start(_ context.Context, q workqueue.TypedRateLimitingInterface[string]) error {
+func (h *queueHolder[T]) start(_ context.Context, q workqueue.TypedRateLimitingInterface[T]) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.queue = q
-	for _, id := range h.pending {
-		q.Add(id)
+	for _, item := range h.pending {
+		q.Add(item)
 	}
 	h.pending = nil
 	return nil
 }
 
-func (h *queueHolder) add(ids ...string) {
+func (h *queueHolder[T]) add(items ...T) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for _, id := range ids {
-		if id == "" {
-			continue
+	var zero T
+	for _, item := range items {
+		switch {
+		case item == zero:
+		case h.queue == nil:
+			h.pending = append(h.pending, item)
+		default:
+			h.queue.Add(item)
 		}
-		if h.queue == nil {
-			h.pending = append(h.pending, id)
-			continue
-		}
-		h.queue.Add(id)
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 
+	"github.com/applyset-operator/applyset-operator/internal/text"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
@@ -38,6 +39,9 @@ const (
 	ReasonOwnershipConflict = "OwnershipConflict"
 )
 
+// maxListed is how many objects a finding names before it counts the rest.
+const maxListed = 5
+
 // Verdict is what verification found about one parent and its members.
 type Verdict struct {
 	Parent applyset.Parent
@@ -47,12 +51,15 @@ type Verdict struct {
 	Kinds sets.Set[schema.GroupKind]
 	// Problems are the parent's own problems and those of its members.
 	Problems []applyset.Problem
-	// DesiredHint is the contains-group-kinds value to write when repairing: the
+	// DesiredKinds are the contains-group-kinds to write when repairing: the
 	// kinds the hint lists plus those of members it omits. Kinds are only added:
 	// a tool writes a superset before it creates members and trims it after it
 	// prunes, so a kind without members may be one the tool is about to apply.
-	DesiredHint string
+	DesiredKinds sets.Set[schema.GroupKind]
 }
+
+// DesiredHint is DesiredKinds as the hint annotation spells them.
+func (v Verdict) DesiredHint() string { return applyset.FormatGroupKinds(v.DesiredKinds) }
 
 // Healthy reports whether nothing is wrong.
 func (v Verdict) Healthy() bool { return len(v.Problems) == 0 }
@@ -60,7 +67,7 @@ func (v Verdict) Healthy() bool { return len(v.Problems) == 0 }
 // HintCurrent reports whether the parent's hint already reads DesiredHint.
 func (v Verdict) HintCurrent(annotations map[string]string) bool {
 	value, ok := annotations[applyset.GroupKindsAnnotation]
-	return ok && value == v.DesiredHint
+	return ok && value == v.DesiredHint()
 }
 
 // Verify checks a parent against the members that claim its ID. It makes no
@@ -76,13 +83,13 @@ func Verify(parent applyset.Parent, parentUID types.UID, members []membership.Me
 	for _, m := range members {
 		v.Kinds.Insert(m.GroupKind)
 		if !parent.Scope.Contains(m.Namespace) {
-			outOfScope = append(outOfScope, describe(m))
+			outOfScope = append(outOfScope, m.String())
 		}
 		if len(m.OwnerReferences) > 0 && !slices.ContainsFunc(m.OwnerReferences, func(ref metav1.OwnerReference) bool { return ref.UID == parentUID }) {
-			foreignOwned = append(foreignOwned, describe(m))
+			foreignOwned = append(foreignOwned, m.String())
 		}
 	}
-	v.DesiredHint = applyset.FormatGroupKinds(v.Kinds.Union(parent.GroupKinds))
+	v.DesiredKinds = v.Kinds.Union(parent.GroupKinds)
 
 	if parent.GroupKinds != nil {
 		if missing := v.Kinds.Difference(parent.GroupKinds); missing.Len() > 0 {
@@ -92,11 +99,11 @@ func Verify(parent applyset.Parent, parentUID types.UID, members []membership.Me
 	}
 	if len(outOfScope) > 0 {
 		v.problem(ReasonMemberOutOfScope, "members outside the namespaces the parent may hold (%s): %s",
-			scopeText(parent.Scope), summarize(outOfScope))
+			scopeText(parent.Scope), text.Summarize(outOfScope, maxListed))
 	}
 	if len(foreignOwned) > 0 {
 		v.problem(ReasonOwnershipConflict, "members owned by other objects than the parent, never pruned: %s",
-			summarize(foreignOwned))
+			text.Summarize(foreignOwned, maxListed))
 	}
 	return v
 }
@@ -105,25 +112,9 @@ func (v *Verdict) problem(reason, format string, args ...any) {
 	v.Problems = append(v.Problems, applyset.Problem{Reason: reason, Message: fmt.Sprintf(format, args...)})
 }
 
-func describe(m membership.Member) string {
-	if m.Namespace == "" {
-		return m.GroupKind.String() + " " + m.Name
-	}
-	return m.GroupKind.String() + " " + m.Namespace + "/" + m.Name
-}
-
 func scopeText(s applyset.Scope) string {
 	if ns := s.Namespaces(); len(ns) > 0 {
 		return strings.Join(ns, ", ") + " and cluster scope"
 	}
 	return "cluster scope only"
-}
-
-// summarize lists up to five items and counts the rest, to keep messages short.
-func summarize(items []string) string {
-	const most = 5
-	if len(items) <= most {
-		return strings.Join(items, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(items[:most], ", "), len(items)-most)
 }

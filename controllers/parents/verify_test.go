@@ -122,21 +122,12 @@ func TestVerify(t *testing.T) {
 					t.Errorf("reasons = %v, want %v", reasons, tt.wantReasons)
 				}
 			}
-			if v.DesiredHint != tt.wantHint {
-				t.Errorf("DesiredHint = %q, want %q", v.DesiredHint, tt.wantHint)
+			if v.DesiredHint() != tt.wantHint {
+				t.Errorf("DesiredHint = %q, want %q", v.DesiredHint(), tt.wantHint)
 			}
 			if v.Healthy() != (len(tt.wantReasons) == 0) {
 				t.Errorf("Healthy() = %v", v.Healthy())
 			}
 		})
-	}
-}
-
-func TestSummarize(t *testing.T) {
-	if got := summarize([]string{"a", "b"}); got != "a, b" {
-		t.Errorf("summarize = %q", got)
-	}
-	if got := summarize([]string{"1", "2", "3", "4", "5", "6", "7"}); got != "1, 2, 3, 4, 5 and 2 more" {
-		t.Errorf("summarize = %q", got)
 	}
 }

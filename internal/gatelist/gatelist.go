@@ -59,9 +59,9 @@ func Rows(ctx context.Context, c client.Reader, crd string) ([]Row, error) {
 		if crd != "" && cfg.Name != crd {
 			continue
 		}
-		for _, g := range cfg.Spec.FeatureGates {
-			enabled, reason := featuregate.Effective(featuregate.Gate{PreRelease: string(g.PreRelease), Default: g.Default, Enabled: g.Enabled})
-			rows = append(rows, Row{CRD: cfg.Name, Gate: g.Name, PreRelease: string(g.PreRelease), Default: g.Default,
+		for _, g := range featuregate.FromAPI(cfg.Spec.FeatureGates) {
+			enabled, reason := featuregate.Effective(g)
+			rows = append(rows, Row{CRD: cfg.Name, Gate: g.Name, PreRelease: g.PreRelease, Default: g.Default,
 				Enabled: enabled, Reason: reason, FieldPaths: g.FieldPaths})
 		}
 	}

@@ -19,7 +19,22 @@ package apply
 import (
 	"fmt"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
+
+// ObjectRef identifies an object by group, kind, namespace and name (GKNN).
+type ObjectRef struct {
+	GroupKind schema.GroupKind
+	Namespace string
+	Name      string
+}
+
+func (r ObjectRef) String() string {
+	return applyset.ObjectName(r.GroupKind, r.Namespace, r.Name)
+}
 
 // Action is what happened, or would happen in a dry run, to one object.
 type Action string

@@ -74,7 +74,7 @@ var _ = Describe("The apply engine", func() {
 	}
 
 	It("creates, then leaves unchanged, then configures with the changed fields", func(ctx context.Context) {
-		cs, err := engine.Apply(ctx, objects(configMap("a", "1")+configMap("b", "1")), Options{SetID: setID})
+		cs, err := engine.Apply(ctx, objects(configMap("a", "1")+configMap("b", "1")), ApplyOptions{SetID: setID})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(actions(cs)).To(Equal(map[string]Action{"a": Created, "b": Created}))
 		cm, err := get(ctx, "a")
@@ -82,11 +82,11 @@ var _ = Describe("The apply engine", func() {
 		Expect(cm.Labels).To(HaveKeyWithValue(applyset.PartOfLabel, setID))
 		Expect(cm.ManagedFields).To(ContainElement(HaveField("Manager", fieldManager)))
 
-		cs, err = engine.Apply(ctx, objects(configMap("a", "1")+configMap("b", "1")), Options{SetID: setID})
+		cs, err = engine.Apply(ctx, objects(configMap("a", "1")+configMap("b", "1")), ApplyOptions{SetID: setID})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(actions(cs)).To(Equal(map[string]Action{"a": Unchanged, "b": Unchanged}))
 
-		cs, err = engine.Apply(ctx, objects(configMap("a", "2")+configMap("b", "1")), Options{SetID: setID})
+		cs, err = engine.Apply(ctx, objects(configMap("a", "2")+configMap("b", "1")), ApplyOptions{SetID: setID})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(cs.Changes).To(ContainElement(SatisfyAll(HaveField("Ref.Name", "a"), HaveField("Action", Configured),
 			HaveField("Fields", Equal([]string{".data.k"})))))
@@ -99,7 +99,7 @@ var _ = Describe("The apply engine", func() {
 		for i := range 6 {
 			yaml += configMap(fmt.Sprintf("c%d", i), "1")
 		}
-		cs, err := engine.Apply(ctx, objects(yaml), Options{SetID: setID})
+		cs, err := engine.Apply(ctx, objects(yaml), ApplyOptions{SetID: setID})
 		Expect(errors.Is(err, ErrOverlap)).To(BeTrue(), "%v", err)
 		Expect(actions(cs)).To(Equal(map[string]Action{"c0": Created, "c1": Created, "c2": Created, "c3": Created,
 			"c4": Failed, "c5": Created}))
@@ -110,17 +110,17 @@ var _ = Describe("The apply engine", func() {
 				yaml += configMap(fmt.Sprintf("c%d", i), map[bool]string{true: "2", false: "1"}[i == 0])
 			}
 		}
-		cs, err = engine.Apply(ctx, objects(yaml), Options{SetID: setID})
+		cs, err = engine.Apply(ctx, objects(yaml), ApplyOptions{SetID: setID})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(actions(cs)).To(Equal(map[string]Action{"c0": Configured, "c1": Unchanged, "c2": Unchanged, "c3": Unchanged, "c5": Unchanged}))
 	})
 
 	It("previews with server-side dry-run, changing nothing, and the preview equals the real apply", func(ctx context.Context) {
-		_, err := engine.Apply(ctx, objects(configMap("kept", "1")+configMap("changed", "1")), Options{SetID: setID})
+		_, err := engine.Apply(ctx, objects(configMap("kept", "1")+configMap("changed", "1")), ApplyOptions{SetID: setID})
 		Expect(err).NotTo(HaveOccurred())
 		declared := objects(configMap("kept", "1") + configMap("changed", "2") + configMap("new", "1"))
 
-		preview, err := engine.Apply(ctx, declared, Options{SetID: setID, DryRun: true})
+		preview, err := engine.Apply(ctx, declared, ApplyOptions{SetID: setID, DryRun: true})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(preview.DryRun).To(BeTrue())
 		_, err = get(ctx, "new")
@@ -129,7 +129,7 @@ var _ = Describe("The apply engine", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(cm.Data).To(HaveKeyWithValue("k", "1"), "a dry run changed an object")
 
-		real, err := engine.Apply(ctx, declared, Options{SetID: setID})
+		real, err := engine.Apply(ctx, declared, ApplyOptions{SetID: setID})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(preview.Changes).To(Equal(real.Changes))
 		Expect(actions(real)).To(Equal(map[string]Action{"kept": Unchanged, "changed": Configured, "new": Created}))
@@ -138,7 +138,7 @@ var _ = Describe("The apply engine", func() {
 	It("refuses an object that belongs to another set and leaves it alone", func(ctx context.Context) {
 		Expect(k8sClient.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "theirs",
 			Labels: map[string]string{applyset.PartOfLabel: "applyset-other-v1"}}, Data: map[string]string{"k": "theirs"}})).To(Succeed())
-		cs, err := engine.Apply(ctx, objects(configMap("theirs", "ours")+configMap("ours", "1")), Options{SetID: setID})
+		cs, err := engine.Apply(ctx, objects(configMap("theirs", "ours")+configMap("ours", "1")), ApplyOptions{SetID: setID})
 		Expect(errors.Is(err, ErrOverlap)).To(BeTrue(), "%v", err)
 		Expect(actions(cs)).To(Equal(map[string]Action{"theirs": Failed, "ours": Created}))
 		cm, err := get(ctx, "theirs")
@@ -149,29 +149,29 @@ var _ = Describe("The apply engine", func() {
 
 	It("reports a conflict with the manager that owns the field, and takes it over with force", func(ctx context.Context) {
 		other := &Engine{Client: k8sClient, FieldManager: "team-b-deployer"}
-		_, err := other.Apply(ctx, objects(configMap("shared", "b")), Options{SetID: setID})
+		_, err := other.Apply(ctx, objects(configMap("shared", "b")), ApplyOptions{SetID: setID})
 		Expect(err).NotTo(HaveOccurred())
 
-		cs, err := engine.Apply(ctx, objects(configMap("shared", "a")), Options{SetID: setID})
+		cs, err := engine.Apply(ctx, objects(configMap("shared", "a")), ApplyOptions{SetID: setID})
 		Expect(apierrors.IsConflict(err)).To(BeTrue(), "%v", err)
 		Expect(cs.Conflicts).To(ConsistOf(SatisfyAll(HaveField("Manager", "team-b-deployer"),
 			HaveField("Fields", ContainElement(".data.k")))))
 		Expect(cs.Conflicts[0].Message()).To(ContainSubstring("team-b-deployer applied .data.k with other values"))
 
-		cs, err = engine.Apply(ctx, objects(configMap("shared", "a")), Options{SetID: setID, Force: true})
+		cs, err = engine.Apply(ctx, objects(configMap("shared", "a")), ApplyOptions{SetID: setID, Force: true})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(actions(cs)).To(Equal(map[string]Action{"shared": Configured}))
 	})
 
 	It("puts back declared fields that someone edited, without force", func(ctx context.Context) {
-		_, err := engine.Apply(ctx, objects(configMap("drifted", "declared")), Options{SetID: setID})
+		_, err := engine.Apply(ctx, objects(configMap("drifted", "declared")), ApplyOptions{SetID: setID})
 		Expect(err).NotTo(HaveOccurred())
 		cm, err := get(ctx, "drifted")
 		Expect(err).NotTo(HaveOccurred())
 		cm.Data["k"] = "edited"
 		Expect(k8sClient.Update(ctx, cm, client.FieldOwner("kubectl-edit"))).To(Succeed())
 
-		cs, err := engine.Apply(ctx, objects(configMap("drifted", "declared")), Options{SetID: setID})
+		cs, err := engine.Apply(ctx, objects(configMap("drifted", "declared")), ApplyOptions{SetID: setID})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(cs.Conflicts).To(BeEmpty())
 		Expect(cs.Changes).To(ConsistOf(SatisfyAll(HaveField("Action", Configured), HaveField("Fields", ConsistOf(".data.k")))))
@@ -200,19 +200,19 @@ kind: Gadget
 metadata: {name: g}
 spec: {size: 3}
 `, group)
-		preview, err := engine.Apply(ctx, objects(set), Options{SetID: setID, DryRun: true})
+		preview, err := engine.Apply(ctx, objects(set), ApplyOptions{SetID: setID, DryRun: true})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(preview.Changes).To(ContainElement(SatisfyAll(HaveField("Ref.Name", "g"), HaveField("Action", Created),
 			HaveField("Reason", ContainSubstring("created by this set")))))
 
-		cs, err := engine.Apply(ctx, objects(set), Options{SetID: setID})
+		cs, err := engine.Apply(ctx, objects(set), ApplyOptions{SetID: setID})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(actions(cs)).To(HaveKeyWithValue("g", Created))
 		Expect(actions(cs)).To(HaveKeyWithValue("gadgets."+group, Created))
 	})
 
 	It("prunes members no longer declared, keeps those another object owns, and previews first", func(ctx context.Context) {
-		_, err := engine.Apply(ctx, objects(configMap("a", "1")+configMap("gone", "1")+configMap("owned", "1")), Options{SetID: setID})
+		_, err := engine.Apply(ctx, objects(configMap("a", "1")+configMap("gone", "1")+configMap("owned", "1")), ApplyOptions{SetID: setID})
 		Expect(err).NotTo(HaveOccurred())
 		owner, err := get(ctx, "a")
 		Expect(err).NotTo(HaveOccurred())
@@ -223,20 +223,20 @@ spec: {size: 3}
 		Expect(k8sClient.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "not-a-member"}})).To(Succeed())
 
 		keep := objects(configMap("a", "1"))
-		target := PruneTarget{
+		target := PruneOptions{
 			SetID: setID, ParentUID: "parent-uid", Scope: applyset.Scope{Namespace: ns},
 			Kinds: sets.New(schema.GroupKind{Kind: "ConfigMap"}, schema.GroupKind{Kind: "Secret"}),
 			Keep:  sets.New(keep[0].Ref()),
 		}
 		dry := target
 		dry.DryRun = true
-		preview, err := engine.Prune(ctx, k8sClient.RESTMapper(), dry)
+		preview, err := engine.Prune(ctx, dry)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(actions(preview)).To(Equal(map[string]Action{"gone": Pruned, "owned": Skipped}))
 		_, err = get(ctx, "gone")
 		Expect(err).NotTo(HaveOccurred(), "a dry-run prune deleted an object")
 
-		cs, err := engine.Prune(ctx, k8sClient.RESTMapper(), target)
+		cs, err := engine.Prune(ctx, target)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(cs.Changes).To(Equal(preview.Changes))
 		Expect(cs.Changes).To(ContainElement(SatisfyAll(HaveField("Ref.Name", "owned"),

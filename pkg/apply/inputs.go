@@ -117,28 +117,14 @@ type Target struct {
 // Object is a checked input: its type and identity are known.
 type Object struct {
 	Input
+	// Mapping is nil while the object's kind is defined by a CRD of the same
+	// set that the cluster does not serve yet.
 	Mapping *meta.RESTMapping
-	// Namespaced is false for cluster-scoped objects.
-	Namespaced bool
 }
 
 // Ref identifies an object by group, kind, namespace and name.
 func (o Object) Ref() ObjectRef {
 	return ObjectRef{GroupKind: o.Object.GroupVersionKind().GroupKind(), Namespace: o.Object.GetNamespace(), Name: o.Object.GetName()}
-}
-
-// ObjectRef identifies an object by group, kind, namespace and name (GKNN).
-type ObjectRef struct {
-	GroupKind schema.GroupKind
-	Namespace string
-	Name      string
-}
-
-func (r ObjectRef) String() string {
-	if r.Namespace == "" {
-		return r.GroupKind.String() + " " + r.Name
-	}
-	return r.GroupKind.String() + " " + r.Namespace + "/" + r.Name
 }
 
 // InputError is an input the set cannot take, and why.
@@ -204,7 +190,7 @@ func checkOne(in Input, target Target, declaredCRDs map[schema.GroupKind]bool) (
 		return Object{}, fmt.Sprintf("%s %s/%s lies outside the set's namespaces (%s); add %s to spec.additionalNamespaces",
 			gvk.Kind, obj.GetNamespace(), obj.GetName(), strings.Join(target.Scope.Namespaces(), ", "), obj.GetNamespace())
 	}
-	return Object{Input: in, Mapping: mapping, Namespaced: namespaced}, ""
+	return Object{Input: in, Mapping: mapping}, ""
 }
 
 // identityProblem tells what keeps obj from being identified as a member.

@@ -16,8 +16,8 @@ limitations under the License.
 
 // Package applyset implements the KEP-3659 ApplySet contract as kubectl reads
 // and writes it: the label and annotation keys, the parent ID, the
-// contains-group-kinds and additional-namespaces hints, tooling values, parent
-// references in kubectl's --applyset form, and the scope rule.
+// contains-group-kinds and additional-namespaces hints, tooling values, the
+// scope rule, and the server-side apply patch that writes them on a parent.
 //
 // The package is pure: it works on names, labels and annotations and makes no
 // API requests, so any tool can use it.

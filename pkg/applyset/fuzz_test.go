@@ -92,22 +92,6 @@ func FuzzParseTooling(f *testing.F) {
 	})
 }
 
-func FuzzParseParentRef(f *testing.F) {
-	for _, seed := range []string{"my-set", "secrets/s", "applysets.apply.applyset.dev/web", "/x", "a/b/c", ""} {
-		f.Add(seed)
-	}
-	f.Fuzz(func(t *testing.T, value string) {
-		ref, err := ParseParentRef(value)
-		if err != nil {
-			return
-		}
-		again, err := ParseParentRef(ref.String())
-		if err != nil || again != ref {
-			t.Fatalf("%q: round trip gave %+v, %v; want %+v", value, again, err, ref)
-		}
-	})
-}
-
 func FuzzParseParent(f *testing.F) {
 	f.Add("my-set", "default", "applyset-x-v1", "kubectl/v1", "ConfigMap", "team-b")
 	f.Fuzz(func(t *testing.T, name, namespace, id, tooling, kinds, namespaces string) {

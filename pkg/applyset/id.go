@@ -43,8 +43,15 @@ func (k ParentKey) ID() string {
 
 // String names the parent for people: Kind.group namespace/name.
 func (k ParentKey) String() string {
-	if k.Namespace == "" {
-		return k.GroupKind.String() + " " + k.Name
+	return ObjectName(k.GroupKind, k.Namespace, k.Name)
+}
+
+// ObjectName names an object for people and messages: Kind.group
+// namespace/name, or Kind.group name when it has no namespace (Kind alone for
+// the core group).
+func ObjectName(gk schema.GroupKind, namespace, name string) string {
+	if namespace == "" {
+		return gk.String() + " " + name
 	}
-	return k.GroupKind.String() + " " + k.Namespace + "/" + k.Name
+	return gk.String() + " " + namespace + "/" + name
 }

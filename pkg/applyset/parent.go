@@ -34,6 +34,10 @@ const (
 	ReasonNamespaceInvalid = "AdditionalNamespacesInvalid"
 )
 
+// ReasonForeignTooling says that a set belongs to another tool than the one
+// looking at it, which therefore leaves it as it is.
+const ReasonForeignTooling = "ForeignTooling"
+
 // Problem is something wrong with a parent, with a reason a program can match
 // and a message a person can act on.
 type Problem struct {

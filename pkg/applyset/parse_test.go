@@ -168,41 +168,6 @@ func TestTooling(t *testing.T) {
 	}
 }
 
-func TestParseParentRef(t *testing.T) {
-	tests := []struct {
-		value   string
-		want    ParentRef
-		wantErr bool
-	}{
-		{value: "my-set", want: ParentRef{Resource: SecretsResource, Name: "my-set"}},
-		{value: "secrets/my-set", want: ParentRef{Resource: SecretsResource, Name: "my-set"}},
-		{value: "configmaps/web", want: ParentRef{Resource: schema.GroupResource{Resource: "configmaps"}, Name: "web"}},
-		{value: "applysets.apply.applyset.dev/web", want: ParentRef{
-			Resource: schema.GroupResource{Group: "apply.applyset.dev", Resource: "applysets"}, Name: "web"}},
-		{value: "cm/web", want: ParentRef{Resource: schema.GroupResource{Resource: "cm"}, Name: "web"}},
-		{value: "", wantErr: true},
-		{value: "secrets/", wantErr: true},
-		{value: "/web", wantErr: true},
-		{value: "secrets/a/b", wantErr: true},
-		{value: "Secrets/web", wantErr: true},
-		{value: "secrets/Web", wantErr: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.value, func(t *testing.T) {
-			got, err := ParseParentRef(tt.value)
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("ParseParentRef(%q) = %+v, %v; want error %v", tt.value, got, err, tt.wantErr)
-			}
-			if !tt.wantErr && got != tt.want {
-				t.Errorf("ParseParentRef(%q) = %+v, want %+v", tt.value, got, tt.want)
-			}
-		})
-	}
-	if got := (ParentRef{Resource: SecretsResource, Name: "s"}).String(); got != "secrets/s" {
-		t.Errorf("String() = %q, want secrets/s", got)
-	}
-}
-
 func TestScope(t *testing.T) {
 	namespaced := Scope{Namespace: "home", AdditionalNamespaces: sets.New("extra")}
 	cluster := Scope{AdditionalNamespaces: sets.New("extra")}

@@ -22,6 +22,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/applyset-operator/applyset-operator/internal/text"
 )
 
 // Outcome says what Drop did to a request.
@@ -92,11 +94,7 @@ func under(p fieldpath.Path, paths []fieldpath.Path) bool {
 
 // warning keeps an admission warning under 120 characters.
 func warning(s string) string {
-	const most = 119
-	if len(s) > most {
-		return s[:most-3] + "..."
-	}
-	return s
+	return text.Truncate(s, 119)
 }
 
 func lookup(obj map[string]any, names []string) (any, bool) {

@@ -114,13 +114,11 @@ type Set struct {
 	paths []gatedPath
 	// all holds every gated path, for ancestor lookups.
 	all *fieldpath.Set
-	// byPath finds a gated path's index by its string form.
-	byPath map[string]int
 }
 
 // Compile checks and compiles gates. A path may be guarded by one gate only.
 func Compile(gates []Gate) (*Set, error) {
-	s := &Set{all: &fieldpath.Set{}, byPath: map[string]int{}}
+	s := &Set{all: &fieldpath.Set{}}
 	for _, g := range gates {
 		enabled, _ := Effective(g)
 		for _, raw := range g.FieldPaths {
@@ -140,8 +138,5 @@ func Compile(gates []Gate) (*Set, error) {
 		}
 	}
 	slices.SortStableFunc(s.paths, func(a, b gatedPath) int { return len(a.path) - len(b.path) })
-	for i, p := range s.paths {
-		s.byPath[p.path.String()] = i
-	}
 	return s, nil
 }

@@ -41,11 +41,8 @@ func BenchmarkCreatesWithGate(b *testing.B) {
 	controlPlane(b)
 	ctx := context.Background()
 	stop, err := cp.RunManager(func(mgr ctrl.Manager) error {
-		if err := featuregates.SetupWebhookWithManager(mgr); err != nil {
-			return err
-		}
-		return (&featuregates.Registrar{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(),
-			Endpoint: featuregates.Endpoint{URL: cp.WebhookURL(), CABundle: cp.WebhookCA()}}).SetupWithManager(mgr)
+		return featuregates.SetupWebhook(mgr, mgr.GetWebhookServer(), &featuregates.Registrar{Client: mgr.GetClient(),
+			Reader: mgr.GetAPIReader(), Endpoint: featuregates.Endpoint{URL: cp.WebhookURL(), CABundle: cp.WebhookCA()}})
 	})
 	if err != nil {
 		b.Fatal(err)

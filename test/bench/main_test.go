@@ -14,9 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package bench measures the parent reconciler and the membership index against
-// a real API server: run it with `make bench`. The figures are reported with
-// b.ReportMetric; nothing here asserts a time.
+// Package bench measures the operator against a real API server: the set
+// reconciler beside kubectl, the parent reconciler and the membership index,
+// and the feature-gate webhook's cost on creates. Run it with `make bench`.
+// The figures are reported with b.ReportMetric; nothing here asserts a time.
 package bench
 
 import (

@@ -153,6 +153,16 @@ type CustomFeatureGatesStatus struct {
 	DefaultedFieldPaths []string `json:"defaultedFieldPaths,omitempty"`
 }
 
+// Condition types of CustomFeatureGates, after kstatus.
+const (
+	// ConditionReady is True when the gates are evaluated and enforced by the API server.
+	ConditionReady = "Ready"
+	// ConditionReconciling is True while the operator works towards enforcing the gates.
+	ConditionReconciling = "Reconciling"
+	// ConditionStalled is True when the gates cannot work without a change by a person.
+	ConditionStalled = "Stalled"
+)
+
 // CustomFeatureGates declares feature gates over fields of another CRD. Its name is
 // the gated CRD's name (<plural>.<group>): one object per gated CRD.
 // +kubebuilder:object:root=true

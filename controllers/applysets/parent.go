@@ -1,0 +1,101 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysets
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+)
+
+func (r *Reconciler) parentKey(set applyv1alpha1.Set) applyset.ParentKey {
+	return applyset.ParentKey{GroupKind: r.GroupKind, Namespace: set.GetNamespace(), Name: set.GetName()}
+}
+
+// checkParent refuses a set whose ID label is not its own or that another tool manages.
+func checkParent(set applyv1alpha1.Set, parent applyset.Parent) (string, error) {
+	if id := set.GetLabels()[applyset.IDLabel]; id != "" && !parent.Trusted() {
+		return ReasonIDMismatch, fmt.Errorf("the %s label is %s, not this set's ID %s; "+
+			"remove the label to let the operator set it", applyset.IDLabel, id, parent.Key.ID())
+	}
+	if t := parent.Tooling; t.Name != "" && t.Name != identity.ToolingName {
+		return applyset.ReasonForeignTooling, fmt.Errorf("the set is managed by %s; the operator does not touch "+
+			"another tool's set (remove the %s annotation to hand it over)", t, applyset.ToolingAnnotation)
+	}
+	return "", nil
+}
+
+// writeParent applies the ID label, the tooling annotation and the hints to the
+// set itself, with server-side apply under the hints field manager.
+func (r *Reconciler) writeParent(ctx context.Context, set applyv1alpha1.Set, kinds sets.Set[schema.GroupKind], namespaces sets.Set[string]) error {
+	gvk, err := r.gvk()
+	if err != nil {
+		return err
+	}
+	patch := applyset.ParentPatch(gvk, r.parentKey(set), applyset.ParentFields{
+		ID: true, Tooling: &applyset.Tooling{Name: identity.ToolingName, Version: r.ToolingVersion},
+		GroupKinds: kinds, AdditionalNamespaces: namespaces,
+	})
+	if hasAll(set.GetLabels(), patch.GetLabels()) && hasAll(set.GetAnnotations(), patch.GetAnnotations()) {
+		return nil // already in place: a steady set costs no writes
+	}
+	if err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(patch), client.FieldOwner(identity.HintsFieldManager),
+		client.ForceOwnership); err != nil {
+		return fmt.Errorf("writing the parent's ID and hints: %w", err)
+	}
+	// Keep the in-memory copy in step, so the status patch does not undo it.
+	labels, annotations := set.GetLabels(), set.GetAnnotations()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	for k, v := range patch.GetLabels() {
+		labels[k] = v
+	}
+	for k, v := range patch.GetAnnotations() {
+		annotations[k] = v
+	}
+	set.SetLabels(labels)
+	set.SetAnnotations(annotations)
+	return nil
+}
+
+func hasAll(have, want map[string]string) bool {
+	for k, v := range want {
+		if got, ok := have[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *Reconciler) gvk() (schema.GroupVersionKind, error) {
+	gvks, _, err := r.Scheme.ObjectKinds(r.NewSet())
+	if err != nil || len(gvks) == 0 {
+		return schema.GroupVersionKind{}, fmt.Errorf("the scheme does not know %s: %w", r.GroupKind, err)
+	}
+	return gvks[0], nil
+}

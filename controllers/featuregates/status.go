@@ -1,0 +1,131 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package featuregates
+
+import (
+	"fmt"
+	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/pkg/featuregate"
+)
+
+// Condition reasons.
+const (
+	ReasonGatesEvaluated = "GatesEvaluated"
+	ReasonCRDNotFound    = "CRDNotFound"
+	ReasonUnknownPaths   = "UnknownFieldPaths"
+	ReasonDefaultedPaths = "DefaultedFieldPaths"
+	ReasonWebhookPending = "WebhookPending"
+	ReasonWebhooksOff    = "WebhooksDisabled"
+)
+
+// webhookState is what status says of the webhook entry of one object.
+type webhookState struct {
+	configuration string // empty: webhooks are off
+	registered    bool
+}
+
+// computeStatus fills in the status from the gates, the target CRD (nil when
+// it does not exist) and its webhook entry. It makes no API calls.
+func computeStatus(cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv1.CustomResourceDefinition, webhook webhookState) {
+	status := &cfg.Status
+	status.FeatureGates = nil
+	var paths []string
+	for _, gate := range featuregate.FromAPI(cfg.Spec.FeatureGates) {
+		enabled, reason := featuregate.Effective(gate)
+		status.FeatureGates = append(status.FeatureGates, featuresv1alpha1.FeatureGateStatus{
+			Name: gate.Name, Enabled: ptr.To(enabled), Reason: reason,
+		})
+		paths = append(paths, gate.FieldPaths...)
+	}
+	status.ObservedGeneration = cfg.Generation
+	set := func(kind string, s metav1.ConditionStatus, reason, msg string) {
+		apimeta.SetStatusCondition(&status.Conditions, metav1.Condition{
+			Type: kind, Status: s, Reason: reason, Message: msg, ObservedGeneration: cfg.Generation,
+		})
+	}
+
+	var schema *apiextensionsv1.JSONSchemaProps
+	if v := storageVersion(crd); v != nil && v.Schema != nil {
+		schema = v.Schema.OpenAPIV3Schema
+	}
+	if schema == nil {
+		status.UnknownFieldPaths, status.DefaultedFieldPaths = nil, nil
+		msg := fmt.Sprintf("CustomResourceDefinition %s does not exist (or has no schema); the gates take effect when it does", cfg.Name)
+		set(featuresv1alpha1.ConditionReady, metav1.ConditionFalse, ReasonCRDNotFound, msg)
+		set(featuresv1alpha1.ConditionReconciling, metav1.ConditionTrue, ReasonCRDNotFound, msg)
+		apimeta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.ConditionStalled)
+		return
+	}
+	apimeta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.ConditionReconciling)
+	status.UnknownFieldPaths, status.DefaultedFieldPaths = featuregate.CheckPaths(schema, paths)
+	switch {
+	case len(status.UnknownFieldPaths) > 0:
+		msg := fmt.Sprintf("%s: not in the schema of %s; fix the paths", strings.Join(status.UnknownFieldPaths, ", "), cfg.Name)
+		set(featuresv1alpha1.ConditionReady, metav1.ConditionFalse, ReasonUnknownPaths, msg)
+		set(featuresv1alpha1.ConditionStalled, metav1.ConditionTrue, ReasonUnknownPaths, msg)
+	case len(status.DefaultedFieldPaths) > 0:
+		msg := fmt.Sprintf("%s: the schema of %s declares a default, which the API server restores after a drop; "+
+			"remove the default or the gate", strings.Join(status.DefaultedFieldPaths, ", "), cfg.Name)
+		set(featuresv1alpha1.ConditionReady, metav1.ConditionFalse, ReasonDefaultedPaths, msg)
+		set(featuresv1alpha1.ConditionStalled, metav1.ConditionTrue, ReasonDefaultedPaths, msg)
+	case webhook.configuration == "":
+		msg := fmt.Sprintf("%s; the operator runs with --disable-webhooks, so no field is dropped", gatesSummary(cfg))
+		set(featuresv1alpha1.ConditionReady, metav1.ConditionFalse, ReasonWebhooksOff, msg)
+		apimeta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.ConditionStalled)
+	case !webhook.registered:
+		msg := fmt.Sprintf("%s; registering the webhook for it in MutatingWebhookConfiguration %s", gatesSummary(cfg), webhook.configuration)
+		set(featuresv1alpha1.ConditionReady, metav1.ConditionFalse, ReasonWebhookPending, msg)
+		set(featuresv1alpha1.ConditionReconciling, metav1.ConditionTrue, ReasonWebhookPending, msg)
+		apimeta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.ConditionStalled)
+	default:
+		set(featuresv1alpha1.ConditionReady, metav1.ConditionTrue, ReasonGatesEvaluated, gatesSummary(cfg))
+		apimeta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.ConditionStalled)
+	}
+}
+
+// gatesSummary counts the enabled gates, from the status computeStatus filled.
+func gatesSummary(cfg *featuresv1alpha1.CustomFeatureGates) string {
+	on := 0
+	for _, g := range cfg.Status.FeatureGates {
+		if *g.Enabled {
+			on++
+		}
+	}
+	return fmt.Sprintf("%d of %d gates enabled over fields of %s", on, len(cfg.Status.FeatureGates), cfg.Name)
+}
+
+// storageVersion returns the CRD's storage version (nil for a nil CRD or
+// none): gates are checked, and the webhook registered, at the storage
+// version, as the design asks.
+func storageVersion(crd *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.CustomResourceDefinitionVersion {
+	if crd == nil {
+		return nil
+	}
+	for i := range crd.Spec.Versions {
+		if crd.Spec.Versions[i].Storage {
+			return &crd.Spec.Versions[i]
+		}
+	}
+	return nil
+}

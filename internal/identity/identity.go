@@ -1,0 +1,45 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package identity names the operator wherever the cluster records who did
+// something: the field managers of its writes (managedFields), the tooling
+// annotation of its sets, the reporter of its Events and its leader lease.
+// Each write has its own field manager, so that no two kinds of write
+// overwrite each other's fields.
+package identity
+
+const (
+	// ToolingName is the tooling name of the operator's own ApplySets
+	// (applyset-operator/<version>); kubectl refuses to manage such a set.
+	ToolingName = "applyset-operator"
+
+	// MembersFieldManager owns the fields of the members the operator applies.
+	MembersFieldManager = "applyset-operator"
+	// HintsFieldManager owns the contract fields the operator writes on
+	// parents: the ID label, tooling and hints of its own sets, and the
+	// contains-group-kinds hint of other tools' parents it is allowed to repair.
+	HintsFieldManager = "applyset-operator-hints"
+	// WebhooksFieldManager owns the feature-gate webhook entries.
+	WebhooksFieldManager = "applyset-operator-webhooks"
+	// CertsFieldManager writes the caBundle of those entries when the
+	// operator rotates its own certificates.
+	CertsFieldManager = "applyset-operator-certs"
+
+	// EventReporter is the reporting controller of every Event the operator records.
+	EventReporter = "applyset-operator"
+	// LeaderElectionID names the lease replicas of the manager compete for.
+	LeaderElectionID = "applyset-operator.applyset.dev"
+)

@@ -1,0 +1,53 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package text shortens what the operator writes for people: condition
+// messages, Events and admission warnings all have size limits.
+package text
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// ellipsis marks a shortened text.
+const ellipsis = "..."
+
+// Truncate returns s cut to at most most bytes, ending in "..." when it was
+// cut. It never splits a UTF-8 character.
+func Truncate(s string, most int) string {
+	if len(s) <= most {
+		return s
+	}
+	if most <= len(ellipsis) {
+		return ellipsis[:max(most, 0)]
+	}
+	cut := most - len(ellipsis)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + ellipsis
+}
+
+// Summarize joins up to most items with commas and counts the rest, so a
+// message about many objects stays short.
+func Summarize(items []string, most int) string {
+	if len(items) <= most {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:most], ", "), len(items)-most)
+}

@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/text"
 	"github.com/applyset-operator/applyset-operator/pkg/featuregate"
 )
 
@@ -106,7 +107,7 @@ func (d *Dropper) Handle(ctx context.Context, req admission.Request) admission.R
 	set, err := d.gates(cfg)
 	if err != nil {
 		// The API server validates gates; an invalid set here must not block writes.
-		return admission.Allowed("").WithWarnings("feature gates of " + crd + " not applied: " + err.Error())
+		return admission.Allowed("").WithWarnings(warnings("feature gates of " + crd + " not applied: " + err.Error())...)
 	}
 
 	var obj, old map[string]any
@@ -120,7 +121,7 @@ func (d *Dropper) Handle(ctx context.Context, req admission.Request) admission.R
 	}
 	outcome := set.Drop(obj, old)
 	if !outcome.Changed() {
-		return admission.Allowed("").WithWarnings(outcome.Warnings...)
+		return admission.Allowed("").WithWarnings(warnings(outcome.Warnings...)...)
 	}
 	for gate, paths := range outcome.Dropped {
 		droppedFields.WithLabelValues(crd, gate, "dropped").Add(float64(len(paths)))
@@ -132,7 +133,19 @@ func (d *Dropper) Handle(ctx context.Context, req admission.Request) admission.R
 	if err != nil {
 		return admission.Errored(http.StatusInternalServerError, err)
 	}
-	return admission.PatchResponseFromRaw(req.Object.Raw, patched).WithWarnings(outcome.Warnings...)
+	return admission.PatchResponseFromRaw(req.Object.Raw, patched).WithWarnings(warnings(outcome.Warnings...)...)
+}
+
+// maxWarning keeps admission warnings under the 120 characters the API
+// server's convention asks of them.
+const maxWarning = 119
+
+func warnings(ws ...string) []string {
+	out := make([]string, 0, len(ws))
+	for _, w := range ws {
+		out = append(out, text.Truncate(w, maxWarning))
+	}
+	return out
 }
 
 // SetupWebhook serves the field-dropping webhook at WebhookPath on server and

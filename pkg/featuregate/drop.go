@@ -22,8 +22,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
-
-	"github.com/applyset-operator/applyset-operator/internal/text"
 )
 
 // Outcome says what Drop did to a request.
@@ -32,7 +30,7 @@ type Outcome struct {
 	Dropped map[string][]string
 	// Kept are the paths whose stored value replaced the request's, by gate.
 	Kept map[string][]string
-	// Warnings are admission warnings for the client, each under 120 characters.
+	// Warnings are admission warnings for the client.
 	Warnings []string
 }
 
@@ -54,7 +52,7 @@ func (s *Set) Drop(obj, old map[string]any) Outcome {
 		}
 		value, inNew := lookup(obj, gp.names)
 		if gp.deprecated != "" && inNew {
-			out.Warnings = append(out.Warnings, warning(gp.deprecated))
+			out.Warnings = append(out.Warnings, gp.deprecated)
 		}
 		if gp.enabled {
 			continue
@@ -65,7 +63,7 @@ func (s *Set) Drop(obj, old map[string]any) Outcome {
 		case inOld && (!inNew || !reflect.DeepEqual(value, stored)):
 			put(obj, gp.names, runtime.DeepCopyJSONValue(stored))
 			out.Kept = appendTo(out.Kept, gp.gate, gp.path.String())
-			out.Warnings = append(out.Warnings, warning(fmt.Sprintf("%s not changed: feature gate %s is disabled", gp.path, gp.gate)))
+			out.Warnings = append(out.Warnings, fmt.Sprintf("%s not changed: feature gate %s is disabled", gp.path, gp.gate))
 		case !inOld && inNew:
 			remove(obj, gp.names)
 			out.Dropped = appendTo(out.Dropped, gp.gate, gp.path.String())
@@ -90,11 +88,6 @@ func under(p fieldpath.Path, paths []fieldpath.Path) bool {
 		}
 	}
 	return false
-}
-
-// warning keeps an admission warning under 120 characters.
-func warning(s string) string {
-	return text.Truncate(s, 119)
 }
 
 func lookup(obj map[string]any, names []string) (any, bool) {

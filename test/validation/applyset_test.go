@@ -157,6 +157,26 @@ var _ = Describe("ApplySet validation", func() {
 		Entry("interval is positive",
 			applySet("{interval: 0s}"),
 			rejected("spec.interval", invalid, "interval must be a positive duration")),
+
+		// Fields left to other writers.
+		Entry("ignoreFields naming a kind and paths are accepted",
+			applySet("{ignoreFields: [{group: apps, kind: Deployment, name: web, namespace: team-a, paths: [.spec.replicas, .spec.template.metadata.annotations]}]}"),
+			accepted),
+		Entry("an ignoreFields rule names a kind",
+			applySet("{ignoreFields: [{paths: [.spec.replicas]}]}"),
+			rejected("spec.ignoreFields[0].kind", required, "Required value")),
+		Entry("an ignoreFields rule names a path",
+			applySet("{ignoreFields: [{kind: Deployment, paths: []}]}"),
+			rejected("spec.ignoreFields[0].paths", invalid, "should have at least 1 items")),
+		Entry("an ignored path starts with a dot and names fields",
+			applySet("{ignoreFields: [{kind: Deployment, paths: [spec.replicas]}]}"),
+			rejected("spec.ignoreFields[0].paths[0]", invalid, "should match")),
+		Entry("an ignored path is not under .metadata",
+			applySet("{ignoreFields: [{kind: Deployment, paths: [.metadata.labels]}]}"),
+			rejected("spec.ignoreFields[0].paths[0]", forbidden, "cannot be left to others")),
+		Entry("ignored paths are a set",
+			applySet("{ignoreFields: [{kind: Deployment, paths: [.spec.replicas, .spec.replicas]}]}"),
+			rejected("spec.ignoreFields[0].paths[1]", duplicate, `Duplicate value: ".spec.replicas"`)),
 	)
 
 	It("defaults prune, dryRun, force, deletionPolicy and interval", func(ctx context.Context) {
@@ -206,5 +226,16 @@ var _ = Describe("ClusterApplySet validation", func() {
 		Entry("the inline resource rules hold too",
 			clusterApplySet("{resources: ["+configMap("a", "generateName: a-")+"]}"),
 			rejected("spec.resources[0].metadata.generateName", forbidden, "give the object a fixed metadata.name")),
+		Entry("a ServiceAccount named with its namespace is accepted",
+			clusterApplySet("{serviceAccountName: deployer, serviceAccountNamespace: "+other+"}"), accepted),
+		Entry("a ServiceAccount's name needs its namespace",
+			clusterApplySet("{serviceAccountName: deployer}"),
+			rejected("spec.serviceAccountNamespace", required, "set both or neither")),
+		Entry("a ServiceAccount's namespace needs its name",
+			clusterApplySet("{serviceAccountNamespace: "+other+"}"),
+			rejected("spec.serviceAccountNamespace", required, "set both or neither")),
+		Entry("serviceAccountNamespace is a DNS-1123 label",
+			clusterApplySet("{serviceAccountName: deployer, serviceAccountNamespace: Team_B}"),
+			rejected("spec.serviceAccountNamespace", invalid, "should match")),
 	)
 })

@@ -21,6 +21,7 @@ import (
 )
 
 // ClusterApplySetSpec declares the objects of a ClusterApplySet and how to apply them.
+// +kubebuilder:validation:XValidation:rule="has(self.serviceAccountName) == has(self.serviceAccountNamespace)",message="serviceAccountName and serviceAccountNamespace name one ServiceAccount: set both or neither",reason=FieldValueRequired,fieldPath=".serviceAccountNamespace"
 type ClusterApplySetSpec struct {
 	// sources are ConfigMaps and Secrets, each in the namespace it names, whose keys
 	// hold multi-document YAML of more objects of the set.
@@ -28,6 +29,14 @@ type ClusterApplySetSpec struct {
 	// +listType=atomic
 	// +optional
 	Sources []ClusterSource `json:"sources,omitempty"`
+
+	// serviceAccountNamespace is the namespace of the ServiceAccount named by
+	// serviceAccountName, which the set acts as. The account must exist.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +optional
+	ServiceAccountNamespace string `json:"serviceAccountNamespace,omitempty"`
 
 	CommonSpec `json:",inline"`
 }
@@ -40,6 +49,7 @@ type ClusterApplySetSpec struct {
 // +kubebuilder:resource:scope=Cluster,shortName=caset,categories=applysets
 // +kubebuilder:metadata:labels="applyset.kubernetes.io/is-parent-type=true"
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Members",type=integer,JSONPath=`.status.memberCount`
 // +kubebuilder:printcolumn:name="Prune",type=boolean,JSONPath=`.spec.prune`
 // +kubebuilder:printcolumn:name="DryRun",type=boolean,JSONPath=`.spec.dryRun`

@@ -63,9 +63,12 @@ type CommonSpec struct {
 	// +optional
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
 
-	// serviceAccountName is a ServiceAccount, in the parent's namespace (or the
-	// operator's, for a ClusterApplySet), that every write to a member impersonates,
-	// so a set can do no more than that account may.
+	// serviceAccountName is the ServiceAccount the set acts as: every read of its
+	// sources and every write and delete of its members is made as this account,
+	// so a set can do no more than the account may. An ApplySet's account lives in
+	// the ApplySet's namespace; when none is named, the operator's default
+	// account of that namespace is used (--default-service-account). A
+	// ClusterApplySet names the account's namespace in serviceAccountNamespace.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
@@ -83,6 +86,54 @@ type CommonSpec struct {
 	// suspend stops reconciliation while true: nothing is applied or pruned.
 	// +optional
 	Suspend *bool `json:"suspend,omitempty"`
+
+	// ignoreFields leave fields of members to other writers once the member
+	// exists, such as spec.replicas of a Deployment that a HorizontalPodAutoscaler
+	// scales: the declared value is used when the member is created, and later
+	// applies keep whatever value the field has. Fields not listed here that
+	// others change with update requests (kubectl edit, scale) are put back and
+	// reported in status.drift.
+	// +kubebuilder:validation:MaxItems=64
+	// +listType=atomic
+	// +optional
+	IgnoreFields []IgnoreFields `json:"ignoreFields,omitempty"`
+}
+
+// IgnoreFields names fields of some members that the set leaves to others.
+type IgnoreFields struct {
+	// group is the members' API group; empty for the core group.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	Group string `json:"group,omitempty"` //nolint:kubeapilinter // "" is the core group, written by omission.
+
+	// kind is the members' kind, e.g. Deployment.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +required
+	Kind string `json:"kind,omitempty"`
+
+	// name limits the rule to the member of this name; every member of the kind when omitted.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	Name string `json:"name,omitempty"`
+
+	// namespace limits the rule to members in this namespace; every namespace when omitted.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+
+	// paths are the fields, written .spec.replicas; a path covers its whole
+	// subtree. Fields inside lists cannot be named.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=256
+	// +kubebuilder:validation:items:Pattern=`^(\.[A-Za-z_$][-A-Za-z0-9_.$/]*)+$`
+	// +kubebuilder:validation:items:XValidation:rule="!self.matches('^\\\\.(metadata|apiVersion|kind)(\\\\.|$)')",message="a path under .metadata, .apiVersion or .kind cannot be left to others",reason=FieldValueForbidden
+	// +listType=set
+	// +required
+	Paths []string `json:"paths,omitempty"`
 }
 
 // DeletionPolicy says what happens to the members of a deleted set.
@@ -209,7 +260,8 @@ type Plan struct {
 	Skipped []SkippedPrune `json:"skipped,omitempty"`
 }
 
-// Conflict is a field that the apply would take from another field manager.
+// Conflict is a set of fields that another field manager holds: taken from it
+// or not, as the list it is in says.
 type Conflict struct {
 	ObjectReference `json:",inline"`
 	// manager is the field manager that owns the fields.
@@ -265,6 +317,13 @@ type ApplySetStatus struct {
 	// +listType=atomic
 	// +optional
 	Conflicts []Conflict `json:"conflicts,omitempty"`
+
+	// drift are declared fields that other field managers had changed with
+	// update requests (kubectl edit, scale, controllers) and that the last
+	// apply put back. List a field in spec.ignoreFields to leave it to them.
+	// +listType=atomic
+	// +optional
+	Drift []Conflict `json:"drift,omitempty"`
 }
 
 // Condition types of ApplySet and ClusterApplySet, after kstatus.

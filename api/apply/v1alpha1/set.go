@@ -33,6 +33,36 @@ type Set interface {
 	GetSources() []ClusterSource
 	// GetSetStatus returns the status to fill in.
 	GetSetStatus() *ApplySetStatus
+	// GetServiceAccount returns the namespace and name of the ServiceAccount
+	// the set names; both empty when it names none.
+	GetServiceAccount() (namespace, name string)
+}
+
+// SetList is what ApplySetList and ClusterApplySetList have in common.
+// +kubebuilder:object:generate=false
+type SetList interface {
+	metav1.ListInterface
+	runtime.Object
+	// GetSets returns the items.
+	GetSets() []Set
+}
+
+// GetSets implements SetList.
+func (in *ApplySetList) GetSets() []Set {
+	out := make([]Set, 0, len(in.Items))
+	for i := range in.Items {
+		out = append(out, &in.Items[i])
+	}
+	return out
+}
+
+// GetSets implements SetList.
+func (in *ClusterApplySetList) GetSets() []Set {
+	out := make([]Set, 0, len(in.Items))
+	for i := range in.Items {
+		out = append(out, &in.Items[i])
+	}
+	return out
 }
 
 // GetCommonSpec implements Set.
@@ -50,6 +80,14 @@ func (in *ApplySet) GetSources() []ClusterSource {
 // GetSetStatus implements Set.
 func (in *ApplySet) GetSetStatus() *ApplySetStatus { return &in.Status }
 
+// GetServiceAccount implements Set: an ApplySet's account is in its own namespace.
+func (in *ApplySet) GetServiceAccount() (string, string) {
+	if in.Spec.ServiceAccountName == "" {
+		return "", ""
+	}
+	return in.Namespace, in.Spec.ServiceAccountName
+}
+
 // GetCommonSpec implements Set.
 func (in *ClusterApplySet) GetCommonSpec() *CommonSpec { return &in.Spec.CommonSpec }
 
@@ -58,6 +96,11 @@ func (in *ClusterApplySet) GetSources() []ClusterSource { return in.Spec.Sources
 
 // GetSetStatus implements Set.
 func (in *ClusterApplySet) GetSetStatus() *ApplySetStatus { return &in.Status }
+
+// GetServiceAccount implements Set.
+func (in *ClusterApplySet) GetServiceAccount() (string, string) {
+	return in.Spec.ServiceAccountNamespace, in.Spec.ServiceAccountName
+}
 
 // PruneEnabled reports whether members no longer declared are deleted (default true).
 func (in *CommonSpec) PruneEnabled() bool { return in.Prune == nil || *in.Prune }

@@ -1,0 +1,124 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package validation
+
+import (
+	"context"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// asUser returns a client that makes its requests as user, with no groups
+// but those of every authenticated user.
+func asUser(user string) client.Client {
+	GinkgoHelper()
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+	c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
+	Expect(err).NotTo(HaveOccurred())
+	return c
+}
+
+// grant lets user do verbs on resources of group in namespace ("" for cluster-wide).
+func grant(ctx context.Context, user, namespace, group string, resources, names, verbs []string) {
+	GinkgoHelper()
+	rule := rbacv1.PolicyRule{APIGroups: []string{group}, Resources: resources, ResourceNames: names, Verbs: verbs}
+	subject := []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}}
+	if namespace == "" {
+		role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{GenerateName: user + "-"}, Rules: []rbacv1.PolicyRule{rule}}
+		Expect(k8sClient.Create(ctx, role)).To(Succeed())
+		Expect(k8sClient.Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{GenerateName: user + "-"},
+			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name}, Subjects: subject})).To(Succeed())
+		return
+	}
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, GenerateName: user + "-"}, Rules: []rbacv1.PolicyRule{rule}}
+	Expect(k8sClient.Create(ctx, role)).To(Succeed())
+	Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, GenerateName: user + "-"},
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name}, Subjects: subject})).To(Succeed())
+}
+
+// forbiddenByPolicy checks that policy refused a request, saying message.
+func forbiddenByPolicy(err error, policy, message string) {
+	GinkgoHelper()
+	Expect(apierrors.IsForbidden(err)).To(BeTrue(), "want Forbidden, got %v", err)
+	Expect(err.Error()).To(And(ContainSubstring("ValidatingAdmissionPolicy '%s'", policy), ContainSubstring(message)))
+}
+
+var _ = Describe("Authority: a set can do no more than its author could", func() {
+	const namespacePolicy, serviceAccountPolicy = "applyset-namespace-authority", "clusterapplyset-service-account-authority"
+	var sets = []string{"applysets"}
+
+	It("refuses an ApplySet that reaches into a namespace where its author may not create ApplySets", func(ctx context.Context) {
+		const user = "tenant-a"
+		grant(ctx, user, home, "apply.applyset.dev", sets, nil, []string{"create", "update", "get"})
+		tenant := asUser(user)
+		manifest := applySet("{additionalNamespaces: [kube-system]}")
+
+		Eventually(func(ctx context.Context) error { return tenant.Create(ctx, parse(manifest), client.DryRunAll) }).
+			WithContext(ctx).Should(HaveOccurred(), "the authority policy never took effect")
+		forbiddenByPolicy(tenant.Create(ctx, parse(manifest), client.DryRunAll), namespacePolicy,
+			"spec.additionalNamespaces: tenant-a may not create ApplySets in each of kube-system")
+		Expect(tenant.Create(ctx, parse(applySet("{additionalNamespaces: ["+other+"]}")), client.DryRunAll)).NotTo(Succeed())
+
+		By("granting the author ApplySets in the other namespace")
+		grant(ctx, user, other, "apply.applyset.dev", sets, nil, []string{"create"})
+		Eventually(func(ctx context.Context) error {
+			return tenant.Create(ctx, parse(applySet("{additionalNamespaces: ["+other+"]}")), client.DryRunAll)
+		}).WithContext(ctx).Should(Succeed())
+	})
+
+	It("lets another person edit a set without the rights of its author, so long as no namespace is added", func(ctx context.Context) {
+		Expect(k8sClient.Create(ctx, parse(applySet("{additionalNamespaces: ["+other+"]}")))).To(Succeed())
+		DeferCleanup(func(ctx context.Context) { Expect(k8sClient.Delete(ctx, parse(applySet("{}")))).To(Succeed()) })
+		const user = "editor-a"
+		grant(ctx, user, home, "apply.applyset.dev", sets, nil, []string{"get", "update", "patch"})
+		editor := asUser(user)
+		Eventually(func(ctx context.Context) error {
+			set := parse(applySet("{}"))
+			if err := editor.Get(ctx, client.ObjectKeyFromObject(set), set); err != nil {
+				return err
+			}
+			set.Object["spec"].(map[string]any)["suspend"] = true
+			return editor.Update(ctx, set, client.DryRunAll)
+		}).WithContext(ctx).Should(Succeed())
+	})
+
+	It("refuses a ClusterApplySet acting as a ServiceAccount its author may not impersonate", func(ctx context.Context) {
+		const user = "platform-a"
+		grant(ctx, user, "", "apply.applyset.dev", []string{"clusterapplysets"}, nil, []string{"create"})
+		platform := asUser(user)
+		manifest := clusterApplySet("{serviceAccountName: deployer, serviceAccountNamespace: " + other + "}")
+
+		Eventually(func(ctx context.Context) error { return platform.Create(ctx, parse(manifest), client.DryRunAll) }).
+			WithContext(ctx).Should(HaveOccurred())
+		forbiddenByPolicy(platform.Create(ctx, parse(manifest), client.DryRunAll), serviceAccountPolicy,
+			"platform-a may not impersonate ServiceAccount "+other+"/deployer")
+
+		By("granting the author the impersonation of that account only")
+		grant(ctx, user, other, "", []string{"serviceaccounts"}, []string{"deployer"}, []string{"impersonate"})
+		Eventually(func(ctx context.Context) error { return platform.Create(ctx, parse(manifest), client.DryRunAll) }).
+			WithContext(ctx).Should(Succeed())
+		forbiddenByPolicy(platform.Create(ctx, parse(clusterApplySet("{serviceAccountName: admin, serviceAccountNamespace: "+other+"}")),
+			client.DryRunAll), serviceAccountPolicy, "may not impersonate ServiceAccount "+other+"/admin")
+	})
+})

@@ -73,11 +73,13 @@ type options struct {
 	gracefulShutdownTimeout time.Duration
 
 	repairTooling     string
+	toolingAppliers   string
 	orphanPolicy      string
 	orphanGracePeriod time.Duration
 	reverifyInterval  time.Duration
 
 	defaultServiceAccount string
+	singleTenant          bool
 }
 
 func (o *options) bindFlags(fs *flag.FlagSet) {
@@ -98,12 +100,19 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 
 	fs.StringVar(&o.repairTooling, "repair-tooling", "",
 		"Comma-separated tooling names (e.g. kubectl) whose ApplySet parents may have their contains-group-kinds hint rewritten; others are only verified.")
+	fs.StringVar(&o.toolingAppliers, "tooling-field-managers", "",
+		"Comma-separated TOOLING=FIELD_MANAGER pairs naming, besides kubectl=kubectl and applyset-operator=applyset-operator, "+
+			"the field managers with which a tool applies its members. Hint repairs and orphan deletion count a member only when "+
+			"one of these applied its part-of label.")
 	fs.StringVar(&o.orphanPolicy, "orphan-policy", string(parents.OrphanReport),
 		"What to do with members whose parent does not exist: report (Event and metric) or delete (after the grace period).")
 	fs.DurationVar(&o.orphanGracePeriod, "orphan-grace-period", 5*time.Minute,
 		"How long an orphan is reported before --orphan-policy=delete deletes it.")
-	fs.StringVar(&o.defaultServiceAccount, "default-service-account", "",
-		"namespace/name of the ServiceAccount a set acts as when it names none; empty acts as the operator itself (single-tenant mode).")
+	fs.StringVar(&o.defaultServiceAccount, "default-service-account", "default",
+		"Name of the ServiceAccount, in the ApplySet's own namespace, that an ApplySet naming none acts as; empty leaves such sets without an identity.")
+	fs.BoolVar(&o.singleTenant, "single-tenant", false,
+		"Let sets that name no ServiceAccount act as the operator itself, with all its permissions (needs the cluster-writer role). "+
+			"Only for clusters where everyone who may create an ApplySet is trusted as much as the operator.")
 	fs.DurationVar(&o.reverifyInterval, "reverify-interval", time.Hour,
 		"How often every ApplySet parent is verified again without a change, a guard against missed events.")
 	o.webhooks.bindFlags(fs)
@@ -166,7 +175,12 @@ func run(opts options) error {
 		return err
 	}
 
+	appliers, err := parents.ParseAppliers(opts.toolingAppliers)
+	if err != nil {
+		return fmt.Errorf("--tooling-field-managers: %w", err)
+	}
 	if err := parents.SetupWithManager(mgr, parents.Options{
+		Appliers:          appliers,
 		RepairTooling:     splitList(opts.repairTooling),
 		OrphanPolicy:      parents.OrphanPolicy(opts.orphanPolicy),
 		OrphanGracePeriod: opts.orphanGracePeriod,
@@ -175,8 +189,12 @@ func run(opts options) error {
 		return fmt.Errorf("setting up the parent reconciler: %w", err)
 	}
 
+	if strings.Contains(opts.defaultServiceAccount, "/") {
+		return fmt.Errorf("--default-service-account=%s: give a name only; the account is looked up in each ApplySet's namespace",
+			opts.defaultServiceAccount)
+	}
 	if err := applysets.SetupWithManager(mgr, applysets.Options{
-		ToolingVersion: version, DefaultServiceAccount: opts.defaultServiceAccount,
+		ToolingVersion: version, DefaultServiceAccount: opts.defaultServiceAccount, SingleTenant: opts.singleTenant,
 	}); err != nil {
 		return fmt.Errorf("setting up the ApplySet reconcilers: %w", err)
 	}

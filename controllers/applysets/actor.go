@@ -17,9 +17,14 @@ limitations under the License.
 package applysets
 
 import (
+	"context"
+	"errors"
 	"fmt"
-	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -28,23 +33,83 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
 
-// memberClient returns the client that reads and writes members: impersonating
-// the set's service account, the default one, or the operator itself.
-func (r *Reconciler) memberClient(set applyv1alpha1.Set) (client.Client, error) {
-	defaultNS, defaultName, _ := strings.Cut(r.DefaultServiceAccount, "/")
-	user := ""
-	switch sa := set.GetCommonSpec().ServiceAccountName; {
-	case sa != "" && set.GetNamespace() != "":
-		user = serviceAccountUser(set.GetNamespace(), sa)
-	case sa != "":
-		// A cluster-scoped set's service account lives in the operator's namespace.
-		user = serviceAccountUser(defaultNS, sa)
-	case defaultName != "":
-		user = serviceAccountUser(defaultNS, defaultName)
+// actor is the identity a set acts as: a ServiceAccount, or, in single-tenant
+// mode, the operator itself.
+type actor struct {
+	// serviceAccount is nil for the operator itself.
+	serviceAccount *types.NamespacedName
+}
+
+func (a actor) String() string {
+	if a.serviceAccount == nil {
+		return "the operator"
 	}
-	if user == "" {
-		return r.Client, nil
+	return "ServiceAccount " + a.serviceAccount.String()
+}
+
+// user is the name the API server knows the actor by.
+func (a actor) user() string {
+	return "system:serviceaccount:" + a.serviceAccount.Namespace + ":" + a.serviceAccount.Name
+}
+
+var (
+	// errNoServiceAccount marks a set that names no ServiceAccount where one
+	// is needed; only a change of the set or the operator's flags helps.
+	errNoServiceAccount = errors.New("no ServiceAccount to act as")
+	// errServiceAccountNotFound marks a named ServiceAccount that does not exist (yet).
+	errServiceAccountNotFound = errors.New("the ServiceAccount does not exist")
+)
+
+// actorOf works out whom the set acts as. A ServiceAccount the set names wins;
+// otherwise a single-tenant operator acts as itself, and a namespaced set as
+// the default ServiceAccount of its namespace. A ClusterApplySet has no
+// namespace to take a default from, so outside single-tenant mode it must name
+// its account.
+func (r *Reconciler) actorOf(set applyv1alpha1.Set) (actor, error) {
+	namespace, name := set.GetServiceAccount()
+	switch {
+	case name != "":
+		return actor{serviceAccount: &types.NamespacedName{Namespace: namespace, Name: name}}, nil
+	case r.SingleTenant:
+		return actor{}, nil
+	case set.GetNamespace() != "" && r.DefaultServiceAccount != "":
+		return actor{serviceAccount: &types.NamespacedName{Namespace: set.GetNamespace(), Name: r.DefaultServiceAccount}}, nil
+	case set.GetNamespace() != "":
+		return actor{}, fmt.Errorf("%w: name one in spec.serviceAccountName (the operator runs without a default ServiceAccount)",
+			errNoServiceAccount)
 	}
+	return actor{}, fmt.Errorf("%w: a ClusterApplySet names the ServiceAccount it acts as in spec.serviceAccountName "+
+		"and spec.serviceAccountNamespace", errNoServiceAccount)
+}
+
+// engine returns an apply engine acting as a, after checking that its
+// ServiceAccount exists, and the reader of the set's sources: every read and
+// write made for the set is made as its actor.
+func (r *Reconciler) engine(ctx context.Context, a actor) (*apply.Engine, client.Reader, error) {
+	engine := &apply.Engine{FieldManager: identity.MembersFieldManager, NamespaceExists: r.namespaceExists}
+	if a.serviceAccount == nil {
+		engine.Client, engine.Reader = r.Client, r.Reader
+		return engine, r.Reader, nil
+	}
+	// The API server would authenticate an impersonated account that does not
+	// exist with the groups of all ServiceAccounts; only real accounts act.
+	sa := &metav1.PartialObjectMetadata{}
+	sa.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ServiceAccount"))
+	if err := r.Client.Get(ctx, *a.serviceAccount, sa); apierrors.IsNotFound(err) {
+		return nil, nil, fmt.Errorf("%w: %s; create it and grant it what the set needs", errServiceAccountNotFound, a)
+	} else if err != nil {
+		return nil, nil, fmt.Errorf("reading %s: %w", a, err)
+	}
+	c, err := r.impersonating(a.user())
+	if err != nil {
+		return nil, nil, err
+	}
+	engine.Client, engine.Reader = c, c // impersonating clients read live
+	return engine, c, nil
+}
+
+// impersonating returns a client that acts as user, one per user.
+func (r *Reconciler) impersonating(user string) (client.Client, error) {
 	if c, ok := r.clients.Load(user); ok {
 		return c.(client.Client), nil
 	}
@@ -58,19 +123,15 @@ func (r *Reconciler) memberClient(set applyv1alpha1.Set) (client.Client, error) 
 	return c, nil
 }
 
-// engine returns an apply engine acting as the set's identity, reading without a cache.
-func (r *Reconciler) engine(set applyv1alpha1.Set) (*apply.Engine, error) {
-	c, err := r.memberClient(set)
-	if err != nil {
-		return nil, err
+// namespaceExists tells the engine whether a namespace it cannot list in is
+// gone. It reads as the operator: it decides only what to skip, and gives the
+// set nothing to read.
+func (r *Reconciler) namespaceExists(ctx context.Context, name string) (bool, error) {
+	ns := &metav1.PartialObjectMetadata{}
+	ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
+	err := r.Reader.Get(ctx, client.ObjectKey{Name: name}, ns)
+	if apierrors.IsNotFound(err) {
+		return false, nil
 	}
-	var reader client.Reader = c // impersonating clients read live
-	if c == r.Client {
-		reader = r.Reader
-	}
-	return &apply.Engine{Client: c, Reader: reader, FieldManager: identity.MembersFieldManager}, nil
-}
-
-func serviceAccountUser(namespace, name string) string {
-	return "system:serviceaccount:" + namespace + ":" + name
+	return err == nil, err
 }

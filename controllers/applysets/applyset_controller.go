@@ -60,15 +60,19 @@ type Reconciler struct {
 	Scheme *runtime.Scheme
 	// Recorder receives the Events about sets.
 	Recorder events.EventRecorder
-	// NewSet returns an empty object of the reconciled kind.
-	NewSet func() applyv1alpha1.Set
+	// NewSet and NewSetList return an empty object and list of the reconciled kind.
+	NewSet     func() applyv1alpha1.Set
+	NewSetList func() applyv1alpha1.SetList
 	// GroupKind is the reconciled kind.
 	GroupKind schema.GroupKind
 	// ToolingVersion is written into the tooling annotation: applyset-operator/<version>.
 	ToolingVersion string
-	// DefaultServiceAccount is impersonated when a set names none: namespace/name,
-	// or empty to act as the operator itself (single-tenant mode).
+	// DefaultServiceAccount names the ServiceAccount, in its own namespace,
+	// that an ApplySet naming none acts as.
 	DefaultServiceAccount string
+	// SingleTenant lets sets that name no ServiceAccount act as the operator
+	// itself, with all its permissions.
+	SingleTenant bool
 
 	clients sync.Map // impersonated user -> client.Client
 }
@@ -122,8 +126,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	return reconcile.Result{RequeueAfter: requeue.Jitter(interval(spec))}, nil
 }
 
-// reconcileNormal runs the pipeline: check the parent, read and check the
-// inputs, widen the hints, apply, prune, narrow the hints.
+// reconcileNormal runs the pipeline: check the parent, work out whom the set
+// acts as, read and check the inputs as that identity, then apply and prune.
 func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set) outcome {
 	spec := set.GetCommonSpec()
 	key := r.parentKey(set)
@@ -132,24 +136,50 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set)
 	if reason, err := checkParent(set, parent); err != nil {
 		return failure(o, reason, true, err)
 	}
-	scope := applyset.Scope{Namespace: set.GetNamespace(), AdditionalNamespaces: sets.New(spec.AdditionalNamespaces...)}
-	objects, reason, err := r.readObjects(ctx, set, scope)
+	act, err := r.actorOf(set)
 	if err != nil {
-		return failure(o, reason, true, err)
+		return failure(o, ReasonNoServiceAccount, true, err)
+	}
+	engine, sources, err := r.engine(ctx, act)
+	if err != nil {
+		return failure(o, ReasonServiceAccountNotFound, false, err)
+	}
+	scope := applyset.Scope{Namespace: set.GetNamespace(), AdditionalNamespaces: sets.New(spec.AdditionalNamespaces...)}
+	objects, reason, err := r.readObjects(ctx, sources, set, scope)
+	if err != nil {
+		return failure(o, reason, reason == ReasonInvalidInput, actorError(act, err))
 	}
 	for _, obj := range objects {
 		o.declared = append(o.declared, obj.Ref())
 	}
-	return r.applyAndPrune(ctx, set, parent, scope, objects, o)
+	o = r.applyAndPrune(ctx, set, parent, engine, objects, o)
+	if o.err != nil {
+		o.err = actorError(act, o.err)
+	}
+	return o
 }
 
-// readObjects gathers, decodes and checks the declared objects.
-func (r *Reconciler) readObjects(ctx context.Context, set applyv1alpha1.Set, scope applyset.Scope) ([]apply.Object, string, error) {
-	inputs, err := gatherInputs(ctx, r.Reader, set)
-	if errors.Is(err, errSourceNotFound) {
-		return nil, ReasonSourceNotFound, err
+// actorError says who lacked a permission, when that is what went wrong.
+func actorError(act actor, err error) error {
+	var denied *apply.AccessError
+	if errors.As(err, &denied) {
+		return fmt.Errorf("%s %w", act, err)
 	}
-	if err != nil {
+	return err
+}
+
+// readObjects gathers, decodes and checks the declared objects, reading the
+// sources with reader, the set's identity.
+func (r *Reconciler) readObjects(ctx context.Context, reader client.Reader, set applyv1alpha1.Set, scope applyset.Scope) (
+	[]apply.Object, string, error) {
+	inputs, err := gatherInputs(ctx, reader, set)
+	var denied *apply.AccessError
+	switch {
+	case errors.As(err, &denied):
+		return nil, ReasonAccessDenied, err
+	case errors.Is(err, errSourceNotFound):
+		return nil, ReasonSourceNotFound, err
+	case err != nil:
 		return nil, ReasonInvalidInput, err
 	}
 	objects, err := apply.Check(inputs, apply.Target{Scope: scope, DefaultNamespace: set.GetNamespace(), Mapper: r.Mapper})
@@ -161,46 +191,105 @@ func (r *Reconciler) readObjects(ctx context.Context, set applyv1alpha1.Set, sco
 
 // applyAndPrune follows kubectl's protocol: widen the hints before applying, so
 // that an interrupted apply leaves no member outside them; apply; prune only
-// when every apply succeeded; then narrow the hints to the new set.
+// when every apply succeeded; then narrow the hints to what is left. The prune
+// is planned first, across the namespaces and kinds of the current hints and
+// the new set, so that a set that loses a namespace or a kind prunes its
+// members there, and so that a missing permission stops the set before it
+// changes anything.
 func (r *Reconciler) applyAndPrune(ctx context.Context, set applyv1alpha1.Set, parent applyset.Parent,
-	scope applyset.Scope, objects []apply.Object, o outcome) outcome {
+	engine *apply.Engine, objects []apply.Object, o outcome) outcome {
 	spec := set.GetCommonSpec()
-	engine, err := r.engine(set)
-	if err != nil {
-		return failure(o, ReasonApplyFailed, false, err)
-	}
 	kinds, namespaces := declaredKindsAndNamespaces(objects, set.GetNamespace())
 	hintKinds := kinds.Union(currentKinds(parent))
+	hintNamespaces := namespaces.Union(parent.Scope.AdditionalNamespaces)
+	applyOpts := apply.ApplyOptions{
+		SetID: o.setID, DryRun: o.dryRun, Force: spec.ForceEnabled(), Ignore: ignoreRules(spec.IgnoreFields),
+	}
+
+	var plan *apply.PrunePlan
+	if spec.PruneEnabled() {
+		var err error
+		plan, err = engine.PlanPrune(ctx, apply.PruneOptions{
+			SetID: o.setID, ParentUID: string(set.GetUID()), Kinds: hintKinds, Keep: sets.New(o.declared...), DryRun: o.dryRun,
+			Scope: applyset.Scope{Namespace: set.GetNamespace(), AdditionalNamespaces: hintNamespaces.Union(sets.New(spec.AdditionalNamespaces...))},
+		})
+		var denied *apply.AccessError
+		if errors.As(err, &denied) {
+			// Say at once everything the identity lacks, for the apply too.
+			err = apply.JoinAccessErrors(err, engine.CheckApply(ctx, objects, applyOpts))
+		}
+		if err != nil {
+			return failure(o, failureReason(err, ReasonPruneFailed), false, err)
+		}
+	}
 	if !o.dryRun {
-		if err := r.writeParent(ctx, set, hintKinds, namespaces.Union(parent.Scope.AdditionalNamespaces)); err != nil {
+		if err := r.writeParent(ctx, set, hintKinds, hintNamespaces); err != nil {
 			return failure(o, ReasonApplyFailed, false, err)
 		}
 	}
 
-	o.applied, err = engine.Apply(ctx, objects, apply.ApplyOptions{SetID: o.setID, DryRun: o.dryRun, Force: spec.ForceEnabled()})
+	var err error
+	o.applied, err = engine.Apply(ctx, objects, applyOpts)
 	if err != nil {
-		reason := ReasonApplyFailed
+		reason := failureReason(err, ReasonApplyFailed)
 		if len(o.applied.Conflicts) > 0 {
 			reason = ReasonConflict
 		}
 		return failure(o, reason, errors.Is(err, apply.ErrOverlap), err)
 	}
-	if !spec.PruneEnabled() {
-		return o
+	if plan == nil {
+		return o // members that left the set keep their label: the hints stay wide
 	}
-	o.pruned, err = engine.Prune(ctx, apply.PruneOptions{
-		SetID: o.setID, ParentUID: string(set.GetUID()), Scope: scope, Kinds: hintKinds,
-		Keep: sets.New(o.declared...), DryRun: o.dryRun,
-	})
+	o.pruned, err = engine.ExecutePrune(ctx, plan)
 	if err != nil {
 		return failure(o, ReasonPruneFailed, false, err)
 	}
 	if !o.dryRun {
-		if err := r.writeParent(ctx, set, kinds, namespaces); err != nil {
+		// Members kept by a skipped prune still claim the set: the hints keep covering them.
+		keptKinds, keptNamespaces := skippedKindsAndNamespaces(o.pruned, set.GetNamespace())
+		if err := r.writeParent(ctx, set, kinds.Union(keptKinds), namespaces.Union(keptNamespaces)); err != nil {
 			return failure(o, ReasonApplyFailed, false, err)
 		}
 	}
 	return o
+}
+
+// failureReason is ReasonAccessDenied for a missing permission, otherwise fallback.
+func failureReason(err error, fallback string) string {
+	var denied *apply.AccessError
+	if errors.As(err, &denied) {
+		return ReasonAccessDenied
+	}
+	return fallback
+}
+
+// ignoreRules maps the spec's ignoreFields onto the engine's rules. Paths are
+// validated by the API server; one that still does not parse is skipped.
+func ignoreRules(fields []applyv1alpha1.IgnoreFields) []apply.IgnoreRule {
+	rules := make([]apply.IgnoreRule, 0, len(fields))
+	for _, f := range fields {
+		rule := apply.IgnoreRule{GroupKind: schema.GroupKind{Group: f.Group, Kind: f.Kind}, Namespace: f.Namespace, Name: f.Name}
+		for _, p := range f.Paths {
+			if names, err := apply.ParseFieldPath(p); err == nil {
+				rule.Paths = append(rule.Paths, names)
+			}
+		}
+		rules = append(rules, rule)
+	}
+	return rules
+}
+
+func skippedKindsAndNamespaces(pruned apply.ChangeSet, own string) (sets.Set[schema.GroupKind], sets.Set[string]) {
+	kinds, namespaces := sets.New[schema.GroupKind](), sets.New[string]()
+	for _, c := range pruned.Changes {
+		if c.Action == apply.Skipped || c.Action == apply.Failed {
+			kinds.Insert(c.Ref.GroupKind)
+			if c.Ref.Namespace != "" && c.Ref.Namespace != own {
+				namespaces.Insert(c.Ref.Namespace)
+			}
+		}
+	}
+	return kinds, namespaces
 }
 
 func failure(o outcome, reason string, terminal bool, err error) outcome {

@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -28,6 +29,7 @@ import (
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/internal/text"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
@@ -41,9 +43,17 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, set applyv1alpha1.Set)
 	parent := applyset.ParseParent(r.parentKey(set), set.GetLabels(), set.GetAnnotations())
 	if parent.Trusted() && (parent.Tooling.Name == identity.ToolingName || parent.Tooling.Name == "") {
 		if err := r.releaseMembers(ctx, set, parent); err != nil {
-			setCondition(set.GetSetStatus(), set.GetGeneration(), applyv1alpha1.ConditionReady, metav1.ConditionFalse,
-				ReasonDeletionBlocked, "Releasing the members before deletion failed: "+err.Error())
-			return reconcile.Result{}, err
+			if !r.namespaceTerminating(ctx, set) {
+				setCondition(set.GetSetStatus(), set.GetGeneration(), applyv1alpha1.ConditionReady, metav1.ConditionFalse,
+					ReasonDeletionBlocked, "Releasing the members before deletion failed: "+err.Error())
+				r.Recorder.Eventf(set, nil, "Warning", ReasonDeletionBlocked, "Delete", "%s", text.Truncate(err.Error(), maxEventMessage))
+				return reconcile.Result{}, err
+			}
+			// The namespace is going, and with it the set's ServiceAccount and
+			// its RoleBindings: what lives in the namespace goes too, and
+			// waiting would hold the namespace forever.
+			r.Recorder.Eventf(set, nil, "Warning", ReasonDeletionBlocked, "Delete", "%s", text.Truncate(
+				"The namespace is being deleted; members outside it may be left: "+err.Error(), maxEventMessage))
 		}
 	}
 	base := set.DeepCopyObject().(client.Object)
@@ -55,28 +65,48 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, set applyv1alpha1.Set)
 }
 
 // releaseMembers deletes every member, or with deletionPolicy Orphan removes
-// their part-of label, leaving them in place.
+// their part-of label, leaving them in place. Members are found by their label
+// across the kinds and namespaces of the parent's hints, whether or not the
+// set still declares them or its sources still exist, and are released as the
+// set's identity.
 func (r *Reconciler) releaseMembers(ctx context.Context, set applyv1alpha1.Set, parent applyset.Parent) error {
-	engine, err := r.engine(set)
+	act, err := r.actorOf(set)
 	if err != nil {
 		return err
 	}
-	spec := set.GetCommonSpec()
-	if spec.DeletionPolicy == applyv1alpha1.DeletionPolicyOrphan {
-		inputs, err := gatherInputs(ctx, r.Reader, set)
-		if err != nil {
-			return fmt.Errorf("reading the declared objects to disband them: %w", err)
-		}
-		objects, err := apply.Check(inputs, apply.Target{Scope: parent.Scope, DefaultNamespace: set.GetNamespace(), Mapper: r.Mapper})
-		if err != nil {
-			return fmt.Errorf("reading the declared objects to disband them: %w", err)
-		}
-		_, err = engine.Apply(ctx, objects, apply.ApplyOptions{SetID: parent.ID, Disband: true})
+	engine, _, err := r.engine(ctx, act)
+	if err != nil {
 		return err
 	}
-	_, err = engine.Prune(ctx, apply.PruneOptions{
-		SetID: parent.ID, ParentUID: string(set.GetUID()), Scope: parent.Scope, Kinds: currentKinds(parent),
-		Keep: sets.New[apply.ObjectRef](),
-	})
-	return err
+	var cs apply.ChangeSet
+	if set.GetCommonSpec().DeletionPolicy == applyv1alpha1.DeletionPolicyOrphan {
+		cs, err = engine.Disband(ctx, apply.DisbandOptions{SetID: parent.ID, Scope: parent.Scope, Kinds: currentKinds(parent)})
+	} else {
+		cs, err = engine.Prune(ctx, apply.PruneOptions{
+			SetID: parent.ID, ParentUID: string(set.GetUID()), Scope: parent.Scope, Kinds: currentKinds(parent),
+			Keep: sets.New[apply.ObjectRef](),
+		})
+	}
+	if err != nil {
+		return actorError(act, err)
+	}
+	released := cs.Count(apply.Pruned) + cs.Count(apply.Disbanded)
+	msg := fmt.Sprintf("%d members pruned, %d disbanded", cs.Count(apply.Pruned), cs.Count(apply.Disbanded))
+	if skipped := skippedPrunes(cs); skipped != "" {
+		msg += "; kept " + skipped
+	}
+	if released > 0 || cs.Count(apply.Skipped) > 0 {
+		r.Recorder.Eventf(set, nil, "Normal", ReasonReleased, "Delete", "%s", text.Truncate(msg, maxEventMessage))
+	}
+	return nil
+}
+
+// namespaceTerminating reports whether the set's namespace is being deleted.
+func (r *Reconciler) namespaceTerminating(ctx context.Context, set applyv1alpha1.Set) bool {
+	if set.GetNamespace() == "" {
+		return false
+	}
+	ns := &corev1.Namespace{}
+	err := r.Reader.Get(ctx, client.ObjectKey{Name: set.GetNamespace()}, ns)
+	return err == nil && !ns.DeletionTimestamp.IsZero()
 }

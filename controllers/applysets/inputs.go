@@ -21,9 +21,11 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
@@ -34,7 +36,9 @@ import (
 // triggers a new reconcile.
 var errSourceNotFound = fmt.Errorf("source not found")
 
-// gatherInputs decodes the inline resources and every source key.
+// gatherInputs decodes the inline resources and every source key, reading the
+// sources with reader: the set's own identity, so that a set reads nothing
+// its identity could not.
 func gatherInputs(ctx context.Context, reader client.Reader, set applyv1alpha1.Set) ([]apply.Input, error) {
 	var inputs []apply.Input
 	for i, r := range set.GetCommonSpec().Resources {
@@ -99,6 +103,10 @@ func sourceData(ctx context.Context, reader client.Reader, src applyv1alpha1.Clu
 func sourceError(src applyv1alpha1.ClusterSource, err error) error {
 	if apierrors.IsNotFound(err) {
 		return fmt.Errorf("%s %s/%s does not exist: %w", src.Kind, src.Namespace, src.Name, errSourceNotFound)
+	}
+	if apierrors.IsForbidden(err) {
+		resource := schema.GroupResource{Resource: strings.ToLower(string(src.Kind)) + "s"}
+		return &apply.AccessError{Missing: []apply.Permission{{Verb: "get", Resource: resource, Namespace: src.Namespace}}}
 	}
 	return fmt.Errorf("reading %s %s/%s: %w", src.Kind, src.Namespace, src.Name, err)
 }

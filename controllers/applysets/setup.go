@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -33,29 +34,38 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 )
 
-// The operator applies whatever a set declares, so it may write any type; a
-// set's serviceAccountName narrows that to the account's permissions.
-// +kubebuilder:rbac:groups=*,resources=*,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups="",resources=users;groups;serviceaccounts,verbs=impersonate
+// A set reads and writes as its ServiceAccount, so the operator needs only to
+// impersonate ServiceAccounts and to see that they exist. Acting as the
+// operator itself (--single-tenant) needs the optional cluster-writer role.
+// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=impersonate;get;list;watch
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get
 
 // sourceIndex indexes sets by the ConfigMaps and Secrets they read: kind/namespace/name.
 const sourceIndex = ".spec.sources"
 
 // Options configure both set reconcilers.
 type Options struct {
-	ToolingVersion        string
+	// ToolingVersion is written into the tooling annotation of the sets.
+	ToolingVersion string
+	// DefaultServiceAccount names the ServiceAccount, in its own namespace,
+	// that an ApplySet naming none acts as; empty leaves such sets without one.
 	DefaultServiceAccount string
+	// SingleTenant lets sets that name no ServiceAccount act as the operator.
+	SingleTenant bool
 }
 
 // SetupWithManager adds the ApplySet and ClusterApplySet reconcilers to mgr.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	kinds := []struct {
-		name   string
-		newSet func() applyv1alpha1.Set
-		kind   string
+		name    string
+		newSet  func() applyv1alpha1.Set
+		newList func() applyv1alpha1.SetList
+		kind    string
 	}{
-		{"applyset", func() applyv1alpha1.Set { return &applyv1alpha1.ApplySet{} }, "ApplySet"},
-		{"clusterapplyset", func() applyv1alpha1.Set { return &applyv1alpha1.ClusterApplySet{} }, "ClusterApplySet"},
+		{"applyset", func() applyv1alpha1.Set { return &applyv1alpha1.ApplySet{} },
+			func() applyv1alpha1.SetList { return &applyv1alpha1.ApplySetList{} }, "ApplySet"},
+		{"clusterapplyset", func() applyv1alpha1.Set { return &applyv1alpha1.ClusterApplySet{} },
+			func() applyv1alpha1.SetList { return &applyv1alpha1.ClusterApplySetList{} }, "ClusterApplySet"},
 	}
 	for _, k := range kinds {
 		if err := mgr.GetFieldIndexer().IndexField(context.Background(), k.newSet(), sourceIndex, func(obj client.Object) []string {
@@ -70,9 +80,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		}
 		r := &Reconciler{
 			Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Config: mgr.GetConfig(), Mapper: mgr.GetRESTMapper(),
-			Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder(identity.EventReporter), NewSet: k.newSet,
+			Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder(identity.EventReporter), NewSet: k.newSet, NewSetList: k.newList,
 			GroupKind:      schema.GroupKind{Group: applyv1alpha1.GroupVersion.Group, Kind: k.kind},
-			ToolingVersion: opts.ToolingVersion, DefaultServiceAccount: opts.DefaultServiceAccount,
+			ToolingVersion: opts.ToolingVersion, DefaultServiceAccount: opts.DefaultServiceAccount, SingleTenant: opts.SingleTenant,
 		}
 		err := ctrl.NewControllerManagedBy(mgr).
 			Named(k.name).
@@ -80,6 +90,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 				predicate.AnnotationChangedPredicate{}))).
 			WatchesMetadata(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.setsReading("ConfigMap"))).
 			WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.setsReading("Secret"))).
+			WatchesMetadata(&corev1.ServiceAccount{}, handler.EnqueueRequestsFromMapFunc(r.setsActingAs)).
 			Complete(r)
 		if err != nil {
 			return fmt.Errorf("setting up the %s reconciler: %w", k.kind, err)
@@ -95,25 +106,36 @@ func sourceKey(kind, namespace, name string) string {
 // setsReading maps a changed ConfigMap or Secret to the sets that read it.
 func (r *Reconciler) setsReading(kind string) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		list := &applyv1alpha1.ApplySetList{}
-		var requests []reconcile.Request
-		key := client.MatchingFields{sourceIndex: sourceKey(kind, obj.GetNamespace(), obj.GetName())}
-		if r.GroupKind.Kind == "ApplySet" {
-			if err := r.Client.List(ctx, list, key); err != nil {
-				return nil
-			}
-			for _, s := range list.Items {
-				requests = append(requests, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&s)})
-			}
-			return requests
-		}
-		clusterList := &applyv1alpha1.ClusterApplySetList{}
-		if err := r.Client.List(ctx, clusterList, key); err != nil {
-			return nil
-		}
-		for _, s := range clusterList.Items {
-			requests = append(requests, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&s)})
-		}
-		return requests
+		return requestsFor(r.listSets(ctx, client.MatchingFields{sourceIndex: sourceKey(kind, obj.GetNamespace(), obj.GetName())}))
 	}
+}
+
+// setsActingAs maps a ServiceAccount that appeared (or changed) to the sets
+// that act as it, so that a set waiting for its account goes on at once.
+func (r *Reconciler) setsActingAs(ctx context.Context, sa client.Object) []reconcile.Request {
+	var acting []applyv1alpha1.Set
+	for _, set := range r.listSets(ctx) {
+		if act, err := r.actorOf(set); err == nil && act.serviceAccount != nil && *act.serviceAccount == client.ObjectKeyFromObject(sa) {
+			acting = append(acting, set)
+		}
+	}
+	return requestsFor(acting)
+}
+
+// listSets lists the reconciled kind's sets from the cache.
+func (r *Reconciler) listSets(ctx context.Context, opts ...client.ListOption) []applyv1alpha1.Set {
+	list := r.NewSetList()
+	if err := r.Client.List(ctx, list, opts...); err != nil {
+		log.FromContext(ctx).Error(err, "Listing sets to reconcile after a change", "kind", r.GroupKind.Kind)
+		return nil
+	}
+	return list.GetSets()
+}
+
+func requestsFor(sets []applyv1alpha1.Set) []reconcile.Request {
+	requests := make([]reconcile.Request, 0, len(sets))
+	for _, set := range sets {
+		requests = append(requests, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(set)})
+	}
+	return requests
 }

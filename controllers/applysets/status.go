@@ -45,6 +45,24 @@ const (
 	ReasonSuspended       = "Suspended"
 	ReasonConflict        = "Conflict"
 	ReasonDeletionBlocked = "DeletionBlocked"
+	// ReasonAccessDenied: the set's identity lacks a permission the change
+	// needs; the message names each, and nothing was changed.
+	ReasonAccessDenied = "AccessDenied"
+	// ReasonNoServiceAccount: the set names no ServiceAccount and no default applies.
+	ReasonNoServiceAccount = "NoServiceAccount"
+	// ReasonServiceAccountNotFound: the ServiceAccount the set acts as does not exist.
+	ReasonServiceAccountNotFound = "ServiceAccountNotFound"
+	// ReasonPruneSkipped: members that left the set were kept, because they
+	// are not verifiably the set's to delete; the message says why.
+	ReasonPruneSkipped = "PruneSkipped"
+)
+
+// Event reasons besides the condition reasons.
+const (
+	ReasonApplied         = "Applied"
+	ReasonDriftCorrected  = "DriftCorrected"
+	ReasonOwnershipForced = "OwnershipForced"
+	ReasonReleased        = "MembersReleased"
 )
 
 // Size limits of what people read: the API caps a condition message at
@@ -79,12 +97,20 @@ func setStatus(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome
 	if o.applied.Changes != nil || o.pruned.Changes != nil || o.err == nil {
 		status.Plan = plan(o)
 		status.Conflicts = conflicts(o.applied.Conflicts)
+		status.Drift = conflicts(o.applied.Drift)
 		if !o.dryRun && o.err == nil {
 			setMembers(status, o.declared)
 		}
 	}
 
-	switch {
+	switch skipped := skippedPrunes(o.pruned); {
+	case o.err == nil && len(skipped) > 0 && !o.dryRun:
+		msg := "Applied, but kept members that left the set: " + skipped + "; remove their " + applyset.PartOfLabel +
+			" label, or what makes them another's, to let them go"
+		setCondition(status, generation, applyv1alpha1.ConditionReady, metav1.ConditionFalse, ReasonPruneSkipped, msg)
+		setCondition(status, generation, applyv1alpha1.ConditionStalled, metav1.ConditionTrue, ReasonPruneSkipped, msg)
+		apimeta.RemoveStatusCondition(&status.Conditions, applyv1alpha1.ConditionReconciling)
+		status.ObservedGeneration = generation
 	case o.err == nil:
 		msg := fmt.Sprintf("Applied %d objects: %d created, %d configured, %d unchanged; %d pruned",
 			len(o.declared), o.applied.Count(apply.Created), o.applied.Count(apply.Configured),
@@ -109,6 +135,17 @@ func setStatus(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome
 			"Retrying: "+o.err.Error())
 		apimeta.RemoveStatusCondition(&status.Conditions, applyv1alpha1.ConditionStalled)
 	}
+}
+
+// skippedPrunes describes the members a prune kept, with the reasons.
+func skippedPrunes(pruned apply.ChangeSet) string {
+	var items []string
+	for _, c := range pruned.Changes {
+		if c.Action == apply.Skipped {
+			items = append(items, c.Ref.String()+" ("+c.Reason+")")
+		}
+	}
+	return text.Summarize(items, 5)
 }
 
 func setCondition(status *applyv1alpha1.ApplySetStatus, generation int64, kind string, s metav1.ConditionStatus, reason, msg string) {
@@ -178,13 +215,27 @@ func refs(in []apply.ObjectRef) []applyv1alpha1.ObjectReference {
 }
 
 func (r *Reconciler) recordOutcome(set applyv1alpha1.Set, o outcome) {
-	switch {
-	case o.err != nil:
+	if o.err != nil {
 		r.Recorder.Eventf(set, nil, "Warning", o.reason, "Apply", "%s", text.Truncate(o.err.Error(), maxEventMessage))
-	case o.dryRun:
-		// A preview changes nothing; status.plan tells the rest.
-	case o.applied.Count(apply.Created)+o.applied.Count(apply.Configured)+o.pruned.Count(apply.Pruned) > 0:
-		r.Recorder.Eventf(set, nil, "Normal", "Applied", "Apply", "%d created, %d configured, %d pruned",
+		return
+	}
+	if o.dryRun {
+		return // a preview changes nothing; status.plan tells the rest
+	}
+	for _, c := range o.applied.Drift {
+		r.Recorder.Eventf(set, nil, "Warning", ReasonDriftCorrected, "Apply", "%s",
+			text.Truncate(fmt.Sprintf("%s: put back %s, changed by %s; list them in spec.ignoreFields to leave them to it",
+				c.Ref, strings.Join(c.Fields, ", "), c.Manager), maxEventMessage))
+	}
+	for _, c := range o.applied.Forced {
+		r.Recorder.Eventf(set, nil, "Normal", ReasonOwnershipForced, "Apply", "%s",
+			text.Truncate(fmt.Sprintf("%s: took %s from %s (spec.force)", c.Ref, strings.Join(c.Fields, ", "), c.Manager), maxEventMessage))
+	}
+	if skipped := skippedPrunes(o.pruned); skipped != "" {
+		r.Recorder.Eventf(set, nil, "Warning", ReasonPruneSkipped, "Prune", "%s", text.Truncate("Kept "+skipped, maxEventMessage))
+	}
+	if n := o.applied.Count(apply.Created) + o.applied.Count(apply.Configured) + o.pruned.Count(apply.Pruned); n > 0 {
+		r.Recorder.Eventf(set, nil, "Normal", ReasonApplied, "Apply", "%d created, %d configured, %d pruned",
 			o.applied.Count(apply.Created), o.applied.Count(apply.Configured), o.pruned.Count(apply.Pruned))
 	}
 }

@@ -41,6 +41,7 @@ func TestSetStatus(t *testing.T) {
 		{Ref: cm("d"), Action: apply.Pruned},
 		{Ref: cm("e"), Action: apply.Skipped, Reason: "it is owned by Thing x, not by the set's parent"},
 	}}
+	prunedAll := apply.ChangeSet{Changes: pruned.Changes[:1]}
 	tests := []struct {
 		name           string
 		o              outcome
@@ -54,8 +55,18 @@ func TestSetStatus(t *testing.T) {
 	}{
 		{
 			name:      "a successful apply and prune",
-			o:         outcome{setID: "id", applied: applied, pruned: pruned, declared: []apply.ObjectRef{cm("a"), cm("b"), cm("c")}},
+			o:         outcome{setID: "id", applied: applied, pruned: prunedAll, declared: []apply.ObjectRef{cm("a"), cm("b"), cm("c")}},
 			wantReady: metav1.ConditionTrue, wantReason: ReasonSucceeded, wantObserved: true, wantMembers: 3,
+		},
+		{
+			name:      "an apply whose prune kept a member that is not the set's to delete",
+			o:         outcome{setID: "id", applied: applied, pruned: pruned, declared: []apply.ObjectRef{cm("a"), cm("b"), cm("c")}},
+			wantReady: metav1.ConditionFalse, wantReason: ReasonPruneSkipped, wantStalled: true, wantObserved: true, wantMembers: 3,
+		},
+		{
+			name:      "a preview whose prune would keep a member",
+			o:         outcome{setID: "id", applied: applied, pruned: pruned, dryRun: true, declared: []apply.ObjectRef{cm("a")}},
+			wantReady: metav1.ConditionTrue, wantReason: ReasonPreviewed, wantObserved: true, wantPlanDryRun: true,
 		},
 		{
 			name:      "a preview",

@@ -46,7 +46,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	// The operator as it runs: both set reconcilers and the parent reconciler,
 	// which verifies the operator's own sets and must never fight them.
 	env.StartManager(func(mgr ctrl.Manager) error {
-		if err := SetupWithManager(mgr, Options{ToolingVersion: "v0.1.0"}); err != nil {
+		if err := SetupWithManager(mgr, Options{ToolingVersion: "v0.1.0", DefaultServiceAccount: "default"}); err != nil {
 			return err
 		}
 		return parents.SetupWithManager(mgr, parents.Options{OrphanPolicy: parents.OrphanReport, Resync: time.Hour})

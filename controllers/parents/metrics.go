@@ -17,8 +17,10 @@ limitations under the License.
 package parents
 
 import (
+	"strings"
 	"sync"
 
+	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -46,6 +48,10 @@ var (
 		Name: "applyset_operator_orphans_deleted_total",
 		Help: "Orphaned members deleted under --orphan-policy=delete.",
 	})
+	unlistableGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "applyset_operator_unlistable_resources",
+		Help: "Resource types whose parents or members cannot be listed (1 while so); findings about them are incomplete.",
+	}, []string{"resource"})
 	reconcileDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "applyset_operator_parent_reconcile_duration_seconds",
 		Help:    "Time to verify one parent.",
@@ -54,7 +60,7 @@ var (
 )
 
 func init() {
-	metrics.Registry.MustRegister(parentsGauge, membersGauge, hintResyncs, orphansGauge, orphansDeleted, reconcileDuration)
+	metrics.Registry.MustRegister(parentsGauge, membersGauge, hintResyncs, orphansGauge, orphansDeleted, unlistableGauge, reconcileDuration)
 }
 
 // parentStates keeps the last verdict of every parent so that the gauges count
@@ -95,4 +101,39 @@ func (s *parentStates) publish() {
 		members += st.members
 	}
 	membersGauge.Set(float64(members))
+}
+
+// unlistable remembers the types last published, to log only changes.
+var unlistable struct {
+	sync.Mutex
+	last string
+}
+
+// publishUnlistable sets the gauge of the types that cannot be listed, and
+// logs when they change.
+func publishUnlistable(log logr.Logger, failing ...[]membership.TypeFailure) {
+	var names []string
+	for _, list := range failing {
+		for _, f := range list {
+			names = append(names, f.Resource.String()+": "+f.Err.Error())
+		}
+	}
+	summary := strings.Join(names, "; ")
+	unlistable.Lock()
+	defer unlistable.Unlock()
+	if summary == unlistable.last {
+		return
+	}
+	unlistable.last = summary
+	unlistableGauge.Reset()
+	for _, list := range failing {
+		for _, f := range list {
+			unlistableGauge.WithLabelValues(f.Resource.String()).Set(1)
+		}
+	}
+	if summary == "" {
+		log.Info("Every resource type lists again; verification is complete")
+		return
+	}
+	log.Info("Verifying without resource types that cannot be listed; findings about them are incomplete", "types", summary)
 }

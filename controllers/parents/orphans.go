@@ -19,11 +19,14 @@ package parents
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -59,6 +62,9 @@ type OrphanReconciler struct {
 	Recorder    events.EventRecorder
 	Policy      OrphanPolicy
 	GracePeriod time.Duration
+	// Appliers are the field managers whose applies of the part-of label make
+	// an orphan one the delete policy may collect.
+	Appliers sets.Set[string]
 	// Now tells the time; time.Now when nil.
 	Now func() time.Time
 
@@ -69,7 +75,8 @@ type OrphanReconciler struct {
 
 // Reconcile reports, and under the delete policy collects, the orphans of a set.
 func (r *OrphanReconciler) Reconcile(ctx context.Context, setID string) (reconcile.Result, error) {
-	if !r.Index.HasSynced() || !r.Parents.HasSynced() {
+	indexState, parentState := r.Index.SyncState(), r.Parents.SyncState()
+	if !indexState.Listed || !parentState.Listed {
 		return reconcile.Result{RequeueAfter: syncWait}, nil
 	}
 	members := r.Index.Members(setID)
@@ -93,6 +100,13 @@ func (r *OrphanReconciler) Reconcile(ctx context.Context, setID string) (reconci
 	if wait := first.Add(r.GracePeriod).Sub(now); wait > 0 {
 		return reconcile.Result{RequeueAfter: wait}, nil
 	}
+	if failing := append(indexState.Failing, parentState.Failing...); len(failing) > 0 {
+		// The parent may be of a type that cannot be listed: deleting now
+		// could delete a member of a set that exists. Try again later.
+		log.FromContext(ctx).Info("Not collecting orphans while some types cannot be listed",
+			"set", setID, "resource", failing[0].Resource.String(), "error", failing[0].Err.Error())
+		return reconcile.Result{RequeueAfter: max(r.GracePeriod, time.Minute)}, nil
+	}
 	return reconcile.Result{}, r.collect(ctx, setID, members)
 }
 
@@ -106,6 +120,12 @@ func (r *OrphanReconciler) collect(ctx context.Context, setID string, members []
 		if len(m.OwnerReferences) > 0 {
 			r.Recorder.Eventf(memberRef(m), nil, "Normal", ReasonOrphanKept, "Collect",
 				"Not deleted: owned by %s %s, whose garbage collection decides", m.OwnerReferences[0].Kind, m.OwnerReferences[0].Name)
+			continue
+		}
+		if !slices.ContainsFunc(m.PartOfAppliedBy, r.Appliers.Has) {
+			r.Recorder.Eventf(memberRef(m), nil, "Normal", ReasonOrphanKept, "Collect",
+				"Not deleted: its %s label was not written by an apply of a known tool (%s), so anyone who may update it "+
+					"could have set it", applyset.PartOfLabel, strings.Join(sets.List(r.Appliers), ", "))
 			continue
 		}
 		uid, rv := m.UID, m.ResourceVersion

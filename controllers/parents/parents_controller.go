@@ -63,6 +63,9 @@ type Reconciler struct {
 	Recorder events.EventRecorder
 	// RepairTooling names the toolings whose parents' hints the operator may rewrite.
 	RepairTooling sets.Set[string]
+	// Appliers maps a tooling to the field managers whose applies of the
+	// part-of label vouch for a member of one of its sets.
+	Appliers Appliers
 	// Resync is how often every parent is verified again without an event.
 	Resync time.Duration
 
@@ -76,10 +79,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req membership.ParentRef) (r
 	defer func() { reconcileDuration.Observe(time.Since(started).Seconds()) }()
 	logger := log.FromContext(ctx).WithValues("parent", req.String())
 
-	// A partial view of the members would trim hints and misjudge members.
-	if !r.Index.HasSynced() || !r.Parents.HasSynced() {
+	// A view of the members still being listed would misjudge them. Types
+	// that cannot be listed at all do not hold verification up: the verdict
+	// names them, and says its findings may be incomplete.
+	members, parents := r.Index.SyncState(), r.Parents.SyncState()
+	if !members.Listed || !parents.Listed {
 		return reconcile.Result{RequeueAfter: syncWait}, nil
 	}
+	publishUnlistable(log.FromContext(ctx), members.Failing, parents.Failing)
 	obj, ok := r.Parents.Get(req)
 	if !ok {
 		r.states.forget(req)
@@ -90,7 +97,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req membership.ParentRef) (r
 	obj.SetGroupVersionKind(req.Type.Resource.GroupVersion().WithKind(req.Type.GroupKind.Kind))
 
 	parent := applyset.ParseParent(req.Key(), obj.Labels, obj.Annotations)
-	verdict := Verify(parent, obj.UID, r.Index.Members(parent.ID))
+	verdict := Verify(parent, Facts{
+		ParentUID: obj.UID, Members: r.Index.Members(parent.ID), Failing: members.Failing,
+		TypeOf: r.Index.TypeOf, TypeOfResource: r.Index.TypeOfResource, Appliers: r.Appliers.Of(parent.Tooling.Name),
+	})
 	if stale, err := r.cacheBehind(ctx, obj, verdict); err != nil {
 		return reconcile.Result{}, err
 	} else if stale {
@@ -100,14 +110,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req membership.ParentRef) (r
 		return reconcile.Result{RequeueAfter: syncWait}, nil
 	}
 
-	if r.mayRepair(parent) && !verdict.HintCurrent(obj.Annotations) {
+	if r.mayRepair(parent) && verdict.NeedsRepair() {
 		if err := r.resyncHint(ctx, obj, verdict); err != nil {
 			r.Recorder.Eventf(obj, nil, "Warning", "HintResyncFailed", "Resync",
 				"Writing %s failed: %v", applyset.GroupKindsAnnotation, err)
 			return reconcile.Result{}, err
 		}
-		// The hint now matches the members; it is no longer a problem.
-		verdict.Problems = withoutReason(verdict.Problems, ReasonHintIncomplete)
+		if verdict.DesiredKinds.IsSuperset(verdict.Kinds) {
+			// The hint now covers every member; it is no longer a problem.
+			verdict.Problems = withoutReason(verdict.Problems, ReasonHintIncomplete)
+		}
 	}
 
 	r.report(obj, req, verdict)
@@ -175,7 +187,7 @@ func (r *Reconciler) resyncHint(ctx context.Context, parent *metav1.PartialObjec
 	}
 	hintResyncs.WithLabelValues(v.Parent.Tooling.Name).Inc()
 	r.Recorder.Eventf(parent, nil, "Normal", ReasonHintsResynced, "Resync", "Set %s to %q to cover the kinds of its %d members%s",
-		applyset.GroupKindsAnnotation, v.DesiredHint(), len(v.Members), tookOver)
+		applyset.GroupKindsAnnotation, v.DesiredHint(), len(v.Members)-len(v.Unvouched), tookOver)
 	return nil
 }
 

@@ -24,15 +24,18 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
@@ -153,6 +156,17 @@ var _ = Describe("Parents of other tools, verified only", Ordered, func() {
 		Expect(exists(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "a"}})()).To(BeTrue())
 	})
 
+	It("counts no object with a copied ID as the parent: the set's members become orphans with the real one", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		applyWithKubectl(ctx, "my-set", ns, configMaps(ns, "a"))
+		Expect(k8sClient.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "copycat",
+			Labels:      map[string]string{applyset.IDLabel: mySetID(ns)},
+			Annotations: map[string]string{applyset.ToolingAnnotation: "kubectl/v1.37.1", applyset.GroupKindsAnnotation: "ConfigMap"},
+		}})).To(Succeed())
+		Expect(k8sClient.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "my-set"}})).To(Succeed())
+		Eventually(func() []string { return eventReasons(ctx, ns, "a") }).Should(ContainElement("Warning/" + ReasonOrphanFound))
+	})
+
 	It("reports orphans when a parent is deleted, and deletes nothing under the report policy", func(ctx context.Context) {
 		ns := newNamespace(ctx)
 		applyWithKubectl(ctx, "my-set", ns, configMaps(ns, "a"))
@@ -175,9 +189,20 @@ var _ = Describe("kubectl's parents, repaired when an admin allows it", Ordered,
 		parent := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "my-set"}}
 		Expect(annotationsOf(ctx, parent)).To(HaveKeyWithValue(applyset.GroupKindsAnnotation, "ConfigMap"))
 
-		extra := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "behind-its-back",
+		By("labelling a ServiceAccount as a member with an update, which anyone who may update it could do")
+		labelled := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "labelled",
 			Labels: map[string]string{applyset.PartOfLabel: mySetID(ns)}}}
-		Expect(k8sClient.Create(ctx, extra)).To(Succeed())
+		Expect(k8sClient.Create(ctx, labelled)).To(Succeed())
+		Eventually(func() []string { return eventReasons(ctx, ns, "my-set") }).Should(ContainElement("Warning/" + ReasonHintIncomplete))
+		Consistently(func() map[string]string { return annotationsOf(ctx, parent) }).WithTimeout(2*time.Second).
+			Should(HaveKeyWithValue(applyset.GroupKindsAnnotation, "ConfigMap"), "a kind only an update vouches for was added")
+		Expect(k8sClient.Delete(ctx, labelled)).To(Succeed())
+
+		By("applying a member of a new kind with kubectl's own field manager")
+		extra := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "behind-its-back"}}
+		out, err := env.Kubectl(ctx, fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata: {name: behind-its-back, namespace: %s, labels: {%s: %s}}\n",
+			ns, applyset.PartOfLabel, mySetID(ns)), "apply", "--server-side", "-f", "-")
+		Expect(err).NotTo(HaveOccurred(), out)
 		Eventually(func() map[string]string { return annotationsOf(ctx, parent) }).
 			Should(HaveKeyWithValue(applyset.GroupKindsAnnotation, "ConfigMap,Secret"))
 		Eventually(func() []string { return eventReasons(ctx, ns, "my-set") }).Should(ContainElement("Normal/" + ReasonHintsResynced))
@@ -197,6 +222,16 @@ var _ = Describe("kubectl's parents, repaired when an admin allows it", Ordered,
 		// kubectl writes the new kinds before it creates the members; a hint
 		// trimmed to the members in that window would hide them from its prune.
 		ns := newNamespace(ctx)
+		applyWithKubectl(ctx, "my-set", ns, configMaps(ns, "a"))
+		parent := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "my-set"}}
+		By("widening the hint to a kind that has no member yet, as kubectl does before it applies one")
+		out, err := env.Kubectl(ctx, "", "annotate", "--overwrite", "-n", ns, "secret/my-set",
+			applyset.GroupKindsAnnotation+"=ConfigMap,Secret")
+		Expect(err).NotTo(HaveOccurred(), out)
+		Eventually(func() []string { return eventReasons(ctx, ns, "my-set") }).Should(ContainElement("Normal/" + ReasonVerified))
+		Consistently(func() map[string]string { return annotationsOf(ctx, parent) }).WithTimeout(2*time.Second).
+			Should(HaveKeyWithValue(applyset.GroupKindsAnnotation, "ConfigMap,Secret"), "the operator trimmed a kind without members")
+
 		for range 3 {
 			applyWithKubectl(ctx, "my-set", ns, configMaps(ns, "a", "b"))
 			parent := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "my-set"}}
@@ -220,6 +255,9 @@ var _ = Describe("Orphans, collected under the delete policy", Ordered, func() {
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: owner.Name, UID: owner.UID}},
 		}}
 		Expect(k8sClient.Create(ctx, owned)).To(Succeed())
+		updated := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "labelled-by-update",
+			Labels: map[string]string{applyset.PartOfLabel: mySetID(ns)}}}
+		Expect(k8sClient.Create(ctx, updated)).To(Succeed())
 
 		Expect(k8sClient.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "my-set"}})).To(Succeed())
 		plain := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "plain"}}
@@ -228,5 +266,51 @@ var _ = Describe("Orphans, collected under the delete policy", Ordered, func() {
 		Eventually(func() []string { return eventReasons(ctx, ns, "plain") }).Should(ContainElement("Normal/" + ReasonOrphanDeleted))
 		Expect(exists(ctx, owned)()).To(BeTrue(), "an orphan with an owner is left to garbage collection")
 		Eventually(func() []string { return eventReasons(ctx, ns, "owned") }).Should(ContainElement("Normal/" + ReasonOrphanKept))
+		Expect(exists(ctx, updated)()).To(BeTrue(), "an orphan whose label no tool applied is never deleted")
+		Eventually(func() []string { return eventReasons(ctx, ns, "labelled-by-update") }).Should(ContainElement("Normal/" + ReasonOrphanKept))
+	})
+})
+
+var _ = Describe("Verification while a type cannot be listed", Ordered, func() {
+	const group = "unlistable.parents.example.com"
+	var stuckKind = "Stuck." + group
+
+	BeforeAll(func(ctx context.Context) {
+		crd := testenv.UnconvertibleCRD(group, "Stuck")
+		Expect(k8sClient.Create(ctx, crd)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) { Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, crd))).To(Succeed()) })
+		stuck := &unstructured.Unstructured{}
+		stuck.SetGroupVersionKind(schema.GroupVersionKind{Group: group, Version: "v1", Kind: "Stuck"})
+		stuck.SetNamespace("default")
+		stuck.SetName("s")
+		stuck.SetLabels(map[string]string{applyset.PartOfLabel: "applyset-somewhere-v1"})
+		Eventually(func() error { return k8sClient.Create(ctx, stuck) }).Should(Succeed())
+		startOperator(Options{OrphanPolicy: OrphanDelete, OrphanGracePeriod: time.Second, Resync: time.Hour, ListTimeout: 3 * time.Second})
+	})
+
+	It("reports the parents whose hint names the type, verifies the others, and says which type in a metric", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		applyWithKubectl(ctx, "my-set", ns, configMaps(ns, "a"))
+		affected := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "covers-stuck",
+			Labels: map[string]string{applyset.IDLabel: applyset.ParentKey{GroupKind: schema.GroupKind{Kind: "Secret"},
+				Namespace: ns, Name: "covers-stuck"}.ID()},
+			Annotations: map[string]string{applyset.ToolingAnnotation: "kubectl/v1.37.1", applyset.GroupKindsAnnotation: "ConfigMap," + stuckKind},
+		}}
+		Expect(k8sClient.Create(ctx, affected)).To(Succeed())
+
+		Eventually(func() []string { return eventReasons(ctx, ns, "covers-stuck") }).
+			WithTimeout(time.Minute).Should(ContainElement("Warning/" + ReasonMembershipIncomplete))
+		Eventually(func() []string { return eventReasons(ctx, ns, "my-set") }).Should(ContainElement("Normal/" + applyset.ReasonForeignTooling))
+		Expect(eventReasons(ctx, ns, "my-set")).NotTo(ContainElement("Warning/" + ReasonMembershipIncomplete))
+		Expect(testutil.ToFloat64(unlistableGauge.WithLabelValues(group + "/v2, Resource=stucks"))).To(BeEquivalentTo(1))
+	})
+
+	It("collects no orphan while membership is incomplete", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		applyWithKubectl(ctx, "my-set", ns, configMaps(ns, "plain"))
+		Expect(k8sClient.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "my-set"}})).To(Succeed())
+		plain := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "plain"}}
+		Eventually(func() []string { return eventReasons(ctx, ns, "plain") }).Should(ContainElement("Warning/" + ReasonOrphanFound))
+		Consistently(exists(ctx, plain)).WithTimeout(4*time.Second).Should(BeTrue(), "an orphan was deleted while a type could not be listed")
 	})
 })

@@ -19,6 +19,7 @@ package parents
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,9 +38,10 @@ import (
 )
 
 // The parent reconciler reads the metadata of every listable type to find
-// members, writes hints on parents, and may delete orphans.
+// parents and members. Repairing hints (--repair-tooling) and deleting orphans
+// (--orphan-policy=delete) write to other tools' objects: they need the
+// optional cluster-writer role, which the default install leaves out.
 // +kubebuilder:rbac:groups=*,resources=*,verbs=get;list;watch
-// +kubebuilder:rbac:groups=*,resources=*,verbs=patch;delete
 
 // Options configure the parent and orphan reconcilers.
 type Options struct {
@@ -51,6 +53,12 @@ type Options struct {
 	OrphanGracePeriod time.Duration
 	// Resync is how often every parent and set is verified again without an event.
 	Resync time.Duration
+	// Appliers map toolings to the field managers whose applies of the
+	// part-of label the operator trusts; nil means DefaultAppliers.
+	Appliers Appliers
+	// ListTimeout is how long a resource type may take to list before
+	// verification goes on without it; 0 means the membership default.
+	ListTimeout time.Duration
 }
 
 // SetupWithManager adds the membership index, the parent reconciler and the
@@ -59,78 +67,129 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if opts.OrphanPolicy != OrphanReport && opts.OrphanPolicy != OrphanDelete {
 		return fmt.Errorf("orphan policy %q is neither %s nor %s", opts.OrphanPolicy, OrphanReport, OrphanDelete)
 	}
+	appliers := opts.Appliers
+	if appliers == nil {
+		appliers = DefaultAppliers()
+	}
+	w, err := newWatchers(mgr, opts)
+	if err != nil {
+		return err
+	}
+	recorder := mgr.GetEventRecorder(identity.EventReporter)
+
+	parents, err := controller.NewTyped("applyset-parents", mgr, controller.TypedOptions[membership.ParentRef]{
+		Reconciler: &Reconciler{
+			Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Parents: w.parents, Index: w.index, Recorder: recorder,
+			RepairTooling: sets.New(opts.RepairTooling...), Appliers: appliers, Resync: opts.Resync,
+		},
+	})
+	if err != nil {
+		return err
+	}
+	if err := parents.Watch(source.TypedFunc[membership.ParentRef](w.parentRefs.start)); err != nil {
+		return err
+	}
+	orphans, err := controller.NewTyped("applyset-orphans", mgr, controller.TypedOptions[string]{
+		Reconciler: &OrphanReconciler{
+			Metadata: w.metadata, Parents: w.parents, Index: w.index, Recorder: recorder,
+			Policy: opts.OrphanPolicy, GracePeriod: opts.OrphanGracePeriod, Appliers: appliers.All(),
+		},
+	})
+	if err != nil {
+		return err
+	}
+	if err := orphans.Watch(source.TypedFunc[string](w.setIDs.start)); err != nil {
+		return err
+	}
+	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error { return w.run(ctx, opts.Resync) }))
+}
+
+// watchers are the parent tracker and the membership index, and the queues
+// of the two reconcilers they feed.
+type watchers struct {
+	metadata   metadata.Interface
+	parents    *membership.Parents
+	index      *membership.Index
+	parentRefs *queueHolder[membership.ParentRef]
+	setIDs     *queueHolder[string]
+}
+
+func newWatchers(mgr ctrl.Manager, opts Options) (*watchers, error) {
 	// Listing every type includes deprecated ones (v1 Endpoints); their
 	// deprecation warnings would be noise in the operator's log.
 	cfg := rest.CopyConfig(mgr.GetConfig())
 	cfg.WarningHandler = rest.NoWarnings{}
 	md, err := metadata.NewForConfig(cfg)
 	if err != nil {
-		return fmt.Errorf("metadata client: %w", err)
+		return nil, fmt.Errorf("metadata client: %w", err)
 	}
 	disco, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
-		return fmt.Errorf("discovery client: %w", err)
+		return nil, fmt.Errorf("discovery client: %w", err)
 	}
 	log := mgr.GetLogger().WithName("parents")
-	index := membership.New(membership.Options{Discovery: disco, Metadata: md, Log: log.WithName("membership")})
-	tracker := membership.NewParents(membership.Options{Discovery: disco, Metadata: md, Log: log.WithName("tracker")})
-	recorder := mgr.GetEventRecorder(identity.EventReporter)
-
-	parentRefs := &queueHolder[membership.ParentRef]{}
-	parents, err := controller.NewTyped("applyset-parents", mgr, controller.TypedOptions[membership.ParentRef]{
-		Reconciler: &Reconciler{
-			Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Parents: tracker, Index: index, Recorder: recorder,
-			RepairTooling: sets.New(opts.RepairTooling...), Resync: opts.Resync,
-		},
-	})
-	if err != nil {
-		return err
+	w := &watchers{
+		metadata: md,
+		index: membership.New(membership.Options{Discovery: disco, Metadata: md, ListTimeout: opts.ListTimeout,
+			Log: log.WithName("membership")}),
+		parents: membership.NewParents(membership.Options{Discovery: disco, Metadata: md, ListTimeout: opts.ListTimeout,
+			Log: log.WithName("tracker")}),
+		parentRefs: &queueHolder[membership.ParentRef]{},
+		setIDs:     &queueHolder[string]{},
 	}
-	if err := parents.Watch(source.TypedFunc[membership.ParentRef](parentRefs.start)); err != nil {
-		return err
-	}
-
-	setIDs := &queueHolder[string]{}
-	orphans, err := controller.NewTyped("applyset-orphans", mgr, controller.TypedOptions[string]{
-		Reconciler: &OrphanReconciler{
-			Metadata: md, Parents: tracker, Index: index, Recorder: recorder,
-			Policy: opts.OrphanPolicy, GracePeriod: opts.OrphanGracePeriod,
-		},
-	})
-	if err != nil {
-		return err
-	}
-	if err := orphans.Watch(source.TypedFunc[string](setIDs.start)); err != nil {
-		return err
-	}
-
-	tracker.OnChange(func(ref membership.ParentRef) { parentRefs.add(ref) })
-	tracker.OnDeleted(func(id string) { setIDs.add(id) })
-	index.OnChange(func(ids ...string) {
+	w.parents.OnChange(func(ref membership.ParentRef) { w.parentRefs.add(ref) })
+	w.parents.OnDeleted(func(id string) { w.setIDs.add(id) })
+	w.index.OnChange(func(ids ...string) {
 		for _, id := range ids {
-			parentRefs.add(tracker.ParentsOf(id)...)
+			w.parentRefs.add(w.parents.ParentsOf(id)...)
 		}
-		setIDs.add(ids...)
+		w.setIDs.add(ids...)
 	})
+	return w, nil
+}
 
-	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
-		if err := tracker.Start(ctx); err != nil {
-			return fmt.Errorf("starting the parent tracker: %w", err)
-		}
-		if err := index.Start(ctx); err != nil {
-			return fmt.Errorf("starting the membership index: %w", err)
-		}
-		sweep := time.NewTicker(max(opts.Resync, time.Minute))
-		defer sweep.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-sweep.C:
-				setIDs.add(index.SetIDs().UnsortedList()...)
+// run starts the watchers and, until ctx ends, sweeps every set ID for
+// orphans every resync, and verifies every parent again whenever the types
+// that cannot be listed change, since that changes what every verdict knows.
+func (w *watchers) run(ctx context.Context, resync time.Duration) error {
+	if err := w.parents.Start(ctx); err != nil {
+		return fmt.Errorf("starting the parent tracker: %w", err)
+	}
+	if err := w.index.Start(ctx); err != nil {
+		return fmt.Errorf("starting the membership index: %w", err)
+	}
+	sweep := time.NewTicker(max(resync, time.Minute))
+	defer sweep.Stop()
+	listing := time.NewTicker(listingCheck)
+	defer listing.Stop()
+	unlistable := ""
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-sweep.C:
+			w.setIDs.add(w.index.SetIDs().UnsortedList()...)
+		case <-listing.C:
+			if now := failingTypes(w.index.SyncState(), w.parents.SyncState()); now != unlistable {
+				unlistable = now
+				w.parentRefs.add(w.parents.All()...)
 			}
 		}
-	}))
+	}
+}
+
+// listingCheck is how often the watchers are asked which types cannot be listed.
+const listingCheck = 2 * time.Second
+
+// failingTypes names the types that cannot be listed, in a comparable form.
+func failingTypes(states ...membership.SyncState) string {
+	var names []string
+	for _, s := range states {
+		for _, f := range s.Failing {
+			names = append(names, f.Resource.String())
+		}
+	}
+	return strings.Join(names, ",")
 }
 
 // queueHolder passes requests to a controller's queue once it exists: the

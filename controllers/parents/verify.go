@@ -37,10 +37,33 @@ const (
 	ReasonHintIncomplete    = "HintIncomplete"
 	ReasonMemberOutOfScope  = "MemberOutOfScope"
 	ReasonOwnershipConflict = "OwnershipConflict"
+	// ReasonHintNamespacesMissing: a cluster-scoped parent's hint lists
+	// namespaced kinds but no additional namespace, so no tool looks for
+	// those members anywhere.
+	ReasonHintNamespacesMissing = "HintNamespacesMissing"
+	// ReasonMembershipIncomplete: a type the hint lists could not be listed,
+	// so its members are unknown and the findings may be incomplete.
+	ReasonMembershipIncomplete = "MembershipIncomplete"
 )
 
 // maxListed is how many objects a finding names before it counts the rest.
 const maxListed = 5
+
+// Facts are what verification knows of the cluster besides the parent.
+type Facts struct {
+	ParentUID types.UID
+	// Members are the objects that claim the parent's ID.
+	Members []membership.Member
+	// TypeOf and TypeOfResource find the watched type of a kind or of a
+	// resource; nil knows none.
+	TypeOf         func(schema.GroupKind) (membership.ResourceType, bool)
+	TypeOfResource func(schema.GroupResource) (membership.ResourceType, bool)
+	// Appliers are the field managers whose server-side apply of a member's
+	// part-of label vouches that the parent's tooling made it a member.
+	Appliers sets.Set[string]
+	// Failing are the types whose members could not be listed.
+	Failing []membership.TypeFailure
+}
 
 // Verdict is what verification found about one parent and its members.
 type Verdict struct {
@@ -49,12 +72,22 @@ type Verdict struct {
 	Members []membership.Member
 	// Kinds are the kinds of the members.
 	Kinds sets.Set[schema.GroupKind]
+	// HintKinds are the kinds the parent's hint lists: contains-group-kinds,
+	// or the kinds of the deprecated contains-group-resources; nil without a hint.
+	HintKinds sets.Set[schema.GroupKind]
+	// Unvouched are members whose part-of label no apply of the parent's
+	// tooling wrote: a repair never adds their kinds to the hint.
+	Unvouched []membership.Member
+	// Incomplete names the types the parent's members may be in that could
+	// not be listed; empty when membership is known.
+	Incomplete []string
 	// Problems are the parent's own problems and those of its members.
 	Problems []applyset.Problem
 	// DesiredKinds are the contains-group-kinds to write when repairing: the
-	// kinds the hint lists plus those of members it omits. Kinds are only added:
-	// a tool writes a superset before it creates members and trims it after it
-	// prunes, so a kind without members may be one the tool is about to apply.
+	// kinds the hint lists plus those of vouched members it omits. Kinds are
+	// only added: a tool writes a superset before it creates members and trims
+	// it after it prunes, so a kind without members may be one the tool is
+	// about to apply.
 	DesiredKinds sets.Set[schema.GroupKind]
 }
 
@@ -64,37 +97,44 @@ func (v Verdict) DesiredHint() string { return applyset.FormatGroupKinds(v.Desir
 // Healthy reports whether nothing is wrong.
 func (v Verdict) Healthy() bool { return len(v.Problems) == 0 }
 
-// HintCurrent reports whether the parent's hint already reads DesiredHint.
-func (v Verdict) HintCurrent(annotations map[string]string) bool {
-	value, ok := annotations[applyset.GroupKindsAnnotation]
-	return ok && value == v.DesiredHint()
+// NeedsRepair reports whether a repair would change the hint: it is missing,
+// or it omits the kind of a vouched member.
+func (v Verdict) NeedsRepair() bool {
+	return v.Parent.Trusted() && (v.HintKinds == nil || !v.HintKinds.IsSuperset(v.DesiredKinds))
 }
 
 // Verify checks a parent against the members that claim its ID. It makes no
 // API calls. Members are only judged when the parent's ID is its own: an
 // untrusted parent says nothing about anyone's members.
-func Verify(parent applyset.Parent, parentUID types.UID, members []membership.Member) Verdict {
+func Verify(parent applyset.Parent, facts Facts) Verdict {
 	v := Verdict{Parent: parent, Problems: slices.Clone(parent.Problems), Kinds: sets.New[schema.GroupKind]()}
 	if !parent.Trusted() {
 		return v
 	}
-	v.Members = members
+	v.Members = facts.Members
+	v.HintKinds = hintKinds(parent, facts)
+	vouched := sets.New[schema.GroupKind]()
 	var outOfScope, foreignOwned []string
-	for _, m := range members {
+	for _, m := range facts.Members {
 		v.Kinds.Insert(m.GroupKind)
+		if slices.ContainsFunc(m.PartOfAppliedBy, facts.Appliers.Has) {
+			vouched.Insert(m.GroupKind)
+		} else {
+			v.Unvouched = append(v.Unvouched, m)
+		}
 		if !parent.Scope.Contains(m.Namespace) {
 			outOfScope = append(outOfScope, m.String())
 		}
-		if len(m.OwnerReferences) > 0 && !slices.ContainsFunc(m.OwnerReferences, func(ref metav1.OwnerReference) bool { return ref.UID == parentUID }) {
+		if len(m.OwnerReferences) > 0 && !slices.ContainsFunc(m.OwnerReferences, func(ref metav1.OwnerReference) bool { return ref.UID == facts.ParentUID }) {
 			foreignOwned = append(foreignOwned, m.String())
 		}
 	}
-	v.DesiredKinds = v.Kinds.Union(parent.GroupKinds)
+	v.DesiredKinds = vouched.Union(v.HintKinds)
 
-	if parent.GroupKinds != nil {
-		if missing := v.Kinds.Difference(parent.GroupKinds); missing.Len() > 0 {
-			v.problem(ReasonHintIncomplete, "%s omits %s: kubectl does not look at, and never prunes, members of those kinds",
-				applyset.GroupKindsAnnotation, applyset.FormatGroupKinds(missing))
+	if v.HintKinds != nil {
+		if missing := v.Kinds.Difference(v.HintKinds); missing.Len() > 0 {
+			v.problem(ReasonHintIncomplete, "the hint omits %s: kubectl does not look at, and never prunes, members of those kinds%s",
+				applyset.FormatGroupKinds(missing), unvouchedNote(missing.Difference(vouched)))
 		}
 	}
 	if len(outOfScope) > 0 {
@@ -105,7 +145,71 @@ func Verify(parent applyset.Parent, parentUID types.UID, members []membership.Me
 		v.problem(ReasonOwnershipConflict, "members owned by other objects than the parent, never pruned: %s",
 			text.Summarize(foreignOwned, maxListed))
 	}
+	v.checkNamespacedKinds(facts)
+	v.checkListed(facts)
 	return v
+}
+
+// hintKinds reads the kinds of the parent's hint, mapping the deprecated
+// resources hint to kinds through the watched types, as kubectl does with
+// discovery. Resources the cluster does not serve have no members to name.
+func hintKinds(parent applyset.Parent, facts Facts) sets.Set[schema.GroupKind] {
+	if parent.GroupKinds != nil || parent.GroupResources == nil {
+		return parent.GroupKinds
+	}
+	kinds := sets.New[schema.GroupKind]()
+	for gr := range parent.GroupResources {
+		if facts.TypeOfResource == nil {
+			break
+		}
+		if rt, ok := facts.TypeOfResource(gr); ok {
+			kinds.Insert(rt.GroupKind)
+		}
+	}
+	return kinds
+}
+
+func unvouchedNote(kinds sets.Set[schema.GroupKind]) string {
+	if kinds.Len() == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%s not added by a repair: no apply of the set's tooling wrote their %s label)",
+		applyset.FormatGroupKinds(kinds), applyset.PartOfLabel)
+}
+
+// checkNamespacedKinds finds a cluster-scoped parent whose hint lists
+// namespaced kinds while no additional namespace says where to look.
+func (v *Verdict) checkNamespacedKinds(facts Facts) {
+	if v.Parent.Key.Namespace != "" || v.Parent.Scope.AdditionalNamespaces.Len() > 0 || facts.TypeOf == nil {
+		return
+	}
+	namespaced := sets.New[schema.GroupKind]()
+	for gk := range v.HintKinds {
+		if rt, ok := facts.TypeOf(gk); ok && rt.Namespaced {
+			namespaced.Insert(gk)
+		}
+	}
+	if namespaced.Len() > 0 {
+		v.problem(ReasonHintNamespacesMissing, "the parent is cluster-scoped and its hint lists namespaced kinds (%s), but %s "+
+			"names no namespace: no tool looks for those members", applyset.FormatGroupKinds(namespaced), applyset.AdditionalNamespacesAnnotation)
+	}
+}
+
+// checkListed notes the types of the hint (all types, without a hint) that
+// could not be listed: members of theirs are unknown.
+func (v *Verdict) checkListed(facts Facts) {
+	var missing []string
+	for _, f := range facts.Failing {
+		if v.HintKinds == nil || v.HintKinds.Has(f.GroupKind) {
+			missing = append(missing, fmt.Sprintf("%s (%v)", f.Resource.GroupResource(), f.Err))
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	v.Incomplete = missing
+	v.problem(ReasonMembershipIncomplete, "members of %s could not be listed, so these findings may be incomplete",
+		text.Summarize(missing, maxListed))
 }
 
 func (v *Verdict) problem(reason, format string, args ...any) {

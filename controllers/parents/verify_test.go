@@ -17,11 +17,13 @@ limitations under the License.
 package parents
 
 import (
+	"errors"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
@@ -33,7 +35,7 @@ func TestVerify(t *testing.T) {
 	configMap := schema.GroupKind{Kind: "ConfigMap"}
 	deployment := schema.GroupKind{Group: "apps", Kind: "Deployment"}
 	member := func(gk schema.GroupKind, namespace, name string, owners ...types.UID) membership.Member {
-		m := membership.Member{GroupKind: gk, Namespace: namespace, Name: name}
+		m := membership.Member{GroupKind: gk, Namespace: namespace, Name: name, PartOfAppliedBy: []string{"kubectl"}}
 		for _, uid := range owners {
 			m.OwnerReferences = append(m.OwnerReferences, metav1.OwnerReference{UID: uid, Kind: "Thing", Name: "owner"})
 		}
@@ -47,12 +49,40 @@ func TestVerify(t *testing.T) {
 		return applyset.ParseParent(key, map[string]string{applyset.IDLabel: key.ID()}, annotations)
 	}
 
+	labelledByUpdate := func(m membership.Member) membership.Member {
+		m.PartOfAppliedBy = nil
+		return m
+	}
+	clusterKey := applyset.ParentKey{GroupKind: schema.GroupKind{Group: "apply.applyset.dev", Kind: "ClusterApplySet"}, Name: "platform"}
+	clusterParent := func(annotations map[string]string) applyset.Parent {
+		annotations[applyset.ToolingAnnotation] = "kubectl/v1.37.1"
+		return applyset.ParseParent(clusterKey, map[string]string{applyset.IDLabel: clusterKey.ID()}, annotations)
+	}
+	watched := map[schema.GroupKind]membership.ResourceType{
+		configMap: {Resource: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, GroupKind: configMap, Namespaced: true},
+		deployment: {Resource: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"},
+			GroupKind: deployment, Namespaced: true},
+		{Kind: "Namespace"}: {Resource: schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, GroupKind: schema.GroupKind{Kind: "Namespace"}},
+	}
+	typeOf := func(gk schema.GroupKind) (membership.ResourceType, bool) { rt, ok := watched[gk]; return rt, ok }
+	typeOfResource := func(gr schema.GroupResource) (membership.ResourceType, bool) {
+		for _, rt := range watched {
+			if rt.Resource.GroupResource() == gr {
+				return rt, true
+			}
+		}
+		return membership.ResourceType{}, false
+	}
+	deploymentsUnlistable := []membership.TypeFailure{{ResourceType: watched[deployment], Err: errors.New("conversion webhook unavailable")}}
+
 	tests := []struct {
 		name        string
 		parent      applyset.Parent
 		members     []membership.Member
+		failing     []membership.TypeFailure
 		wantReasons []string
 		wantHint    string
+		wantRepair  bool
 	}{
 		{
 			name:     "a healthy set",
@@ -72,6 +102,7 @@ func TestVerify(t *testing.T) {
 			members:     []membership.Member{member(configMap, "home", "a"), member(deployment, "home", "web")},
 			wantReasons: []string{ReasonHintIncomplete},
 			wantHint:    "ConfigMap,Deployment.apps",
+			wantRepair:  true,
 		},
 		{
 			name:        "a member outside the scope",
@@ -100,6 +131,57 @@ func TestVerify(t *testing.T) {
 			wantHint: "ConfigMap",
 		},
 		{
+			name:        "a member of an omitted kind whose label no apply of the tooling wrote is reported, not added",
+			parent:      parent("ConfigMap"),
+			members:     []membership.Member{member(configMap, "home", "a"), labelledByUpdate(member(deployment, "home", "web"))},
+			wantReasons: []string{ReasonHintIncomplete},
+			wantHint:    "ConfigMap",
+		},
+		{
+			name: "the deprecated resources hint is checked like the kinds hint",
+			parent: applyset.ParseParent(key, map[string]string{applyset.IDLabel: key.ID()}, map[string]string{
+				applyset.ToolingAnnotation: "kubectl/v1.37.1", applyset.GroupResourcesAnnotation: "configmaps"}),
+			members:     []membership.Member{member(configMap, "home", "a"), member(deployment, "home", "web")},
+			wantReasons: []string{ReasonHintIncomplete},
+			wantHint:    "ConfigMap,Deployment.apps",
+			wantRepair:  true,
+		},
+		{
+			name:     "the deprecated resources hint covering every member",
+			parent:   applyset.ParseParent(key, map[string]string{applyset.IDLabel: key.ID()}, map[string]string{applyset.ToolingAnnotation: "kubectl/v1.37.1", applyset.GroupResourcesAnnotation: "configmaps,deployments.apps"}),
+			members:  []membership.Member{member(configMap, "home", "a"), member(deployment, "home", "web")},
+			wantHint: "ConfigMap,Deployment.apps",
+		},
+		{
+			name:        "a cluster-scoped parent whose hint lists namespaced kinds but no namespace",
+			parent:      clusterParent(map[string]string{applyset.GroupKindsAnnotation: "ConfigMap,Namespace"}),
+			members:     []membership.Member{member(schema.GroupKind{Kind: "Namespace"}, "", "team")},
+			wantReasons: []string{ReasonHintNamespacesMissing},
+			wantHint:    "ConfigMap,Namespace",
+		},
+		{
+			name: "a cluster-scoped parent with namespaces for its namespaced kinds",
+			parent: clusterParent(map[string]string{applyset.GroupKindsAnnotation: "ConfigMap",
+				applyset.AdditionalNamespacesAnnotation: "team"}),
+			members:  []membership.Member{member(configMap, "team", "a")},
+			wantHint: "ConfigMap",
+		},
+		{
+			name:        "a kind of the hint that cannot be listed makes the findings incomplete",
+			parent:      parent("ConfigMap,Deployment.apps"),
+			members:     []membership.Member{member(configMap, "home", "a")},
+			failing:     deploymentsUnlistable,
+			wantReasons: []string{ReasonMembershipIncomplete},
+			wantHint:    "ConfigMap,Deployment.apps",
+		},
+		{
+			name:     "a kind outside the hint that cannot be listed concerns the parent not",
+			parent:   parent("ConfigMap"),
+			members:  []membership.Member{member(configMap, "home", "a")},
+			failing:  deploymentsUnlistable,
+			wantHint: "ConfigMap",
+		},
+		{
 			name: "an untrusted parent judges no members",
 			parent: applyset.ParseParent(key, map[string]string{applyset.IDLabel: "applyset-copied-v1"},
 				map[string]string{applyset.ToolingAnnotation: "kubectl/v1", applyset.GroupKindsAnnotation: ""}),
@@ -109,7 +191,8 @@ func TestVerify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := Verify(tt.parent, parentUID, tt.members)
+			v := Verify(tt.parent, Facts{ParentUID: parentUID, Members: tt.members, TypeOf: typeOf, TypeOfResource: typeOfResource,
+				Appliers: sets.New("kubectl"), Failing: tt.failing})
 			var reasons []string
 			for _, p := range v.Problems {
 				reasons = append(reasons, p.Reason)
@@ -124,6 +207,9 @@ func TestVerify(t *testing.T) {
 			}
 			if v.DesiredHint() != tt.wantHint {
 				t.Errorf("DesiredHint = %q, want %q", v.DesiredHint(), tt.wantHint)
+			}
+			if v.NeedsRepair() != tt.wantRepair {
+				t.Errorf("NeedsRepair() = %v, want %v", v.NeedsRepair(), tt.wantRepair)
 			}
 			if v.Healthy() != (len(tt.wantReasons) == 0) {
 				t.Errorf("Healthy() = %v", v.Healthy())

@@ -115,6 +115,10 @@ func run(kubeconfigOut string, manager []string) error {
 	say("point kubectl at it with:")
 	say("    export KUBECONFIG=%s", kubeconfig)
 	say("    %s get crds", cp.KubectlPath())
+	say("an ApplySet acts as its namespace's default ServiceAccount; this control plane has no controller-manager")
+	say("to create those, so give one its account first, e.g. for the default namespace:")
+	say("    kubectl create serviceaccount default -n default")
+	say("    kubectl create rolebinding default-admin -n default --clusterrole=cluster-admin --serviceaccount=default:default")
 	say("press Ctrl-C to stop the manager and the control plane")
 	return runManager(withFlags(manager, webhookFlags...), []string{"KUBECONFIG=" + kubeconfig}, signals)
 }

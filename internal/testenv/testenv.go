@@ -147,3 +147,22 @@ func OpenCRD(group, kind string) *apiextensionsv1.CustomResourceDefinition {
 		},
 	}
 }
+
+// UnconvertibleCRD is a namespaced CRD of kind in group whose objects are
+// stored as v1 and served as v2 too, converted by a webhook that never
+// answers: its v1 objects can be written, but listing the preferred version
+// v2 fails once one exists. For tests of types that cannot be listed.
+func UnconvertibleCRD(group, kind string) *apiextensionsv1.CustomResourceDefinition {
+	crd := OpenCRD(group, kind)
+	v2 := crd.Spec.Versions[0]
+	v2.Name, v2.Storage = "v2", false
+	crd.Spec.Versions = append(crd.Spec.Versions, v2)
+	crd.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{
+		Strategy: apiextensionsv1.WebhookConverter,
+		Webhook: &apiextensionsv1.WebhookConversion{
+			ClientConfig:             &apiextensionsv1.WebhookClientConfig{URL: ptr.To("https://127.0.0.1:1/convert")},
+			ConversionReviewVersions: []string{"v1"},
+		},
+	}
+	return crd
+}

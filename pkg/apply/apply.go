@@ -24,13 +24,7 @@ import (
 	"sync"
 
 	"golang.org/x/sync/errgroup"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
 // ApplyOptions are the choices of one apply. The name pairs it with
@@ -40,65 +34,126 @@ type ApplyOptions struct { //nolint:revive // apply.ApplyOptions reads as the op
 	SetID string
 	// DryRun previews the apply with server-side dry-run: nothing changes.
 	DryRun bool
-	// Force takes over fields that other field managers own.
+	// Force takes over fields that other appliers own. Fields that other
+	// managers only changed with update requests are taken back without it,
+	// and reported as drift.
 	Force bool
-	// Disband applies the objects without the part-of label, which server-side
-	// apply then removes, leaving the objects as they are otherwise.
-	Disband bool
+	// Ignore leaves fields of objects that exist to other writers.
+	Ignore []IgnoreRule
 }
 
-// Apply applies the objects: CustomResourceDefinitions and Namespaces first,
-// then, once the CRDs are served, the rest. Each object gets the part-of label.
-// The change set has one change per object; the error joins every object's error.
+// defaultConcurrency bounds the requests the engine has in flight at once.
+const defaultConcurrency = 8
+
+// Apply applies the objects with server-side apply, each labelled as a member
+// of the set. It first reads every object and asks the API server whether the
+// engine's identity may make the writes the apply needs; when it may not, it
+// writes nothing and returns an *AccessError. Then it applies
+// CustomResourceDefinitions and Namespaces, waits until the CRDs are served,
+// and applies the rest. The change set has one change per object; the error
+// joins every object's error.
 func (e *Engine) Apply(ctx context.Context, objects []Object, opts ApplyOptions) (ChangeSet, error) {
-	first, rest := splitStages(objects)
-	cs, err := e.applyStage(ctx, first, opts)
+	plans := e.inspect(ctx, objects, opts)
+	if err := e.checkAccess(ctx, writePermissions(plans), deniedReads(plans)...); err != nil {
+		return ChangeSet{DryRun: opts.DryRun}, err
+	}
+	first, rest := splitStages(plans)
+	cs, err := e.writeAll(ctx, first, opts)
+	cs.DryRun = opts.DryRun
 	if err != nil {
 		return cs, err
 	}
 	if !opts.DryRun {
-		if err := e.waitForCRDs(ctx, first); err != nil {
+		if err := e.waitForCRDs(ctx, objectsOf(first)); err != nil {
 			return cs, err
 		}
 	}
-	more, err := e.applyStage(ctx, rest, opts)
+	more, err := e.writeAll(ctx, rest, opts)
 	cs.Append(more)
-	cs.DryRun = opts.DryRun
+	sortChanges(cs.Changes)
 	return cs, err
 }
 
-func splitStages(objects []Object) (first, rest []Object) {
-	for _, o := range objects {
-		switch o.Object.GroupVersionKind().GroupKind() {
-		case crdGroupKind, schema.GroupKind{Kind: "Namespace"}:
-			first = append(first, o)
+// CheckApply reads the objects and asks whether the engine's identity may
+// make the writes an apply of them needs, writing nothing: it returns the
+// *AccessError Apply would, or nil.
+func (e *Engine) CheckApply(ctx context.Context, objects []Object, opts ApplyOptions) error {
+	plans := e.inspect(ctx, objects, opts)
+	return e.checkAccess(ctx, writePermissions(plans), deniedReads(plans)...)
+}
+
+// writePermissions are the permissions the writes of plans need: patch for
+// every apply, and create as well for objects that do not exist yet (an apply
+// that creates is authorized as a create too).
+func writePermissions(plans []objectPlan) []Permission {
+	var perms []Permission
+	for _, p := range plans {
+		if p.done != nil {
+			continue
+		}
+		perm := Permission{Verb: "patch", Resource: p.Resource, Namespace: p.Object.Object.GetNamespace()}
+		perms = append(perms, perm)
+		if p.existing == nil {
+			perm.Verb = "create"
+			perms = append(perms, perm)
+		}
+	}
+	return perms
+}
+
+func deniedReads(plans []objectPlan) []Permission {
+	var denied []Permission
+	for _, p := range plans {
+		if p.denied != nil {
+			denied = append(denied, *p.denied)
+		}
+	}
+	return denied
+}
+
+// splitStages puts CRDs and Namespaces first: the rest may need them.
+func splitStages(plans []objectPlan) (first, rest []objectPlan) {
+	for _, p := range plans {
+		switch p.Ref().GroupKind {
+		case crdGroupKind, namespaceGroupKind:
+			first = append(first, p)
 		default:
-			rest = append(rest, o)
+			rest = append(rest, p)
 		}
 	}
 	return first, rest
 }
 
-func (e *Engine) applyStage(ctx context.Context, objects []Object, opts ApplyOptions) (ChangeSet, error) {
+// writeAll applies the plans that need a write, concurrently, and reports the
+// others as inspected.
+func (e *Engine) writeAll(ctx context.Context, plans []objectPlan, opts ApplyOptions) (ChangeSet, error) {
 	var (
 		mu   sync.Mutex
 		cs   ChangeSet
 		errs []error
 	)
-	known := e.prefetch(ctx, objects)
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(cmp.Or(e.Concurrency, 8))
-	for _, o := range objects {
+	g.SetLimit(cmp.Or(e.Concurrency, defaultConcurrency))
+	for _, p := range plans {
 		g.Go(func() error {
-			change, conflict, err := e.applyOne(gctx, o, opts, known)
+			w := written{change: p.done, err: p.err}
+			if p.done == nil {
+				w = e.write(gctx, p, opts)
+			}
 			mu.Lock()
 			defer mu.Unlock()
-			cs.Changes = append(cs.Changes, change)
-			if conflict != nil {
-				cs.Conflicts = append(cs.Conflicts, *conflict)
+			cs.Changes = append(cs.Changes, *w.change)
+			if w.conflict != nil {
+				cs.Conflicts = append(cs.Conflicts, *w.conflict)
 			}
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", o.Ref(), err))
+			if w.tookBack != nil {
+				cs.Drift = append(cs.Drift, *w.tookBack)
+			}
+			if w.forced != nil {
+				cs.Forced = append(cs.Forced, *w.forced)
+			}
+			if w.err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", p.Ref(), w.err))
 			}
 			return nil
 		})
@@ -108,145 +163,72 @@ func (e *Engine) applyStage(ctx context.Context, objects []Object, opts ApplyOpt
 	return cs, errors.Join(errs...)
 }
 
-func (e *Engine) applyOne(ctx context.Context, o Object, opts ApplyOptions, known map[ObjectRef]*unstructured.Unstructured) (Change, *Conflict, error) {
-	ref := o.Ref()
-	desired := o.Object.DeepCopy()
-	if !opts.Disband {
-		desired = withPartOf(o.Object, opts.SetID)
-	}
-	existing, early, err := e.current(ctx, desired, o, opts, known)
-	if early != nil || err != nil {
-		return *early, nil, err
-	}
-	// An apply that would change nothing is not sent: a steady set costs no writes.
-	if !opts.Force && upToDate(existing, desired, e.FieldManager) {
-		return Change{Ref: ref, Action: Unchanged}, nil, nil
-	}
+// written is the outcome of one object's apply.
+type written struct {
+	change *Change
+	// conflict holds the fields other appliers kept.
+	conflict *Conflict
+	// tookBack holds the fields taken back from managers that only updated.
+	tookBack *Conflict
+	// forced holds the fields taken from other appliers with Force.
+	forced *Conflict
+	err    error
+}
 
+// write applies one object. It applies without force first, so that every
+// field taken from another manager is known: fields of managers that only
+// ever updated the object (kubectl edit, scale, controllers) are drift and are
+// taken back; fields of other appliers are taken only with Force.
+func (e *Engine) write(ctx context.Context, p objectPlan, opts ApplyOptions) written {
+	ref := p.Ref()
 	applyOpts := []client.ApplyOption{client.FieldOwner(e.FieldManager)}
-	if opts.Force {
-		applyOpts = append(applyOpts, client.ForceOwnership)
-	}
 	if opts.DryRun {
 		applyOpts = append(applyOpts, client.DryRunAll)
 	}
-	result := desired.DeepCopy()
-	err = e.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(result), applyOpts...)
-	conflict := ConflictOf(ref, err)
-	if conflict != nil && existing != nil && onlyEdited(existing, conflict.managers) {
-		// Drift: fields the set declares were changed by edits (update
-		// operations), not declared by another applier. They are put back.
-		result = desired.DeepCopy()
+	result := p.desired.DeepCopy()
+	err := e.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(result), applyOpts...)
+	var w written
+	if conflict := ConflictOf(ref, err); conflict != nil {
+		edited := p.existing != nil && onlyEdited(p.existing, conflict.managers)
+		if !edited && !opts.Force {
+			w.conflict = conflict
+			w.change, w.err = changeOf(failed(ref, errors.New(conflict.Message()))), err
+			return w
+		}
+		result = p.desired.DeepCopy()
 		err = e.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(result), append(applyOpts, client.ForceOwnership)...)
-		conflict = ConflictOf(ref, err)
+		if edited {
+			w.tookBack = conflict
+		} else {
+			w.forced = conflict
+		}
 	}
 	if err != nil {
-		if conflict != nil {
-			return failed(ref, errors.New(conflict.Message())), conflict, err
+		w.tookBack, w.forced = nil, nil
+		reason := err
+		if conflict := ConflictOf(ref, err); conflict != nil {
+			w.conflict, reason = conflict, errors.New(conflict.Message())
 		}
-		return failed(ref, err), nil, err
+		w.change, w.err = changeOf(failed(ref, reason)), err
+		return w
 	}
-	if existing == nil {
-		return Change{Ref: ref, Action: Created}, nil, nil
+	w.change = &Change{Ref: ref, Action: Created}
+	if p.existing != nil {
+		w.change.Action = Unchanged
+		if fields := changedFields(p.existing.Object, result.Object); len(fields) > 0 {
+			w.change.Action, w.change.Fields = Configured, fields
+		}
 	}
-	if fields := changedFields(existing.Object, result.Object); len(fields) > 0 {
-		return Change{Ref: ref, Action: Configured, Fields: fields}, nil, nil
-	}
-	return Change{Ref: ref, Action: Unchanged}, nil, nil
+	return w
 }
 
-// withPartOf returns a copy of obj labelled as a member of the set.
-func withPartOf(obj *unstructured.Unstructured, setID string) *unstructured.Unstructured {
-	out := obj.DeepCopy()
-	labels := out.GetLabels()
-	if labels == nil {
-		labels = map[string]string{}
+func changeOf(c Change) *Change { return &c }
+
+// objectsOf returns the objects of plans.
+func objectsOf(plans []objectPlan) []Object {
+	out := make([]Object, 0, len(plans))
+	for _, p := range plans {
+		out = append(out, p.Object)
 	}
-	labels[applyset.PartOfLabel] = setID
-	out.SetLabels(labels)
 	return out
-}
-
-// current reads the object as it is (nil when it does not exist). It ends the
-// apply early, with the change to report, when the object belongs to another
-// set or cannot be previewed yet.
-func (e *Engine) current(ctx context.Context, desired *unstructured.Unstructured, o Object, opts ApplyOptions,
-	known map[ObjectRef]*unstructured.Unstructured) (*unstructured.Unstructured, *Change, error) {
-	ref := o.Ref()
-	if existing, listed := known[ref]; listed {
-		return overlapCheck(ref, existing, opts)
-	}
-	existing := &unstructured.Unstructured{}
-	existing.SetGroupVersionKind(desired.GroupVersionKind())
-	err := e.Client.Get(ctx, client.ObjectKeyFromObject(desired), existing)
-	switch {
-	case apierrors.IsNotFound(err):
-		return nil, nil, nil
-	case meta.IsNoMatchError(err) && opts.DryRun && o.Mapping == nil:
-		// Its CRD is part of the set and not created yet: a preview cannot run it.
-		return nil, &Change{Ref: ref, Action: Created, Reason: "its CustomResourceDefinition is created by this set first"}, nil
-	case err != nil:
-		change := failed(ref, err)
-		return nil, &change, err
-	}
-	return overlapCheck(ref, existing, opts)
-}
-
-// overlapCheck refuses an object that belongs to another set.
-func overlapCheck(ref ObjectRef, existing *unstructured.Unstructured, opts ApplyOptions) (*unstructured.Unstructured, *Change, error) {
-	if existing == nil {
-		return nil, nil, nil
-	}
-	if owner := existing.GetLabels()[applyset.PartOfLabel]; owner != "" && owner != opts.SetID {
-		err := fmt.Errorf("%w (part-of %s); remove it from one of the sets", ErrOverlap, owner)
-		change := failed(ref, err)
-		return nil, &change, err
-	}
-	return existing, nil, nil
-}
-
-// listThreshold is the number of objects of one kind in one namespace from
-// which one LIST replaces a GET per object.
-const listThreshold = 4
-
-// prefetch lists the objects of the kinds and namespaces that the set declares
-// many of, so that their applies need no GET each. Objects absent from a
-// complete list are recorded as nil (known not to exist); failed lists record
-// nothing and the applies fall back to GETs.
-func (e *Engine) prefetch(ctx context.Context, objects []Object) map[ObjectRef]*unstructured.Unstructured {
-	type bucket struct {
-		gvk       schema.GroupVersionKind
-		namespace string
-	}
-	declared := map[bucket][]ObjectRef{}
-	for _, o := range objects {
-		if o.Mapping == nil {
-			continue
-		}
-		b := bucket{o.Object.GroupVersionKind(), o.Object.GetNamespace()}
-		declared[b] = append(declared[b], o.Ref())
-	}
-	known := map[ObjectRef]*unstructured.Unstructured{}
-	for b, refs := range declared {
-		if len(refs) < listThreshold {
-			continue
-		}
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(b.gvk.GroupVersion().WithKind(b.gvk.Kind + "List"))
-		if err := e.Client.List(ctx, list, client.InNamespace(b.namespace)); err != nil {
-			continue
-		}
-		for _, ref := range refs {
-			known[ref] = nil
-		}
-		for i := range list.Items {
-			item := &list.Items[i]
-			ref := ObjectRef{GroupKind: b.gvk.GroupKind(), Namespace: item.GetNamespace(), Name: item.GetName()}
-			if _, wanted := known[ref]; wanted {
-				item.SetGroupVersionKind(b.gvk)
-				known[ref] = item
-			}
-		}
-	}
-	return known
 }

@@ -52,6 +52,8 @@ const (
 	Skipped Action = "Skipped"
 	// Failed objects could not be applied; Reason says why.
 	Failed Action = "Failed"
+	// Disbanded objects left the set: their part-of label was removed, nothing else changed.
+	Disbanded Action = "Disbanded"
 )
 
 // Change is the outcome for one object.
@@ -80,10 +82,16 @@ func (c Conflict) Message() string {
 		"ask the owner to release them, or set spec.force to take them over", c.Ref, c.Manager, strings.Join(c.Fields, ", "))
 }
 
-// ChangeSet is the outcome of an apply or a prune.
+// ChangeSet is the outcome of an apply, a prune or a disband.
 type ChangeSet struct {
-	Changes   []Change
+	Changes []Change
+	// Conflicts are fields other appliers hold, which the apply left to them.
 	Conflicts []Conflict
+	// Drift are fields that managers had changed with update requests only
+	// (kubectl edit, scale, controllers), taken back by the apply.
+	Drift []Conflict
+	// Forced are fields taken from other appliers because Force was set.
+	Forced []Conflict
 	// DryRun is true when nothing was changed: the changes are a preview.
 	DryRun bool
 }
@@ -103,4 +111,6 @@ func (cs ChangeSet) Count(action Action) int {
 func (cs *ChangeSet) Append(other ChangeSet) {
 	cs.Changes = append(cs.Changes, other.Changes...)
 	cs.Conflicts = append(cs.Conflicts, other.Conflicts...)
+	cs.Drift = append(cs.Drift, other.Drift...)
+	cs.Forced = append(cs.Forced, other.Forced...)
 }

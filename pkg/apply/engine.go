@@ -18,6 +18,7 @@ package apply
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"slices"
 	"time"
@@ -25,9 +26,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// Engine applies and prunes sets of objects: Apply (apply.go) and Prune
-// (prune.go) read and write through its client, with server-side apply under
-// its field manager.
+// Engine applies, prunes and disbands sets of objects: Apply (apply.go),
+// Prune (prune.go) and Disband (disband.go) read and write through its client,
+// as its client's identity, and check that identity's permissions before they
+// change anything (access.go).
 type Engine struct {
 	// Client reads and writes members; give it an impersonating config to act
 	// with a tenant's permissions.
@@ -41,6 +43,10 @@ type Engine struct {
 	Concurrency int
 	// EstablishTimeout bounds the wait for applied CRDs to be served; 0 means a minute.
 	EstablishTimeout time.Duration
+	// NamespaceExists, when set, is asked about a namespace whose members
+	// cannot be listed: a namespace that is gone holds no members, and its
+	// RoleBindings went with it.
+	NamespaceExists func(ctx context.Context, namespace string) (bool, error)
 }
 
 // ErrOverlap marks an object that already belongs to another set.

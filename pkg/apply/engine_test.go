@@ -24,10 +24,12 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
@@ -246,6 +248,72 @@ spec: {size: 3}
 		for _, name := range []string{"a", "owned", "not-a-member"} {
 			_, err := get(ctx, name)
 			Expect(err).NotTo(HaveOccurred(), "%s was deleted", name)
+		}
+	})
+
+	It("skips a namespace that is gone, and names the permission for one that is not", func(ctx context.Context) {
+		// An identity with no rights anywhere: every list it makes is refused.
+		cfg := rest.CopyConfig(env.Config)
+		cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + ns + ":nobody"}
+		restricted, err := client.New(cfg, client.Options{Scheme: k8sClient.Scheme(), Mapper: k8sClient.RESTMapper()})
+		Expect(err).NotTo(HaveOccurred())
+		exists := func(ctx context.Context, name string) (bool, error) {
+			err := k8sClient.Get(ctx, client.ObjectKey{Name: name}, &corev1.Namespace{})
+			return err == nil, client.IgnoreNotFound(err)
+		}
+		engine := &Engine{Client: restricted, FieldManager: fieldManager, NamespaceExists: exists}
+		opts := PruneOptions{SetID: setID, Scope: applyset.Scope{Namespace: ns, AdditionalNamespaces: sets.New("long-gone")},
+			Kinds: sets.New(schema.GroupKind{Kind: "ConfigMap"})}
+
+		_, err = engine.Prune(ctx, opts)
+		var denied *AccessError
+		Expect(errors.As(err, &denied)).To(BeTrue(), "%v", err)
+		Expect(denied.Missing).To(ConsistOf(Permission{Verb: "list", Resource: schema.GroupResource{Resource: "configmaps"}, Namespace: ns}),
+			"the namespace that is gone was not skipped, or the one that exists was")
+	})
+
+	It("writes nothing when the identity lacks one of the permissions the apply needs", func(ctx context.Context) {
+		cfg := rest.CopyConfig(env.Config)
+		cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + ns + ":configmaps-only"}
+		restricted, err := client.New(cfg, client.Options{Scheme: k8sClient.Scheme(), Mapper: k8sClient.RESTMapper()})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(k8sClient.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "configmaps"},
+			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"*"}}}})).To(Succeed())
+		Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "configmaps"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "configmaps"},
+			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "configmaps-only", Namespace: ns}}})).To(Succeed())
+		engine := &Engine{Client: restricted, FieldManager: fieldManager}
+		secret := "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n"
+
+		Eventually(func() error {
+			_, err := engine.Apply(ctx, objects(configMap("allowed", "1")+secret), ApplyOptions{SetID: setID})
+			return err
+		}).Should(MatchError(ContainSubstring("may not create, get and patch secrets in namespace " + ns)))
+		_, err = get(ctx, "allowed")
+		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "a ConfigMap was applied although the Secret beside it was refused")
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "s"}, &corev1.Secret{})).NotTo(Succeed())
+	})
+
+	It("disbands every labelled member, and changes nothing else of them", func(ctx context.Context) {
+		_, err := engine.Apply(ctx, objects(configMap("a", "1")+configMap("b", "2")), ApplyOptions{SetID: setID})
+		Expect(err).NotTo(HaveOccurred())
+		kinds := sets.New(schema.GroupKind{Kind: "ConfigMap"})
+
+		preview, err := engine.Disband(ctx, DisbandOptions{SetID: setID, Scope: applyset.Scope{Namespace: ns}, Kinds: kinds, DryRun: true})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(actions(preview)).To(Equal(map[string]Action{"a": Disbanded, "b": Disbanded}))
+		a, err := get(ctx, "a")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(a.Labels).To(HaveKeyWithValue(applyset.PartOfLabel, setID), "a dry run removed the label")
+
+		cs, err := engine.Disband(ctx, DisbandOptions{SetID: setID, Scope: applyset.Scope{Namespace: ns}, Kinds: kinds})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cs.Changes).To(Equal(preview.Changes))
+		for name, value := range map[string]string{"a": "1", "b": "2"} {
+			cm, err := get(ctx, name)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(cm.Labels).NotTo(HaveKey(applyset.PartOfLabel))
+			Expect(cm.Data).To(HaveKeyWithValue("k", value))
 		}
 	})
 })

@@ -120,6 +120,9 @@ type Object struct {
 	// Mapping is nil while the object's kind is defined by a CRD of the same
 	// set that the cluster does not serve yet.
 	Mapping *meta.RESTMapping
+	// Resource is the object's resource, known from the CRD of the same set
+	// while Mapping is nil.
+	Resource schema.GroupResource
 }
 
 // Ref identifies an object by group, kind, namespace and name.
@@ -168,13 +171,13 @@ func Check(inputs []Input, target Target) ([]Object, error) {
 
 // checkOne checks one input, giving it the default namespace where it needs
 // one, and returns what is wrong with it, if anything.
-func checkOne(in Input, target Target, declaredCRDs map[schema.GroupKind]bool) (Object, string) {
+func checkOne(in Input, target Target, declaredCRDs map[schema.GroupKind]declaredType) (Object, string) {
 	obj := in.Object
 	gvk := obj.GroupVersionKind()
 	if problem := identityProblem(obj); problem != "" {
 		return Object{}, problem
 	}
-	namespaced, mapping, err := scopeOf(gvk, target.Mapper, declaredCRDs)
+	namespaced, mapping, resource, err := typeOf(gvk, target.Mapper, declaredCRDs)
 	switch {
 	case err != nil:
 		return Object{}, err.Error()
@@ -190,7 +193,7 @@ func checkOne(in Input, target Target, declaredCRDs map[schema.GroupKind]bool) (
 		return Object{}, fmt.Sprintf("%s %s/%s lies outside the set's namespaces (%s); add %s to spec.additionalNamespaces",
 			gvk.Kind, obj.GetNamespace(), obj.GetName(), strings.Join(target.Scope.Namespaces(), ", "), obj.GetNamespace())
 	}
-	return Object{Input: in, Mapping: mapping}, ""
+	return Object{Input: in, Mapping: mapping, Resource: resource}, ""
 }
 
 // identityProblem tells what keeps obj from being identified as a member.
@@ -216,37 +219,51 @@ func nameIsString(obj *unstructured.Unstructured) bool {
 	return err == nil
 }
 
-// crdKinds maps the kinds that CRDs among the inputs define to whether they are namespaced.
-func crdKinds(inputs []Input) map[schema.GroupKind]bool {
-	kinds := map[schema.GroupKind]bool{}
+// declaredType is a kind that a CRD among the inputs defines.
+type declaredType struct {
+	namespaced bool
+	resource   schema.GroupResource
+}
+
+// crdKinds maps the kinds that CRDs among the inputs define to their types.
+func crdKinds(inputs []Input) map[schema.GroupKind]declaredType {
+	kinds := map[schema.GroupKind]declaredType{}
 	for _, in := range inputs {
 		if in.Object.GroupVersionKind().GroupKind() != crdGroupKind {
 			continue
 		}
 		group, _, _ := unstructured.NestedString(in.Object.Object, "spec", "group")
 		kind, _, _ := unstructured.NestedString(in.Object.Object, "spec", "names", "kind")
+		plural, _, _ := unstructured.NestedString(in.Object.Object, "spec", "names", "plural")
 		scope, _, _ := unstructured.NestedString(in.Object.Object, "spec", "scope")
 		if kind != "" {
-			kinds[schema.GroupKind{Group: group, Kind: kind}] = scope != "Cluster"
+			kinds[schema.GroupKind{Group: group, Kind: kind}] = declaredType{
+				namespaced: scope != "Cluster", resource: schema.GroupResource{Group: group, Resource: plural},
+			}
 		}
 	}
 	return kinds
 }
 
-var crdGroupKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}
+var (
+	crdGroupKind       = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}
+	namespaceGroupKind = schema.GroupKind{Kind: "Namespace"}
+)
 
-// scopeOf tells whether gvk is namespaced, from the cluster's types or from a
-// CRD declared alongside; the mapping is nil for the latter until it is served.
-func scopeOf(gvk schema.GroupVersionKind, mapper meta.RESTMapper, declared map[schema.GroupKind]bool) (bool, *meta.RESTMapping, error) {
+// typeOf tells whether gvk is namespaced and what its resource is, from the
+// cluster's types or from a CRD declared alongside; the mapping is nil for the
+// latter until it is served.
+func typeOf(gvk schema.GroupVersionKind, mapper meta.RESTMapper, declared map[schema.GroupKind]declaredType) (
+	bool, *meta.RESTMapping, schema.GroupResource, error) {
 	mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err == nil {
-		return mapping.Scope.Name() == meta.RESTScopeNameNamespace, mapping, nil
+		return mapping.Scope.Name() == meta.RESTScopeNameNamespace, mapping, mapping.Resource.GroupResource(), nil
 	}
-	if namespaced, ok := declared[gvk.GroupKind()]; ok {
-		return namespaced, nil, nil
+	if t, ok := declared[gvk.GroupKind()]; ok {
+		return t.namespaced, nil, t.resource, nil
 	}
 	if meta.IsNoMatchError(err) {
-		return false, nil, fmt.Errorf("the cluster does not serve %s, and no CustomResourceDefinition in the set defines it", gvk)
+		return false, nil, schema.GroupResource{}, fmt.Errorf("the cluster does not serve %s, and no CustomResourceDefinition in the set defines it", gvk)
 	}
-	return false, nil, fmt.Errorf("looking up %s: %w", gvk, err)
+	return false, nil, schema.GroupResource{}, fmt.Errorf("looking up %s: %w", gvk, err)
 }

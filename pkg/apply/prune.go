@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"slices"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -38,9 +37,12 @@ type PruneOptions struct {
 	SetID string
 	// ParentUID is the parent's UID; members with owner references must point at it.
 	ParentUID string
-	// Scope is where members may live; others are never deleted.
+	// Scope is where members are looked for and may be deleted: the union of
+	// the namespaces the parent's hint lists and those of the new set, so
+	// that members in a namespace that left the set are pruned too.
 	Scope applyset.Scope
-	// Kinds are the kinds to look at (the parent's hint, a superset of the members' kinds).
+	// Kinds are the kinds to look at: the union of the parent's hint and the
+	// kinds of the new set.
 	Kinds sets.Set[schema.GroupKind]
 	// Keep are the objects still declared.
 	Keep sets.Set[ObjectRef]
@@ -48,85 +50,102 @@ type PruneOptions struct {
 	DryRun bool
 }
 
-// Prune deletes the members that are no longer declared and may be deleted:
-// they carry the set's ID, lie in its scope, and their owner references, if
-// any, point at the parent. Deletes carry a UID precondition.
-func (e *Engine) Prune(ctx context.Context, target PruneOptions) (ChangeSet, error) {
-	cs := ChangeSet{DryRun: target.DryRun}
-	var errs []error
-	kinds := target.Kinds.UnsortedList()
-	slices.SortFunc(kinds, func(a, b schema.GroupKind) int { return cmp.Compare(a.String(), b.String()) })
-	for _, gk := range kinds {
-		candidates, err := e.listMembers(ctx, gk, target)
-		if err != nil {
-			errs = append(errs, err)
+// PrunePlan is what a prune will do: the members it deletes, in order, and
+// those it keeps, with the reason.
+type PrunePlan struct {
+	opts    PruneOptions
+	deletes []member
+	skipped []Change
+}
+
+// Prune plans and runs a prune: PlanPrune, then ExecutePrune.
+func (e *Engine) Prune(ctx context.Context, opts PruneOptions) (ChangeSet, error) {
+	plan, err := e.PlanPrune(ctx, opts)
+	if err != nil {
+		return ChangeSet{DryRun: opts.DryRun}, err
+	}
+	return e.ExecutePrune(ctx, plan)
+}
+
+// PlanPrune lists the members of the set in its kinds and namespaces and
+// decides which may be deleted: those no longer declared that carry the set's
+// ID, lie in its scope, and whose owner references, if any, point at the
+// parent. It asks the API server whether the engine's identity may list them
+// and delete them, and returns an *AccessError when it may not. It deletes
+// nothing, so a caller can plan the prune before it applies anything.
+func (e *Engine) PlanPrune(ctx context.Context, opts PruneOptions) (*PrunePlan, error) {
+	members, denied, err := e.listMembers(ctx, opts.SetID, opts.Kinds, opts.Scope)
+	if err != nil {
+		return nil, err
+	}
+	plan := &PrunePlan{opts: opts}
+	var perms []Permission
+	for _, m := range members {
+		if opts.Keep.Has(m.ref) {
 			continue
 		}
-		for _, m := range candidates {
-			ref := ObjectRef{GroupKind: gk, Namespace: m.Namespace, Name: m.Name}
-			if target.Keep.Has(ref) {
-				continue
-			}
-			if reason := pruneBlocker(m, target); reason != "" {
-				cs.Changes = append(cs.Changes, Change{Ref: ref, Action: Skipped, Reason: reason})
-				continue
-			}
-			opts := []client.DeleteOption{client.Preconditions{UID: &m.UID}}
-			if target.DryRun {
-				opts = append(opts, client.DryRunAll)
-			}
-			if err := e.Client.Delete(ctx, m, opts...); client.IgnoreNotFound(err) != nil {
-				errs = append(errs, fmt.Errorf("pruning %s: %w", ref, err))
-				cs.Changes = append(cs.Changes, failed(ref, err))
-				continue
-			}
-			cs.Changes = append(cs.Changes, Change{Ref: ref, Action: Pruned})
+		if reason := pruneBlocker(m.obj, opts); reason != "" {
+			plan.skipped = append(plan.skipped, Change{Ref: m.ref, Action: Skipped, Reason: reason})
+			continue
 		}
+		plan.deletes = append(plan.deletes, m)
+		perms = append(perms, Permission{Verb: "delete", Resource: m.resource, Namespace: m.ref.Namespace})
+	}
+	if err := e.checkAccess(ctx, perms, denied...); err != nil {
+		return nil, err
+	}
+	orderDeletes(plan.deletes)
+	return plan, nil
+}
+
+// orderDeletes puts deletes in reverse apply order, keeping the order within a rank.
+func orderDeletes(members []member) {
+	slices.SortStableFunc(members, func(a, b member) int { return cmp.Compare(deleteRank(a.ref), deleteRank(b.ref)) })
+}
+
+// deleteRank orders deletes in reverse apply order: Namespaces and then CRDs
+// last, after the objects that may live in them or be of their kinds.
+func deleteRank(ref ObjectRef) int {
+	switch ref.GroupKind {
+	case namespaceGroupKind:
+		return 1
+	case crdGroupKind:
+		return 2
+	}
+	return 0
+}
+
+// ExecutePrune deletes the members the plan chose, in its order, each with
+// preconditions on its UID, so that an object replaced since the plan is kept.
+func (e *Engine) ExecutePrune(ctx context.Context, plan *PrunePlan) (ChangeSet, error) {
+	cs := ChangeSet{DryRun: plan.opts.DryRun, Changes: slices.Clone(plan.skipped)}
+	var errs []error
+	for _, m := range plan.deletes {
+		opts := []client.DeleteOption{client.Preconditions{UID: &m.obj.UID}}
+		if plan.opts.DryRun {
+			opts = append(opts, client.DryRunAll)
+		}
+		if err := e.Client.Delete(ctx, m.obj, opts...); client.IgnoreNotFound(err) != nil {
+			errs = append(errs, fmt.Errorf("pruning %s: %w", m.ref, err))
+			cs.Changes = append(cs.Changes, failed(m.ref, err))
+			continue
+		}
+		cs.Changes = append(cs.Changes, Change{Ref: m.ref, Action: Pruned})
 	}
 	sortChanges(cs.Changes)
 	return cs, errors.Join(errs...)
 }
 
-// listMembers lists the metadata of the objects of kind gk that carry the set's
-// ID, in every namespace of the scope (or at cluster scope).
-func (e *Engine) listMembers(ctx context.Context, gk schema.GroupKind, target PruneOptions) ([]*metav1.PartialObjectMetadata, error) {
-	mapping, err := e.Client.RESTMapper().RESTMapping(gk)
-	if meta.IsNoMatchError(err) {
-		return nil, nil // the kind is gone, and its objects with it
-	}
-	if err != nil {
-		return nil, fmt.Errorf("looking up %s: %w", gk, err)
-	}
-	namespaces := []string{""}
-	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
-		namespaces = target.Scope.Namespaces()
-	}
-	var out []*metav1.PartialObjectMetadata
-	for _, ns := range namespaces {
-		list := &metav1.PartialObjectMetadataList{}
-		list.SetGroupVersionKind(mapping.GroupVersionKind.GroupVersion().WithKind(mapping.GroupVersionKind.Kind + "List"))
-		if err := e.reader().List(ctx, list, client.InNamespace(ns), client.MatchingLabels{applyset.PartOfLabel: target.SetID}); err != nil {
-			return nil, fmt.Errorf("listing %s members in %q: %w", gk, ns, err)
-		}
-		for i := range list.Items {
-			item := &list.Items[i]
-			item.SetGroupVersionKind(mapping.GroupVersionKind)
-			out = append(out, item)
-		}
-	}
-	return out, nil
-}
-
 // pruneBlocker says why a member must be kept, or "" when it may be deleted.
-func pruneBlocker(m *metav1.PartialObjectMetadata, target PruneOptions) string {
-	if m.Labels[applyset.PartOfLabel] != target.SetID {
+func pruneBlocker(m *metav1.PartialObjectMetadata, opts PruneOptions) string {
+	if m.Labels[applyset.PartOfLabel] != opts.SetID {
 		return "it does not carry the set's ID"
 	}
-	if m.Namespace != "" && !target.Scope.Contains(m.Namespace) {
+	if m.Namespace != "" && !opts.Scope.Contains(m.Namespace) {
 		return "it lies outside the set's namespaces"
 	}
 	if len(m.OwnerReferences) > 0 && !slices.ContainsFunc(m.OwnerReferences, func(r metav1.OwnerReference) bool {
-		return string(r.UID) == target.ParentUID
+		return string(r.UID) == opts.ParentUID
 	}) {
 		return fmt.Sprintf("it is owned by %s %s, not by the set's parent", m.OwnerReferences[0].Kind, m.OwnerReferences[0].Name)
 	}

@@ -26,8 +26,10 @@ limitations under the License.
 package membership
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"slices"
 	"sync"
 
@@ -52,6 +54,11 @@ type Member struct {
 	UID             types.UID
 	ResourceVersion string
 	OwnerReferences []metav1.OwnerReference
+	// PartOfAppliedBy are the field managers that wrote the part-of label
+	// with server-side apply. A label written by an update (kubectl label,
+	// edit, client-side apply) has none: anyone who may update an object can
+	// write it, so it proves nothing about who made the object a member.
+	PartOfAppliedBy []string
 }
 
 // String names the member for people: Kind.group namespace/name.
@@ -74,7 +81,7 @@ func New(opts Options) *Index {
 	x.watcher = newTypeWatcher(opts, watchConfig{
 		label:     applyset.PartOfLabel,
 		wants:     func(ResourceType, sets.Set[string]) bool { return true },
-		transform: stripMetadata,
+		transform: keepMemberMetadata,
 		handler: func(ResourceType) cache.ResourceEventHandler {
 			return cache.ResourceEventHandlerFuncs{
 				AddFunc:    func(obj any) { x.notify(setIDOf(obj)) },
@@ -122,6 +129,75 @@ func (x *Index) HasSynced() bool {
 	return x.watcher.hasSynced()
 }
 
+// SyncState says whether every type has listed, and which could not.
+func (x *Index) SyncState() SyncState {
+	return x.watcher.syncState()
+}
+
+// TypeOf returns the watched resource type of a kind.
+func (x *Index) TypeOf(gk schema.GroupKind) (ResourceType, bool) {
+	return x.watcher.typeOf(gk)
+}
+
+// TypeOfResource returns the watched resource type of a resource, as the
+// deprecated contains-group-resources hint names it.
+func (x *Index) TypeOfResource(gr schema.GroupResource) (ResourceType, bool) {
+	return x.watcher.typeOfResource(gr)
+}
+
+// partOfField is the part-of label in managed fields (FieldsV1 keys).
+var partOfField = []string{"f:metadata", "f:labels", "f:" + applyset.PartOfLabel}
+
+// keepMemberMetadata keeps what verification needs: labels, owner references
+// and, of the managed fields, only the entries of managers that applied the
+// part-of label, without their field sets.
+func keepMemberMetadata(obj any) (any, error) {
+	m, ok := obj.(*metav1.PartialObjectMetadata)
+	if !ok {
+		return obj, nil
+	}
+	var appliers []metav1.ManagedFieldsEntry
+	for _, e := range m.ManagedFields {
+		// An entry without fields was kept by an earlier pass: informers may
+		// transform an object more than once.
+		if e.Operation == metav1.ManagedFieldsOperationApply && (e.FieldsV1 == nil || holds(e.FieldsV1.GetRawBytes(), partOfField)) {
+			appliers = append(appliers, metav1.ManagedFieldsEntry{Manager: e.Manager, Operation: e.Operation})
+		}
+	}
+	m.ManagedFields, m.Annotations = appliers, nil
+	return m, nil
+}
+
+// holds reports whether a FieldsV1 set holds the field at path.
+func holds(raw []byte, path []string) bool {
+	if !bytes.Contains(raw, []byte(path[len(path)-1])) {
+		return false // the common case, without decoding
+	}
+	for _, key := range path {
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(raw, &fields) != nil {
+			return false
+		}
+		next, ok := fields[key]
+		if !ok {
+			return false
+		}
+		raw = next
+	}
+	return true
+}
+
+func managersOf(entries []metav1.ManagedFieldsEntry) []string {
+	if len(entries) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, e.Manager)
+	}
+	return out
+}
+
 // Members returns the objects that claim the set with the given ID, sorted by
 // group, kind, namespace and name.
 func (x *Index) Members(setID string) []Member {
@@ -132,7 +208,7 @@ func (x *Index) Members(setID string) []Member {
 		members = append(members, Member{
 			SetID: setID, GroupKind: f.GroupKind, Resource: f.Resource,
 			Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion,
-			OwnerReferences: m.OwnerReferences,
+			OwnerReferences: m.OwnerReferences, PartOfAppliedBy: managersOf(m.ManagedFields),
 		})
 	}
 	slices.SortFunc(members, compareMembers)

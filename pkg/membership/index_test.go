@@ -19,6 +19,7 @@ package membership
 import (
 	"context"
 	"sync"
+	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -133,6 +134,72 @@ var _ = Describe("The membership index", func() {
 	})
 })
 
+var _ = Describe("The membership index, on who wrote a member's label and what it cannot list", func() {
+	var ns string
+
+	BeforeEach(func(ctx context.Context) {
+		namespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "members-"}}
+		Expect(k8sClient.Create(ctx, namespace)).To(Succeed())
+		ns = namespace.Name
+	})
+
+	It("records which field managers applied the part-of label, and none for a label an update wrote", func(ctx context.Context) {
+		const setID = "applyset-who-v1"
+		configMap := func(name string, labels map[string]string) *unstructured.Unstructured {
+			cm := &unstructured.Unstructured{}
+			cm.SetAPIVersion("v1")
+			cm.SetKind("ConfigMap")
+			cm.SetNamespace(ns)
+			cm.SetName(name)
+			cm.SetLabels(labels)
+			return cm
+		}
+		Expect(k8sClient.Apply(ctx, client.ApplyConfigurationFromUnstructured(configMap("applied", labelled(setID))),
+			client.FieldOwner("kubectl"))).To(Succeed())
+		Expect(k8sClient.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "updated",
+			Labels: labelled(setID)}}, client.FieldOwner("kubectl"))).To(Succeed())
+		Expect(k8sClient.Apply(ctx, client.ApplyConfigurationFromUnstructured(configMap("applied-without-label", nil)),
+			client.FieldOwner("kubectl"))).To(Succeed())
+		cm := &corev1.ConfigMap{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "applied-without-label"}, cm)).To(Succeed())
+		cm.Labels = labelled(setID)
+		Expect(k8sClient.Update(ctx, cm, client.FieldOwner("someone"))).To(Succeed())
+
+		idx := newIndex()
+		start(ctx, idx)
+		Expect(idx.Members(setID)).To(ConsistOf(
+			SatisfyAll(HaveField("Name", "applied"), HaveField("PartOfAppliedBy", ConsistOf("kubectl"))),
+			SatisfyAll(HaveField("Name", "updated"), HaveField("PartOfAppliedBy", BeEmpty())),
+			SatisfyAll(HaveField("Name", "applied-without-label"), HaveField("PartOfAppliedBy", BeEmpty())),
+		))
+	})
+
+	It("goes on without a type it cannot list, and names it", func(ctx context.Context) {
+		crd := testenv.UnconvertibleCRD("unlistable.example.com", "Stuck")
+		Expect(k8sClient.Create(ctx, crd)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) { Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, crd))).To(Succeed()) })
+		stuck := &unstructured.Unstructured{}
+		stuck.SetGroupVersionKind(schema.GroupVersionKind{Group: "unlistable.example.com", Version: "v1", Kind: "Stuck"})
+		stuck.SetNamespace(ns)
+		stuck.SetName("s")
+		stuck.SetLabels(labelled("applyset-stuck-v1"))
+		Eventually(func() error { return k8sClient.Create(ctx, stuck) }).Should(Succeed())
+
+		idx := newIndex()
+		idx.watcher.opts.ListTimeout = 5 * time.Second
+		runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		DeferCleanup(cancel)
+		Expect(idx.Start(runCtx)).To(Succeed())
+		Eventually(idx.SyncState).WithTimeout(30 * time.Second).Should(SatisfyAll(
+			HaveField("Listed", BeTrue()),
+			HaveField("Failing", ConsistOf(SatisfyAll(
+				HaveField("ResourceType.GroupKind", schema.GroupKind{Group: "unlistable.example.com", Kind: "Stuck"}),
+				HaveField("Err", HaveOccurred())))),
+		))
+		Expect(idx.HasSynced()).To(BeFalse(), "an index missing a type claims it listed everything")
+	})
+})
+
 // newIndex makes an index against the test control plane.
 func newIndex() *Index {
 	disco, err := discovery.NewDiscoveryClientForConfig(env.Config)
@@ -148,4 +215,30 @@ func start(ctx context.Context, idx *Index) {
 	DeferCleanup(cancel)
 	Expect(idx.Start(runCtx)).To(Succeed())
 	Eventually(idx.HasSynced).WithTimeout(30 * time.Second).Should(BeTrue())
+}
+
+func TestKeepMemberMetadata(t *testing.T) {
+	labelled := metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{".":{},"f:applyset.kubernetes.io/part-of":{}}}}`)
+	other := metav1.NewFieldsV1(`{"f:data":{"f:applyset.kubernetes.io/part-of":{}}}`)
+	obj := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
+		Annotations: map[string]string{"big": "value"},
+		ManagedFields: []metav1.ManagedFieldsEntry{
+			{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply, FieldsV1: labelled},
+			{Manager: "editor", Operation: metav1.ManagedFieldsOperationUpdate, FieldsV1: labelled},
+			{Manager: "helm", Operation: metav1.ManagedFieldsOperationApply, FieldsV1: other},
+		},
+	}}
+	for pass := 1; pass <= 2; pass++ { // informers may transform an object twice
+		out, err := keepMemberMetadata(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj = out.(*metav1.PartialObjectMetadata)
+		if got := managersOf(obj.ManagedFields); len(got) != 1 || got[0] != "kubectl" {
+			t.Fatalf("pass %d: the label's appliers are %v, want [kubectl]", pass, got)
+		}
+		if obj.Annotations != nil || obj.ManagedFields[0].FieldsV1 != nil {
+			t.Fatalf("pass %d: kept %v and %v", pass, obj.Annotations, obj.ManagedFields[0].FieldsV1)
+		}
+	}
 }

@@ -21,7 +21,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -47,6 +46,10 @@ type Options struct {
 	// RefreshInterval is how often discovery is read again even when no CRD
 	// changed, a guard against missed events; 0 means every 10 minutes.
 	RefreshInterval time.Duration
+	// ListTimeout is how long a type may take to list before it counts as
+	// failing, so that a list that hangs (as one of a type whose conversion
+	// webhook is away can) does not hold up the others; 0 means 15 seconds.
+	ListTimeout time.Duration
 	// Log receives progress and errors.
 	Log logr.Logger
 }
@@ -55,6 +58,8 @@ type Options struct {
 type ResourceType struct {
 	Resource  schema.GroupVersionResource
 	GroupKind schema.GroupKind
+	// Namespaced is false for cluster-scoped types.
+	Namespaced bool
 }
 
 // crdResource is watched (metadata only) so that new and removed resource types are noticed.
@@ -99,6 +104,11 @@ type typeInformer struct {
 	ResourceType
 	informer cache.SharedIndexInformer
 	stop     context.CancelFunc
+
+	// failure is the last error listing or watching the type, while it has
+	// not listed once; guarded by the watcher's mutex.
+	failure error
+	started time.Time
 }
 
 func newTypeWatcher(opts Options, cfg watchConfig) *typeWatcher {
@@ -252,7 +262,8 @@ func listableResources(lists []*metav1.APIResourceList) []ResourceType {
 		}
 		for _, r := range list.APIResources {
 			if !strings.Contains(r.Name, "/") {
-				out = append(out, ResourceType{Resource: gv.WithResource(r.Name), GroupKind: schema.GroupKind{Group: gv.Group, Kind: r.Kind}})
+				out = append(out, ResourceType{Resource: gv.WithResource(r.Name),
+					GroupKind: schema.GroupKind{Group: gv.Group, Kind: r.Kind}, Namespaced: r.Namespaced})
 			}
 		}
 	}
@@ -273,113 +284,23 @@ func (w *typeWatcher) startInformer(rt ResourceType) *typeInformer {
 		func(o *metav1.ListOptions) { o.LabelSelector = label }).Informer()
 	_ = informer.SetTransform(w.cfg.transform)
 	_, _ = informer.AddEventHandler(w.cfg.handler(rt))
-	ctx, stop := context.WithCancel(w.ctx)
-	go informer.RunWithContext(ctx)
-	return &typeInformer{ResourceType: rt, informer: informer, stop: stop}
-}
-
-// hasSynced reports whether the followed CRDs and every watched type have
-// been listed once.
-func (w *typeWatcher) hasSynced() bool {
-	w.mu.RLock()
-	defer w.mu.RUnlock()
-	if w.ctx == nil || !w.crds.HasSynced() {
-		return false
-	}
-	for _, ti := range w.informers {
-		if !ti.informer.HasSynced() {
-			return false
-		}
-	}
-	return true
-}
-
-// found is an object of a watched type.
-type found struct {
-	ResourceType
-	Object *metav1.PartialObjectMetadata
-}
-
-// byValue returns the objects whose label has value, in no particular order.
-func (w *typeWatcher) byValue(value string) []found {
-	w.mu.RLock()
-	defer w.mu.RUnlock()
-	var out []found
-	for _, ti := range w.informers {
-		objs, _ := ti.informer.GetIndexer().ByIndex(byLabel, value)
-		for _, obj := range objs {
-			if m, ok := obj.(*metav1.PartialObjectMetadata); ok {
-				out = append(out, found{ResourceType: ti.ResourceType, Object: m})
+	ti := &typeInformer{ResourceType: rt, informer: informer, started: time.Now()}
+	// A type that cannot be listed (no permission, a conversion webhook that
+	// does not answer) never syncs; its error is kept so that callers can go
+	// on with the other types and say what is missing.
+	_ = informer.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
+		cache.DefaultWatchErrorHandler(ctx, r, err)
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if !informer.HasSynced() {
+			if ti.failure == nil {
+				w.opts.Log.Error(err, "Cannot list a resource type; its objects are missing until it can", "resource", rt.Resource.String())
 			}
+			ti.failure = err
 		}
-	}
-	return out
-}
-
-// get returns the cached object of a watched type.
-func (w *typeWatcher) get(gvr schema.GroupVersionResource, namespace, name string) (*metav1.PartialObjectMetadata, bool) {
-	w.mu.RLock()
-	ti, ok := w.informers[gvr]
-	w.mu.RUnlock()
-	if !ok {
-		return nil, false
-	}
-	key := name
-	if namespace != "" {
-		key = namespace + "/" + name
-	}
-	obj, exists, err := ti.informer.GetStore().GetByKey(key)
-	if err != nil || !exists {
-		return nil, false
-	}
-	m, ok := obj.(*metav1.PartialObjectMetadata)
-	return m, ok
-}
-
-// values returns every value the label has on some watched object.
-func (w *typeWatcher) values() sets.Set[string] {
-	w.mu.RLock()
-	defer w.mu.RUnlock()
-	values := sets.New[string]()
-	for _, ti := range w.informers {
-		values.Insert(ti.informer.GetIndexer().ListIndexFuncValues(byLabel)...)
-	}
-	return values
-}
-
-// resources returns the watched resource types, sorted.
-func (w *typeWatcher) resources() []schema.GroupVersionResource {
-	w.mu.RLock()
-	defer w.mu.RUnlock()
-	out := make([]schema.GroupVersionResource, 0, len(w.informers))
-	for gvr := range w.informers {
-		out = append(out, gvr)
-	}
-	slices.SortFunc(out, func(a, b schema.GroupVersionResource) int { return cmp.Compare(a.String(), b.String()) })
-	return out
-}
-
-// stripMetadata drops what no caller reads: managed fields and annotations.
-func stripMetadata(obj any) (any, error) {
-	if m, ok := obj.(*metav1.PartialObjectMetadata); ok {
-		m.ManagedFields = nil
-		m.Annotations = nil
-	}
-	return obj, nil
-}
-
-// objectOf unwraps the object of an informer event.
-func objectOf(obj any) (*metav1.PartialObjectMetadata, bool) {
-	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	m, ok := obj.(*metav1.PartialObjectMetadata)
-	return m, ok
-}
-
-func labelOf(obj any, label string) string {
-	if m, ok := objectOf(obj); ok {
-		return m.Labels[label]
-	}
-	return ""
+	})
+	ctx, stop := context.WithCancel(w.ctx)
+	ti.stop = stop
+	go informer.RunWithContext(ctx)
+	return ti
 }

@@ -140,10 +140,29 @@ func (p *Parents) Get(ref ParentRef) (*metav1.PartialObjectMetadata, bool) {
 	return p.watcher.get(ref.Type.Resource, ref.Namespace, ref.Name)
 }
 
-// ParentsOf returns the parents whose ID label is id: normally one, more when
-// an ID was copied.
+// ParentsOf returns the parent of the set with ID id: the object whose ID
+// label is id and is its own. An object that carries a copied ID is no parent
+// of that set (the KEP's ID impersonation), nor of any other.
 func (p *Parents) ParentsOf(id string) []ParentRef {
-	objs := p.watcher.byValue(id)
+	var out []ParentRef
+	for _, f := range p.watcher.byValue(id) {
+		ref := ParentRef{Type: f.ResourceType, Namespace: f.Object.Namespace, Name: f.Object.Name}
+		if ref.Key().ID() == id {
+			out = append(out, ref)
+		}
+	}
+	return out
+}
+
+// SyncState says whether every parent type has listed, and which could not.
+func (p *Parents) SyncState() SyncState {
+	return p.watcher.syncState()
+}
+
+// All returns every watched parent, whatever its ID label, for verifying
+// them all again.
+func (p *Parents) All() []ParentRef {
+	objs := p.watcher.all()
 	out := make([]ParentRef, 0, len(objs))
 	for _, f := range objs {
 		out = append(out, ParentRef{Type: f.ResourceType, Namespace: f.Object.Namespace, Name: f.Object.Name})

@@ -79,7 +79,7 @@ var _ = Describe("The parent tracker", func() {
 
 	It("watches Secrets and ConfigMaps with an ID label, and tells of changes and deletions", func(ctx context.Context) {
 		secretKey := ParentRef{Type: ResourceType{Resource: schema.GroupVersionResource{Version: "v1", Resource: "secrets"},
-			GroupKind: schema.GroupKind{Kind: "Secret"}}, Namespace: ns, Name: "my-set"}
+			GroupKind: schema.GroupKind{Kind: "Secret"}, Namespaced: true}, Namespace: ns, Name: "my-set"}
 		id := secretKey.Key().ID()
 		Expect(k8sClient.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{
 			Namespace: ns, Name: "my-set", Labels: map[string]string{applyset.IDLabel: id}}})).To(Succeed())
@@ -93,8 +93,11 @@ var _ = Describe("The parent tracker", func() {
 		parents.OnDeleted(h.delete)
 		startParents(ctx, parents)
 
-		Expect(parents.ParentsOf(id)).To(ConsistOf(secretKey,
-			HaveField("Type.GroupKind", schema.GroupKind{Kind: "ConfigMap"})), "a copied ID is a second parent of it")
+		Expect(parents.ParentsOf(id)).To(ConsistOf(secretKey), "an object with a copied ID is no parent of the set")
+		copied, ok := parents.Get(ParentRef{Type: ResourceType{Resource: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
+			GroupKind: schema.GroupKind{Kind: "ConfigMap"}, Namespaced: true}, Namespace: ns, Name: "copied"})
+		Expect(ok).To(BeTrue(), "the object with the copied ID is still watched, to be reported")
+		Expect(copied.Labels).To(HaveKeyWithValue(applyset.IDLabel, id))
 		got, ok := parents.Get(secretKey)
 		Expect(ok).To(BeTrue())
 		Expect(got.Labels).To(HaveKeyWithValue(applyset.IDLabel, id))
@@ -105,7 +108,8 @@ var _ = Describe("The parent tracker", func() {
 
 		Expect(k8sClient.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "my-set"}})).To(Succeed())
 		Eventually(h.deletions).Should(ContainElement(id))
-		Eventually(func() []ParentRef { return parents.ParentsOf(id) }).Should(HaveLen(1))
+		Eventually(func() []ParentRef { return parents.ParentsOf(id) }).Should(BeEmpty(),
+			"the object with the copied ID does not become the parent")
 	})
 
 	It("follows CRDs labelled as parent types, and only those", func(ctx context.Context) {
@@ -120,7 +124,8 @@ var _ = Describe("The parent tracker", func() {
 		gizmo.SetGroupVersionKind(gizmos.GroupVersion().WithKind("Gizmo"))
 		gizmo.SetNamespace(ns)
 		gizmo.SetName("g")
-		ref := ParentRef{Type: ResourceType{Resource: gizmos, GroupKind: schema.GroupKind{Group: gizmos.Group, Kind: "Gizmo"}}, Namespace: ns, Name: "g"}
+		ref := ParentRef{Type: ResourceType{Resource: gizmos, GroupKind: schema.GroupKind{Group: gizmos.Group, Kind: "Gizmo"},
+			Namespaced: true}, Namespace: ns, Name: "g"}
 		gizmo.SetLabels(map[string]string{applyset.IDLabel: ref.Key().ID()})
 		Eventually(func() error { return k8sClient.Create(ctx, gizmo) }).Should(Succeed())
 		Expect(parents.watcher.resources()).NotTo(ContainElement(gizmos), "the CRD is not labelled as a parent type")

@@ -296,7 +296,7 @@ func runKubectl(ctx context.Context, b *testing.B, args ...string) {
 
 func startSetOperator(b *testing.B) {
 	stop, err := env.RunManager(func(mgr ctrl.Manager) error {
-		return applysets.SetupWithManager(mgr, applysets.Options{ToolingVersion: "v0.1.0"})
+		return applysets.SetupWithManager(mgr, applysets.Options{ToolingVersion: "v0.1.0", DefaultServiceAccount: "default"})
 	})
 	if err != nil {
 		b.Fatal(err)

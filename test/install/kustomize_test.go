@@ -19,6 +19,7 @@ package install
 import (
 	"context"
 	"path/filepath"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -44,6 +45,26 @@ var _ = Describe("The install path", func() {
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "applyset-operator-manager-rolebinding"}, binding)).To(Succeed())
 		Expect(binding.RoleRef.Name).To(Equal("applyset-operator-manager-role"))
 		Expect(binding.Subjects).To(ConsistOf(HaveField("Namespace", "applyset-operator-system")))
+
+		By("granting the operator no write on objects it does not own: sets act as their ServiceAccounts")
+		role := &rbacv1.ClusterRole{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "applyset-operator-manager-role"}, role)).To(Succeed())
+		for _, rule := range role.Rules {
+			if slices.Contains(rule.Resources, "*") {
+				Expect(rule.Verbs).To(ConsistOf("get", "list", "watch"), "the default install may write any object")
+			}
+			if slices.Contains(rule.Verbs, "impersonate") {
+				Expect(rule.Resources).To(Equal([]string{"serviceaccounts"}), "the operator may impersonate more than ServiceAccounts")
+			}
+		}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "applyset-operator-cluster-writer"}, &rbacv1.ClusterRole{})).NotTo(Succeed())
+	})
+
+	It("adds the cluster-writer role for the opt-in modes through its component", func(ctx context.Context) {
+		out, err := env.Kubectl(ctx, "", "kustomize", filepath.Join("test", "install", "testdata", "cluster-writer"))
+		Expect(err).NotTo(HaveOccurred(), out)
+		Expect(out).To(ContainSubstring("name: applyset-operator-cluster-writer"))
+		Expect(out).To(MatchRegexp(`(?s)kind: ClusterRoleBinding.*name: applyset-operator-cluster-writer.*subjects:\s*- kind: ServiceAccount\s*name: applyset-operator-controller-manager\s*namespace: applyset-operator-system`))
 	})
 
 	It("accepts the samples", func(ctx context.Context) {

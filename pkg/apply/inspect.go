@@ -1,0 +1,205 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package apply
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+)
+
+// objectPlan is what inspecting one declared object found, before any write.
+type objectPlan struct {
+	Object
+	// desired is what will be applied: the object labelled as a member, with
+	// ignored fields of an existing object set to their current values.
+	desired *unstructured.Unstructured
+	// existing is the object as it is; nil when it does not exist.
+	existing *unstructured.Unstructured
+	// done is the outcome when no write is needed or possible; err says why
+	// it failed. denied names a read the identity may not make; Apply then
+	// writes nothing.
+	done   *Change
+	err    error
+	denied *Permission
+}
+
+// inspect reads every object as it is and decides what each needs: nothing
+// (up to date), an apply, or nothing it can have (it belongs to another set,
+// or cannot be read).
+func (e *Engine) inspect(ctx context.Context, objects []Object, opts ApplyOptions) []objectPlan {
+	known := e.prefetch(ctx, objects)
+	plans := make([]objectPlan, len(objects))
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(cmp.Or(e.Concurrency, defaultConcurrency))
+	for i, o := range objects {
+		g.Go(func() error {
+			p := e.inspectOne(gctx, o, opts, known)
+			mu.Lock()
+			plans[i] = p
+			mu.Unlock()
+			return nil
+		})
+	}
+	_ = g.Wait()
+	if opts.DryRun {
+		previewInNewNamespaces(plans)
+	}
+	return plans
+}
+
+func (e *Engine) inspectOne(ctx context.Context, o Object, opts ApplyOptions, known map[ObjectRef]*unstructured.Unstructured) objectPlan {
+	ref := o.Ref()
+	p := objectPlan{Object: o, desired: withPartOf(o.Object, opts.SetID)}
+	existing, err := e.current(ctx, o, known)
+	switch {
+	case o.Mapping == nil && opts.DryRun:
+		// Its CRD is part of the set and not created yet: a preview cannot run it.
+		p.done = &Change{Ref: ref, Action: Created, Reason: "its CustomResourceDefinition is created by this set first"}
+		return p
+	case err != nil:
+		// An object the identity may not read is one it must apply blind:
+		// the writes an apply needs are asked about as well.
+		if p.denied = deniedRead(err, "get", o.Resource, o.Object.GetNamespace()); p.denied == nil {
+			p.done, p.err = changeOf(failed(ref, err)), err
+		}
+		return p
+	}
+	if existing != nil {
+		if owner := existing.GetLabels()[applyset.PartOfLabel]; owner != "" && owner != opts.SetID {
+			p.err = fmt.Errorf("%w (part-of %s); remove it from one of the sets", ErrOverlap, owner)
+			p.done = changeOf(failed(ref, p.err))
+			return p
+		}
+	}
+	p.existing = existing
+	if existing != nil {
+		leaveIgnored(p.desired, existing, ignoredPaths(ref, opts.Ignore))
+	}
+	// An apply that would change nothing is not sent: a steady set costs no writes.
+	if upToDate(existing, p.desired, e.FieldManager) {
+		p.done = &Change{Ref: ref, Action: Unchanged}
+	}
+	return p
+}
+
+// current returns the object as it is, nil when it does not exist (or its
+// kind is not served yet), from the prefetched lists or with a GET.
+func (e *Engine) current(ctx context.Context, o Object, known map[ObjectRef]*unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	if o.Mapping == nil {
+		return nil, nil
+	}
+	if existing, listed := known[o.Ref()]; listed {
+		return existing, nil
+	}
+	existing := &unstructured.Unstructured{}
+	existing.SetGroupVersionKind(o.Object.GroupVersionKind())
+	err := e.Client.Get(ctx, client.ObjectKeyFromObject(o.Object), existing)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return existing, nil
+}
+
+// previewInNewNamespaces marks the objects of a dry run that lie in a
+// Namespace the same set creates: the API server cannot preview an object in
+// a namespace that does not exist, so they are reported as creates.
+func previewInNewNamespaces(plans []objectPlan) {
+	created := sets.New[string]()
+	for _, p := range plans {
+		if ref := p.Ref(); ref.GroupKind == namespaceGroupKind && p.existing == nil && p.err == nil {
+			created.Insert(ref.Name)
+		}
+	}
+	for i, p := range plans {
+		if ns := p.Object.Object.GetNamespace(); p.done == nil && p.existing == nil && created.Has(ns) {
+			plans[i].done = &Change{Ref: p.Ref(), Action: Created, Reason: "its Namespace " + ns + " is created by this set first"}
+		}
+	}
+}
+
+// withPartOf returns a copy of obj labelled as a member of the set.
+func withPartOf(obj *unstructured.Unstructured, setID string) *unstructured.Unstructured {
+	out := obj.DeepCopy()
+	labels := out.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[applyset.PartOfLabel] = setID
+	out.SetLabels(labels)
+	return out
+}
+
+// listThreshold is the number of objects of one kind in one namespace from
+// which one LIST replaces a GET per object.
+const listThreshold = 4
+
+// prefetch lists the objects of the kinds and namespaces that the set declares
+// many of, so that they need no GET each. Objects absent from a complete list
+// are recorded as nil (known not to exist); failed lists record nothing and
+// the objects are read with GETs.
+func (e *Engine) prefetch(ctx context.Context, objects []Object) map[ObjectRef]*unstructured.Unstructured {
+	type bucket struct {
+		gvk       schema.GroupVersionKind
+		namespace string
+	}
+	declared := map[bucket][]ObjectRef{}
+	for _, o := range objects {
+		if o.Mapping == nil {
+			continue
+		}
+		b := bucket{o.Object.GroupVersionKind(), o.Object.GetNamespace()}
+		declared[b] = append(declared[b], o.Ref())
+	}
+	known := map[ObjectRef]*unstructured.Unstructured{}
+	for b, refs := range declared {
+		if len(refs) < listThreshold {
+			continue
+		}
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(b.gvk.GroupVersion().WithKind(b.gvk.Kind + "List"))
+		if err := e.Client.List(ctx, list, client.InNamespace(b.namespace)); err != nil {
+			continue
+		}
+		for _, ref := range refs {
+			known[ref] = nil
+		}
+		for i := range list.Items {
+			item := &list.Items[i]
+			ref := ObjectRef{GroupKind: b.gvk.GroupKind(), Namespace: item.GetNamespace(), Name: item.GetName()}
+			if _, wanted := known[ref]; wanted {
+				item.SetGroupVersionKind(b.gvk)
+				known[ref] = item
+			}
+		}
+	}
+	return known
+}

@@ -1,0 +1,114 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package apply
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+)
+
+// member is an object that carries a set's part-of label, as listed.
+type member struct {
+	ref      ObjectRef
+	resource schema.GroupResource
+	obj      *metav1.PartialObjectMetadata
+}
+
+// listMembers lists the metadata of the objects of kinds that carry the set's
+// ID, in every namespace of the scope (or at cluster scope), sorted. Lists the
+// identity may not make are returned as denied permissions; a namespace that
+// no longer exists is skipped.
+func (e *Engine) listMembers(ctx context.Context, setID string, kinds sets.Set[schema.GroupKind], scope applyset.Scope) (
+	[]member, []Permission, error) {
+	var (
+		out    []member
+		denied []Permission
+		errs   []error
+	)
+	sorted := kinds.UnsortedList()
+	slices.SortFunc(sorted, func(a, b schema.GroupKind) int { return cmp.Compare(a.String(), b.String()) })
+	for _, gk := range sorted {
+		mapping, err := e.Client.RESTMapper().RESTMapping(gk)
+		if meta.IsNoMatchError(err) {
+			continue // the kind is gone, and its objects with it
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("looking up %s: %w", gk, err))
+			continue
+		}
+		namespaces := []string{""}
+		if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+			namespaces = scope.Namespaces()
+		}
+		for _, ns := range namespaces {
+			items, err := e.listKind(ctx, mapping, ns, setID)
+			if err == nil {
+				out = append(out, items...)
+				continue
+			}
+			if gone, goneErr := e.namespaceGone(ctx, ns); goneErr == nil && gone {
+				continue
+			}
+			if p := deniedRead(err, "list", mapping.Resource.GroupResource(), ns); p != nil {
+				denied = append(denied, *p)
+				continue
+			}
+			errs = append(errs, fmt.Errorf("listing %s members in %q: %w", gk, ns, err))
+		}
+	}
+	return out, denied, errors.Join(errs...)
+}
+
+func (e *Engine) listKind(ctx context.Context, mapping *meta.RESTMapping, namespace, setID string) ([]member, error) {
+	list := &metav1.PartialObjectMetadataList{}
+	list.SetGroupVersionKind(mapping.GroupVersionKind.GroupVersion().WithKind(mapping.GroupVersionKind.Kind + "List"))
+	if err := e.reader().List(ctx, list, client.InNamespace(namespace), client.MatchingLabels{applyset.PartOfLabel: setID}); err != nil {
+		return nil, err
+	}
+	out := make([]member, 0, len(list.Items))
+	for i := range list.Items {
+		item := &list.Items[i]
+		item.SetGroupVersionKind(mapping.GroupVersionKind)
+		out = append(out, member{
+			ref:      ObjectRef{GroupKind: mapping.GroupVersionKind.GroupKind(), Namespace: item.Namespace, Name: item.Name},
+			resource: mapping.Resource.GroupResource(),
+			obj:      item,
+		})
+	}
+	return out, nil
+}
+
+// namespaceGone reports whether a namespace no longer exists; a cluster
+// scope ("") always does.
+func (e *Engine) namespaceGone(ctx context.Context, namespace string) (bool, error) {
+	if namespace == "" || e.NamespaceExists == nil {
+		return false, nil
+	}
+	exists, err := e.NamespaceExists(ctx, namespace)
+	return !exists, err
+}

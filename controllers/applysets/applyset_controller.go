@@ -110,11 +110,24 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		return reconcile.Result{}, nil
 	}
 
+	before := findCondition(set.GetSetStatus(), applyv1alpha1.ConditionReady).DeepCopy()
 	o := r.reconcileNormal(ctx, set)
 	setStatus(set.GetSetStatus(), set.GetGeneration(), o)
-	r.recordOutcome(set, o)
+	r.recordOutcome(set, before, o)
 	recordMetrics(r.GroupKind.Kind, o)
+	return r.result(ctx, set, o)
+}
+
+// result says when to look at the set again: soon while its members are on
+// their way, at its interval when it is done, never for an error only a
+// change of the set can fix, and with backoff for the others.
+func (r *Reconciler) result(ctx context.Context, set applyv1alpha1.Set, o outcome) (reconcile.Result, error) {
+	spec := set.GetCommonSpec()
 	switch {
+	case o.err == nil && o.health != nil && !o.health.allCurrent():
+		// Waiting for the members: look again soon, without holding a worker.
+		waited := o.now.Sub(set.GetSetStatus().Health.WaitingSince.Time)
+		return reconcile.Result{RequeueAfter: requeue.Jitter(waitDelay(waited))}, nil
 	case o.err != nil && o.terminal:
 		log.FromContext(ctx).Info("Set cannot progress until it changes", "reason", o.reason, "error", o.err.Error())
 		return reconcile.Result{}, nil
@@ -131,10 +144,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set) outcome {
 	spec := set.GetCommonSpec()
 	key := r.parentKey(set)
-	o := outcome{setID: key.ID(), dryRun: spec.DryRunEnabled()}
+	o := outcome{setID: key.ID(), dryRun: spec.DryRunEnabled(), now: time.Now(), timeout: timeout(spec)}
 	parent := applyset.ParseParent(key, set.GetLabels(), set.GetAnnotations())
 	if reason, err := checkParent(set, parent); err != nil {
 		return failure(o, reason, true, err)
+	}
+	checker, err := healthChecker(spec.HealthChecks)
+	if err != nil {
+		return failure(o, ReasonInvalidHealthCheck, true, err)
 	}
 	act, err := r.actorOf(set)
 	if err != nil {
@@ -155,6 +172,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set)
 	o = r.applyAndPrune(ctx, set, parent, engine, objects, o)
 	if o.err != nil {
 		o.err = actorError(act, o.err)
+	}
+	if o.err == nil && !o.dryRun && spec.WaitEnabled() {
+		o.health = judgeMembers(checker, o.applied)
 	}
 	return o
 }
@@ -313,6 +333,13 @@ func declaredKindsAndNamespaces(objects []apply.Object, own string) (sets.Set[sc
 		}
 	}
 	return kinds, namespaces
+}
+
+func timeout(spec *applyv1alpha1.CommonSpec) time.Duration {
+	if spec.Timeout == nil || spec.Timeout.Duration <= 0 {
+		return 5 * time.Minute
+	}
+	return spec.Timeout.Duration
 }
 
 func interval(spec *applyv1alpha1.CommonSpec) time.Duration {

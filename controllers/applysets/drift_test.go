@@ -30,7 +30,9 @@ import (
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 )
 
-func deployment(name string, replicas int64) applyv1alpha1.Resource {
+// deployment is a Deployment named web.
+func deployment(replicas int64) applyv1alpha1.Resource {
+	const name = "web"
 	labels := map[string]any{"app": name}
 	return object(map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": name},
 		"spec": map[string]any{
@@ -77,7 +79,8 @@ func poke(ctx context.Context, set *applyv1alpha1.ApplySet) {
 var _ = Describe("Drift", func() {
 	It("takes back a declared field another manager updated, and says so; an ignored field is left to it", func(ctx context.Context) {
 		ns := newNamespace(ctx)
-		set := newSet(ns, "scaled", deployment("web", 2))
+		set := newSet(ns, "scaled", deployment(2))
+		set.Spec.Wait = ptr.To(false) // no controller rolls the Deployment out here
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
 		readyFor(ctx, set)
 		Expect(set.Status.Drift).To(BeEmpty())

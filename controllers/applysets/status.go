@@ -19,6 +19,7 @@ package applysets
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -83,6 +84,11 @@ type outcome struct {
 	reason    string
 	terminal  bool
 	suspended bool
+	// health is the members' health after a real apply of a set that waits for it.
+	health *memberHealth
+	// now and timeout judge how long the set has waited.
+	now     time.Time
+	timeout time.Duration
 }
 
 // setStatus fills in the status from the outcome of a reconcile of generation.
@@ -95,46 +101,89 @@ func setStatus(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome
 		return
 	}
 	if o.applied.Changes != nil || o.pruned.Changes != nil || o.err == nil {
-		status.Plan = plan(o)
-		status.Conflicts = conflicts(o.applied.Conflicts)
-		status.Drift = conflicts(o.applied.Drift)
-		if !o.dryRun && o.err == nil {
-			setMembers(status, o.declared)
-		}
+		setPlan(status, o)
 	}
+	setConditions(status, generation, o)
+}
 
+// setPlan records what the reconcile did, or would do.
+func setPlan(status *applyv1alpha1.ApplySetStatus, o outcome) {
+	status.Plan = plan(o)
+	status.Conflicts = conflicts(o.applied.Conflicts)
+	status.Drift = conflicts(o.applied.Drift)
+	if !o.dryRun && o.err == nil {
+		setMembers(status, o.declared)
+	}
+}
+
+// setConditions sets Ready, Reconciling and Stalled, and the members' health.
+func setConditions(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome) {
+	since := waitingSince(status, generation, o.now)
+	status.Health = nil
 	switch skipped := skippedPrunes(o.pruned); {
-	case o.err == nil && len(skipped) > 0 && !o.dryRun:
-		msg := "Applied, but kept members that left the set: " + skipped + "; remove their " + applyset.PartOfLabel +
-			" label, or what makes them another's, to let them go"
-		setCondition(status, generation, applyv1alpha1.ConditionReady, metav1.ConditionFalse, ReasonPruneSkipped, msg)
-		setCondition(status, generation, applyv1alpha1.ConditionStalled, metav1.ConditionTrue, ReasonPruneSkipped, msg)
-		apimeta.RemoveStatusCondition(&status.Conditions, applyv1alpha1.ConditionReconciling)
-		status.ObservedGeneration = generation
-	case o.err == nil:
+	case o.err != nil && o.terminal:
+		markStalled(status, generation, o.reason, o.err.Error())
+	case o.err != nil:
+		markProgressing(status, generation, o.reason, o.err.Error(), "Retrying: "+o.err.Error(), false)
+	case o.health != nil && !o.health.allCurrent():
+		setWaiting(status, generation, since, o)
+	case skipped != "" && !o.dryRun:
+		markStalled(status, generation, ReasonPruneSkipped, "Applied, but kept members that left the set: "+skipped+
+			"; remove their "+applyset.PartOfLabel+" label, or what makes them another's, to let them go")
+	case o.dryRun:
+		markReady(status, generation, ReasonPreviewed, "Dry run: nothing changed; status.plan shows what an apply would do")
+	default:
 		msg := fmt.Sprintf("Applied %d objects: %d created, %d configured, %d unchanged; %d pruned",
 			len(o.declared), o.applied.Count(apply.Created), o.applied.Count(apply.Configured),
 			o.applied.Count(apply.Unchanged), o.pruned.Count(apply.Pruned))
-		reason := ReasonSucceeded
-		if o.dryRun {
-			reason = ReasonPreviewed
-			msg = "Dry run: nothing changed; status.plan shows what an apply would do"
+		if o.health != nil {
+			status.Health = healthStatus(o.health, nil)
+			msg += fmt.Sprintf("; all %d members are healthy", o.health.summary.Total())
 		}
-		setCondition(status, generation, applyv1alpha1.ConditionReady, metav1.ConditionTrue, reason, msg)
-		apimeta.RemoveStatusCondition(&status.Conditions, applyv1alpha1.ConditionReconciling)
-		apimeta.RemoveStatusCondition(&status.Conditions, applyv1alpha1.ConditionStalled)
-		status.ObservedGeneration = generation
-	case o.terminal:
-		setCondition(status, generation, applyv1alpha1.ConditionReady, metav1.ConditionFalse, o.reason, o.err.Error())
-		setCondition(status, generation, applyv1alpha1.ConditionStalled, metav1.ConditionTrue, o.reason, o.err.Error())
-		apimeta.RemoveStatusCondition(&status.Conditions, applyv1alpha1.ConditionReconciling)
-		status.ObservedGeneration = generation
-	default:
-		setCondition(status, generation, applyv1alpha1.ConditionReady, metav1.ConditionFalse, o.reason, o.err.Error())
-		setCondition(status, generation, applyv1alpha1.ConditionReconciling, metav1.ConditionTrue, ReasonProgressing,
-			"Retrying: "+o.err.Error())
-		apimeta.RemoveStatusCondition(&status.Conditions, applyv1alpha1.ConditionStalled)
+		markReady(status, generation, ReasonSucceeded, msg)
 	}
+}
+
+// setWaiting sets the conditions of a set whose members are not all healthy:
+// Progressing while it waits, Stalled once one failed or spec.timeout passed.
+func setWaiting(status *applyv1alpha1.ApplySetStatus, generation int64, since time.Time, o outcome) {
+	status.Health = healthStatus(o.health, &since)
+	reason, msg := unhealthyMessage(o.health, o.now.Sub(since) > o.timeout, o.timeout)
+	if reason == ReasonProgressing {
+		markProgressing(status, generation, reason, msg, msg, true)
+		return
+	}
+	markStalled(status, generation, reason, msg)
+}
+
+// The three shapes of a set's kstatus conditions. Each but a retry marks the
+// generation as observed: the operator did all it can with this spec.
+
+func markReady(status *applyv1alpha1.ApplySetStatus, generation int64, reason, msg string) {
+	setCondition(status, generation, applyv1alpha1.ConditionReady, metav1.ConditionTrue, reason, msg)
+	apimeta.RemoveStatusCondition(&status.Conditions, applyv1alpha1.ConditionReconciling)
+	apimeta.RemoveStatusCondition(&status.Conditions, applyv1alpha1.ConditionStalled)
+	status.ObservedGeneration = generation
+}
+
+func markStalled(status *applyv1alpha1.ApplySetStatus, generation int64, reason, msg string) {
+	setCondition(status, generation, applyv1alpha1.ConditionReady, metav1.ConditionFalse, reason, msg)
+	setCondition(status, generation, applyv1alpha1.ConditionStalled, metav1.ConditionTrue, reason, msg)
+	apimeta.RemoveStatusCondition(&status.Conditions, applyv1alpha1.ConditionReconciling)
+	status.ObservedGeneration = generation
+}
+
+func markProgressing(status *applyv1alpha1.ApplySetStatus, generation int64, reason, msg, progress string, observed bool) {
+	setCondition(status, generation, applyv1alpha1.ConditionReady, metav1.ConditionFalse, reason, msg)
+	setCondition(status, generation, applyv1alpha1.ConditionReconciling, metav1.ConditionTrue, ReasonProgressing, progress)
+	apimeta.RemoveStatusCondition(&status.Conditions, applyv1alpha1.ConditionStalled)
+	if observed {
+		status.ObservedGeneration = generation
+	}
+}
+
+func findCondition(status *applyv1alpha1.ApplySetStatus, kind string) *metav1.Condition {
+	return apimeta.FindStatusCondition(status.Conditions, kind)
 }
 
 // skippedPrunes describes the members a prune kept, with the reasons.
@@ -214,7 +263,7 @@ func refs(in []apply.ObjectRef) []applyv1alpha1.ObjectReference {
 	return out
 }
 
-func (r *Reconciler) recordOutcome(set applyv1alpha1.Set, o outcome) {
+func (r *Reconciler) recordOutcome(set applyv1alpha1.Set, before *metav1.Condition, o outcome) {
 	if o.err != nil {
 		r.Recorder.Eventf(set, nil, "Warning", o.reason, "Apply", "%s", text.Truncate(o.err.Error(), maxEventMessage))
 		return
@@ -237,5 +286,23 @@ func (r *Reconciler) recordOutcome(set applyv1alpha1.Set, o outcome) {
 	if n := o.applied.Count(apply.Created) + o.applied.Count(apply.Configured) + o.pruned.Count(apply.Pruned); n > 0 {
 		r.Recorder.Eventf(set, nil, "Normal", ReasonApplied, "Apply", "%d created, %d configured, %d pruned",
 			o.applied.Count(apply.Created), o.applied.Count(apply.Configured), o.pruned.Count(apply.Pruned))
+	}
+	r.recordHealthTransition(set, before, findCondition(set.GetSetStatus(), applyv1alpha1.ConditionReady))
+}
+
+// recordHealthTransition tells, once, when a set starts waiting for its
+// members, when the wait fails, and when it ends well.
+func (r *Reconciler) recordHealthTransition(set applyv1alpha1.Set, before, after *metav1.Condition) {
+	if after == nil || (before != nil && before.Reason == after.Reason) {
+		return
+	}
+	switch {
+	case after.Reason == ReasonProgressing:
+		r.Recorder.Eventf(set, nil, "Normal", ReasonProgressing, "Wait", "%s", text.Truncate(after.Message, maxEventMessage))
+	case after.Reason == ReasonHealthCheckFailed:
+		r.Recorder.Eventf(set, nil, "Warning", ReasonHealthCheckFailed, "Wait", "%s", text.Truncate(after.Message, maxEventMessage))
+	case after.Status == metav1.ConditionTrue && before != nil &&
+		(before.Reason == ReasonProgressing || before.Reason == ReasonHealthCheckFailed):
+		r.Recorder.Eventf(set, nil, "Normal", ReasonSucceeded, "Wait", "%s", text.Truncate(after.Message, maxEventMessage))
 	}
 }

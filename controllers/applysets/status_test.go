@@ -18,7 +18,9 @@ package applysets
 
 import (
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,6 +28,7 @@ import (
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
+	"github.com/applyset-operator/applyset-operator/pkg/health"
 )
 
 func TestSetStatus(t *testing.T) {
@@ -124,4 +127,46 @@ func TestSetStatus(t *testing.T) {
 			t.Errorf("plan = %+v", p)
 		}
 	})
+}
+
+func TestSetStatusWhileWaiting(t *testing.T) {
+	web := apply.ObjectRef{GroupKind: schema.GroupKind{Group: "apps", Kind: "Deployment"}, Namespace: "ns", Name: "web"}
+	waiting := &memberHealth{summary: health.Summary{Current: 1, InProgress: 1},
+		unhealthy: []unhealthyMember{{ref: web, result: health.Result{Status: health.InProgress, Message: "Replicas: 0/2"}}}}
+	start := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+	status := &applyv1alpha1.ApplySetStatus{}
+	reconcile := func(generation int64, now time.Time, h *memberHealth) *metav1.Condition {
+		setStatus(status, generation, outcome{setID: "id", health: h, now: now, timeout: time.Minute})
+		return apimeta.FindStatusCondition(status.Conditions, applyv1alpha1.ConditionReady)
+	}
+
+	ready := reconcile(1, start, waiting)
+	if ready.Reason != ReasonProgressing || !apimeta.IsStatusConditionTrue(status.Conditions, applyv1alpha1.ConditionReconciling) {
+		t.Fatalf("waiting: Ready = %+v", ready)
+	}
+	if status.Health == nil || status.Health.Summary != "1/2 ready" || !status.Health.WaitingSince.Time.Equal(start) {
+		t.Fatalf("waiting: health = %+v", status.Health)
+	}
+	if ready := reconcile(1, start.Add(30*time.Second), waiting); ready.Reason != ReasonProgressing ||
+		!status.Health.WaitingSince.Time.Equal(start) {
+		t.Fatalf("still waiting: Ready = %+v, waiting since %v, want %v", ready, status.Health.WaitingSince, start)
+	}
+	if ready := reconcile(1, start.Add(2*time.Minute), waiting); ready.Reason != ReasonHealthCheckFailed ||
+		!apimeta.IsStatusConditionTrue(status.Conditions, applyv1alpha1.ConditionStalled) {
+		t.Fatalf("past the timeout: Ready = %+v", ready)
+	}
+	if ready := reconcile(2, start.Add(3*time.Minute), waiting); ready.Reason != ReasonProgressing ||
+		!status.Health.WaitingSince.Time.Equal(start.Add(3*time.Minute)) {
+		t.Fatalf("a new generation waits anew: Ready = %+v, since %v", ready, status.Health.WaitingSince)
+	}
+	failed := &memberHealth{summary: health.Summary{Failed: 1},
+		unhealthy: []unhealthyMember{{ref: web, result: health.Result{Status: health.Failed, Message: "crashed"}}}}
+	if ready := reconcile(2, start.Add(3*time.Minute), failed); ready.Reason != ReasonHealthCheckFailed ||
+		!strings.Contains(ready.Message, "1 of 1 members failed") {
+		t.Fatalf("a failed member: Ready = %+v", ready)
+	}
+	if ready := reconcile(2, start.Add(4*time.Minute), &memberHealth{summary: health.Summary{Current: 2}}); ready.Status != metav1.ConditionTrue ||
+		status.Health.WaitingSince != nil || status.Health.Summary != "2/2 ready" {
+		t.Fatalf("healthy: Ready = %+v, health %+v", ready, status.Health)
+	}
 }

@@ -213,6 +213,9 @@ func (e *Engine) write(ctx context.Context, p objectPlan, opts ApplyOptions) wri
 		return w
 	}
 	w.change = &Change{Ref: ref, Action: Created}
+	if !opts.DryRun {
+		w.change.Object = result
+	}
 	if p.existing != nil {
 		w.change.Action = Unchanged
 		if fields := changedFields(p.existing.Object, result.Object); len(fields) > 0 {

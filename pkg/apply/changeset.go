@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
@@ -64,6 +65,10 @@ type Change struct {
 	Fields []string
 	// Reason explains a Skipped or Failed object, or a preview that could not be exact.
 	Reason string
+	// Object is the object as the apply left it (or, unchanged, as it was
+	// read), with its status, for judging its health; nil in a preview and
+	// when the apply failed.
+	Object *unstructured.Unstructured
 }
 
 // Conflict is an apply that another field manager's ownership stopped.

@@ -104,6 +104,9 @@ func (e *Engine) inspectOne(ctx context.Context, o Object, opts ApplyOptions, kn
 	// An apply that would change nothing is not sent: a steady set costs no writes.
 	if upToDate(existing, p.desired, e.FieldManager) {
 		p.done = &Change{Ref: ref, Action: Unchanged}
+		if !opts.DryRun {
+			p.done.Object = existing
+		}
 	}
 	return p
 }

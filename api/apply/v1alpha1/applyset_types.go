@@ -45,6 +45,7 @@ type ApplySetSpec struct {
 // +kubebuilder:metadata:labels="applyset.kubernetes.io/is-parent-type=true"
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Health",type=string,JSONPath=`.status.health.summary`
 // +kubebuilder:printcolumn:name="Members",type=integer,JSONPath=`.status.memberCount`
 // +kubebuilder:printcolumn:name="Prune",type=boolean,JSONPath=`.spec.prune`
 // +kubebuilder:printcolumn:name="DryRun",type=boolean,JSONPath=`.spec.dryRun`

@@ -87,6 +87,29 @@ type CommonSpec struct {
 	// +optional
 	Suspend *bool `json:"suspend,omitempty"`
 
+	// wait makes the set Ready only once every member works: kstatus (or a
+	// health check below) judges it Current. With false, the set is Ready once
+	// its objects are applied.
+	// +default=true
+	// +optional
+	Wait *bool `json:"wait,omitempty"`
+
+	// timeout is how long the members may take to become healthy after a
+	// change before the set is Stalled, e.g. 5m.
+	// +default="5m"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) > duration('0s')",message="timeout must be a positive duration such as 30s, 5m or 1h",reason=FieldValueInvalid
+	// +optional
+	Timeout *metav1.Duration `json:"timeout,omitempty"` //nolint:kubeapilinter // A duration string such as 5m, as GitOps tools write timeouts.
+
+	// healthChecks judge, with CEL, the members of kinds kstatus cannot judge.
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:XValidation:rule="self.all(a, self.exists_one(b, b.apiVersion == a.apiVersion && b.kind == a.kind))",message="one health check per apiVersion and kind",reason=FieldValueInvalid
+	// +listType=atomic
+	// +optional
+	HealthChecks []HealthCheck `json:"healthChecks,omitempty"`
+
 	// ignoreFields leave fields of members to other writers once the member
 	// exists, such as spec.replicas of a Deployment that a HorizontalPodAutoscaler
 	// scales: the declared value is used when the member is created, and later
@@ -97,6 +120,44 @@ type CommonSpec struct {
 	// +listType=atomic
 	// +optional
 	IgnoreFields []IgnoreFields `json:"ignoreFields,omitempty"`
+}
+
+// HealthCheck judges the members of one kind with CEL expressions over the
+// object, whose top-level fields are variables (metadata, spec, status; the
+// whole object is self): inProgress, failed and current are tried in that
+// order, the first that is true decides, and a member none decides is in
+// progress. Fields a young object lacks read well with optional access, e.g.
+// status.?phase.orValue(”).
+type HealthCheck struct {
+	// apiVersion is the members' group/version, e.g. batch.example.com/v1.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=317
+	// +required
+	APIVersion string `json:"apiVersion,omitempty"`
+
+	// kind is the members' kind.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +required
+	Kind string `json:"kind,omitempty"`
+
+	// current is true when a member works, e.g. status.phase == 'Succeeded'.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	// +required
+	Current string `json:"current,omitempty"`
+
+	// failed is true when a member has failed and will not recover by itself.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	// +optional
+	Failed string `json:"failed,omitempty"`
+
+	// inProgress is true while a member is still working towards current.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	// +optional
+	InProgress string `json:"inProgress,omitempty"`
 }
 
 // IgnoreFields names fields of some members that the set leaves to others.
@@ -318,12 +379,73 @@ type ApplySetStatus struct {
 	// +optional
 	Conflicts []Conflict `json:"conflicts,omitempty"`
 
+	// health counts the members by health and names those that are not
+	// healthy; set while spec.wait is true.
+	// +optional
+	Health *HealthStatus `json:"health,omitempty"`
+
 	// drift are declared fields that other field managers had changed with
 	// update requests (kubectl edit, scale, controllers) and that the last
 	// apply put back. List a field in spec.ignoreFields to leave it to them.
 	// +listType=atomic
 	// +optional
 	Drift []Conflict `json:"drift,omitempty"`
+}
+
+// HealthStatus is the health of a set's members, as kstatus judges it.
+type HealthStatus struct {
+	// summary reads like 12/14 ready, for people and kubectl get.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	Summary string `json:"summary,omitempty"`
+
+	// current is the number of members that work.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Current *int32 `json:"current,omitempty"`
+
+	// inProgress is the number of members still on their way.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	InProgress *int32 `json:"inProgress,omitempty"`
+
+	// failed is the number of members that failed.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Failed *int32 `json:"failed,omitempty"`
+
+	// other is the number of members being deleted or of unknown health.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Other *int32 `json:"other,omitempty"`
+
+	// waitingSince is when the set began to wait for the members that are
+	// not healthy; spec.timeout counts from it.
+	// +optional
+	WaitingSince *metav1.Time `json:"waitingSince,omitempty"`
+
+	// unhealthy are members that are not healthy, with why (at most 20).
+	// +kubebuilder:validation:MaxItems=20
+	// +listType=atomic
+	// +optional
+	Unhealthy []UnhealthyMember `json:"unhealthy,omitempty"`
+}
+
+// UnhealthyMember is a member that does not work yet, or failed.
+type UnhealthyMember struct {
+	ObjectReference `json:",inline"`
+
+	// status is the member's health: InProgress, Failed, Terminating or Unknown.
+	// +kubebuilder:validation:MinLength=1
+	// +required
+	Status string `json:"status,omitempty"`
+
+	// message says why, as kstatus or the health check puts it.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	// +optional
+	Message string `json:"message,omitempty"`
 }
 
 // Condition types of ApplySet and ClusterApplySet, after kstatus.

@@ -111,5 +111,8 @@ func (in *CommonSpec) DryRunEnabled() bool { return in.DryRun != nil && *in.DryR
 // ForceEnabled reports whether conflicting fields are taken over.
 func (in *CommonSpec) ForceEnabled() bool { return in.Force != nil && *in.Force }
 
+// WaitEnabled reports whether Ready waits for the members' health (default true).
+func (in *CommonSpec) WaitEnabled() bool { return in.Wait == nil || *in.Wait }
+
 // Suspended reports whether reconciliation is stopped.
 func (in *CommonSpec) Suspended() bool { return in.Suspend != nil && *in.Suspend }

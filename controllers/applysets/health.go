@@ -1,0 +1,155 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysets
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/text"
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
+	"github.com/applyset-operator/applyset-operator/pkg/health"
+)
+
+// Condition reasons of health.
+const (
+	// ReasonHealthCheckFailed: a member failed, or did not become healthy
+	// within spec.timeout.
+	ReasonHealthCheckFailed = "HealthCheckFailed"
+	// ReasonInvalidHealthCheck: an expression of spec.healthChecks does not compile.
+	ReasonInvalidHealthCheck = "InvalidHealthCheck"
+)
+
+// maxUnhealthy bounds the members status names one by one.
+const maxUnhealthy = 20
+
+// memberHealth is what the members' health says of a set after an apply.
+type memberHealth struct {
+	summary   health.Summary
+	unhealthy []unhealthyMember
+}
+
+type unhealthyMember struct {
+	ref    apply.ObjectRef
+	result health.Result
+}
+
+func (h *memberHealth) allCurrent() bool { return h.summary.Current == h.summary.Total() }
+
+// healthChecker compiles the spec's health checks.
+func healthChecker(checks []applyv1alpha1.HealthCheck) (*health.Checker, error) {
+	converted := make([]health.Check, 0, len(checks))
+	for _, c := range checks {
+		gv, err := schema.ParseGroupVersion(c.APIVersion)
+		if err != nil {
+			return nil, fmt.Errorf("spec.healthChecks: %w", err)
+		}
+		converted = append(converted, health.Check{GroupKind: schema.GroupKind{Group: gv.Group, Kind: c.Kind},
+			Current: c.Current, Failed: c.Failed, InProgress: c.InProgress})
+	}
+	checker, err := health.NewChecker(converted)
+	if err != nil {
+		return nil, fmt.Errorf("spec.healthChecks: %w", err)
+	}
+	return checker, nil
+}
+
+// judgeMembers judges every member the apply left, from the objects it
+// returned or read: waiting costs no reads of its own.
+func judgeMembers(checker *health.Checker, applied apply.ChangeSet) *memberHealth {
+	h := &memberHealth{}
+	for _, c := range applied.Changes {
+		if c.Object == nil {
+			continue
+		}
+		result := checker.Judge(c.Object)
+		h.summary.Add(result)
+		if result.Status != health.Current {
+			h.unhealthy = append(h.unhealthy, unhealthyMember{ref: c.Ref, result: result})
+		}
+	}
+	return h
+}
+
+// waitingSince is when the set began to wait: kept from the status while the
+// same generation is still waiting, now otherwise.
+func waitingSince(status *applyv1alpha1.ApplySetStatus, generation int64, now time.Time) time.Time {
+	ready := findCondition(status, applyv1alpha1.ConditionReady)
+	if ready != nil && ready.ObservedGeneration == generation && status.Health != nil && status.Health.WaitingSince != nil &&
+		(ready.Reason == ReasonProgressing || ready.Reason == ReasonHealthCheckFailed) {
+		return status.Health.WaitingSince.Time
+	}
+	return now
+}
+
+// healthStatus is status.health for the members' health.
+func healthStatus(h *memberHealth, since *time.Time) *applyv1alpha1.HealthStatus {
+	s := h.summary
+	out := &applyv1alpha1.HealthStatus{
+		Summary: fmt.Sprintf("%d/%d ready", s.Current, s.Total()),
+		Current: ptr.To(int32(s.Current)), InProgress: ptr.To(int32(s.InProgress)), Failed: ptr.To(int32(s.Failed)),
+		Other: ptr.To(int32(s.Terminating + s.Unknown)),
+	}
+	if since != nil {
+		out.WaitingSince = &metav1.Time{Time: since.Truncate(time.Second)}
+	}
+	for _, u := range h.unhealthy[:min(len(h.unhealthy), maxUnhealthy)] {
+		m := applyv1alpha1.UnhealthyMember{ObjectReference: ref(u.ref), Status: string(u.result.Status)}
+		if u.result.Message != "" {
+			m.Message = text.Truncate(u.result.Message, 1024)
+		}
+		out.Unhealthy = append(out.Unhealthy, m)
+	}
+	return out
+}
+
+// describeUnhealthy names the unhealthy members, with why, for a message.
+func describeUnhealthy(h *memberHealth, status health.Status) string {
+	var items []string
+	for _, u := range h.unhealthy {
+		if status == "" || u.result.Status == status {
+			items = append(items, fmt.Sprintf("%s (%s: %s)", u.ref, u.result.Status, u.result.Message))
+		}
+	}
+	return text.Summarize(items, 3)
+}
+
+// waitDelay is how long a set waiting for its members waits before it looks
+// again: soon at first, then less often, never more than half a minute.
+func waitDelay(waited time.Duration) time.Duration {
+	return min(max(waited/5, 2*time.Second), 30*time.Second)
+}
+
+// unhealthyMessage says, for Ready, what the set waits for or what failed.
+func unhealthyMessage(h *memberHealth, timedOut bool, timeout time.Duration) (reason, message string) {
+	s := h.summary
+	switch {
+	case s.Failed > 0:
+		return ReasonHealthCheckFailed, fmt.Sprintf("%d of %d members failed: %s", s.Failed, s.Total(), describeUnhealthy(h, health.Failed))
+	case timedOut:
+		return ReasonHealthCheckFailed, fmt.Sprintf("%d of %d members are not healthy after %s (spec.timeout): %s",
+			s.Total()-s.Current, s.Total(), timeout, describeUnhealthy(h, ""))
+	}
+	return ReasonProgressing, fmt.Sprintf("Waiting for %d of %d members: %s", s.Total()-s.Current, s.Total(),
+		strings.TrimSpace(describeUnhealthy(h, "")))
+}

@@ -128,6 +128,9 @@ func (r *Reconciler) result(ctx context.Context, set applyv1alpha1.Set, o outcom
 		// Waiting for the members: look again soon, without holding a worker.
 		waited := o.now.Sub(set.GetSetStatus().Health.WaitingSince.Time)
 		return reconcile.Result{RequeueAfter: requeue.Jitter(waitDelay(waited))}, nil
+	case o.waitingFor != "":
+		// Its dependencies' changes wake the set; the interval is a guard.
+		return reconcile.Result{RequeueAfter: requeue.Jitter(interval(spec))}, nil
 	case o.err != nil && o.terminal:
 		log.FromContext(ctx).Info("Set cannot progress until it changes", "reason", o.reason, "error", o.err.Error())
 		return reconcile.Result{}, nil
@@ -160,6 +163,19 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set)
 	engine, sources, err := r.engine(ctx, act)
 	if err != nil {
 		return failure(o, ReasonServiceAccountNotFound, false, err)
+	}
+	if !o.dryRun {
+		waiting, err := r.waitingOn(ctx, set, engine.Client)
+		var denied *apply.AccessError
+		switch {
+		case errors.As(err, &denied):
+			return failure(o, ReasonAccessDenied, false, actorError(act, err))
+		case err != nil:
+			return failure(o, ReasonDependencyCycle, true, err)
+		case waiting != "":
+			o.waitingFor = waiting
+			return o
+		}
 	}
 	scope := applyset.Scope{Namespace: set.GetNamespace(), AdditionalNamespaces: sets.New(spec.AdditionalNamespaces...)}
 	objects, reason, err := r.readObjects(ctx, sources, set, scope)

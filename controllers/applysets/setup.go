@@ -78,6 +78,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		}); err != nil {
 			return fmt.Errorf("indexing %s sources: %w", k.kind, err)
 		}
+		if err := mgr.GetFieldIndexer().IndexField(context.Background(), k.newSet(), dependsOnIndex, dependsOnKeys); err != nil {
+			return fmt.Errorf("indexing %s dependencies: %w", k.kind, err)
+		}
 		r := &Reconciler{
 			Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Config: mgr.GetConfig(), Mapper: mgr.GetRESTMapper(),
 			Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder(identity.EventReporter), NewSet: k.newSet, NewSetList: k.newList,
@@ -91,6 +94,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			WatchesMetadata(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.setsReading("ConfigMap"))).
 			WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.setsReading("Secret"))).
 			WatchesMetadata(&corev1.ServiceAccount{}, handler.EnqueueRequestsFromMapFunc(r.setsActingAs)).
+			// A set that becomes Ready (or stops being) wakes the sets that depend on it.
+			Watches(&applyv1alpha1.ApplySet{}, handler.EnqueueRequestsFromMapFunc(r.dependents), builder.WithPredicates(readinessChanged)).
+			Watches(&applyv1alpha1.ClusterApplySet{}, handler.EnqueueRequestsFromMapFunc(r.dependents), builder.WithPredicates(readinessChanged)).
 			Complete(r)
 		if err != nil {
 			return fmt.Errorf("setting up the %s reconciler: %w", k.kind, err)

@@ -86,6 +86,8 @@ type outcome struct {
 	suspended bool
 	// health is the members' health after a real apply of a set that waits for it.
 	health *memberHealth
+	// waitingFor names the dependencies the set waits for; nothing was applied.
+	waitingFor string
 	// now and timeout judge how long the set has waited.
 	now     time.Time
 	timeout time.Duration
@@ -100,7 +102,7 @@ func setStatus(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome
 		setCondition(status, generation, applyv1alpha1.ConditionReconciling, metav1.ConditionFalse, ReasonSuspended, "Reconciliation is suspended")
 		return
 	}
-	if o.applied.Changes != nil || o.pruned.Changes != nil || o.err == nil {
+	if o.applied.Changes != nil || o.pruned.Changes != nil || (o.err == nil && o.waitingFor == "") {
 		setPlan(status, o)
 	}
 	setConditions(status, generation, o)
@@ -125,6 +127,9 @@ func setConditions(status *applyv1alpha1.ApplySetStatus, generation int64, o out
 		markStalled(status, generation, o.reason, o.err.Error())
 	case o.err != nil:
 		markProgressing(status, generation, o.reason, o.err.Error(), "Retrying: "+o.err.Error(), false)
+	case o.waitingFor != "":
+		msg := "Waiting for the sets it depends on: " + o.waitingFor
+		markProgressing(status, generation, ReasonDependencyNotReady, msg, msg, true)
 	case o.health != nil && !o.health.allCurrent():
 		setWaiting(status, generation, since, o)
 	case skipped != "" && !o.dryRun:

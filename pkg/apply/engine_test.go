@@ -133,7 +133,9 @@ var _ = Describe("The apply engine", func() {
 
 		real, err := engine.Apply(ctx, declared, ApplyOptions{SetID: setID})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(preview.Changes).To(Equal(real.Changes))
+		// The real apply also returns the objects it left, which a preview does not.
+		Expect(preview.Changes).To(Equal(withoutObjects(real.Changes)))
+		Expect(real.Changes).To(HaveEach(HaveField("Object", Not(BeNil()))))
 		Expect(actions(real)).To(Equal(map[string]Action{"kept": Unchanged, "changed": Configured, "new": Created}))
 	})
 
@@ -317,3 +319,12 @@ spec: {size: 3}
 		}
 	})
 })
+
+func withoutObjects(changes []Change) []Change {
+	out := make([]Change, 0, len(changes))
+	for _, c := range changes {
+		c.Object = nil
+		out = append(out, c)
+	}
+	return out
+}

@@ -174,6 +174,16 @@ var _ = Describe("ApplySet validation", func() {
 		Entry("an ignored path is not under .metadata",
 			applySet("{ignoreFields: [{kind: Deployment, paths: [.metadata.labels]}]}"),
 			rejected("spec.ignoreFields[0].paths[0]", forbidden, "cannot be left to others")),
+		// Dependencies.
+		Entry("dependencies on an ApplySet and a ClusterApplySet are accepted",
+			applySet("{dependsOn: [{name: platform}, {name: db, namespace: team-b}, {kind: ClusterApplySet, name: crds}]}"), accepted),
+		Entry("a ClusterApplySet dependency has no namespace",
+			applySet("{dependsOn: [{kind: ClusterApplySet, name: crds, namespace: team-a}]}"),
+			rejected("spec.dependsOn[0].namespace", forbidden, "a ClusterApplySet has no namespace")),
+		Entry("a dependency's kind is ApplySet or ClusterApplySet",
+			applySet("{dependsOn: [{kind: Kustomization, name: x}]}"),
+			rejected("spec.dependsOn[0].kind", notSupported, `supported values: "ApplySet", "ClusterApplySet"`)),
+
 		// Health.
 		Entry("wait, timeout and health checks are accepted",
 			applySet(`{wait: true, timeout: 2m, healthChecks: [{apiVersion: batch.example.com/v1, kind: Task,

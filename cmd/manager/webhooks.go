@@ -31,8 +31,10 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/applyset-operator/applyset-operator/controllers/applysets"
 	"github.com/applyset-operator/applyset-operator/controllers/featuregates"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/internal/webhooks"
 )
 
 // defaultCertDir is controller-runtime's default, where the Deployment mounts
@@ -75,27 +77,27 @@ func (o *webhookOptions) bindFlags(fs *flag.FlagSet) {
 }
 
 // endpoint works out how the API server reaches the webhook server.
-func (o *webhookOptions) endpoint() (featuregates.Endpoint, error) {
+func (o *webhookOptions) endpoint() (webhooks.Endpoint, error) {
 	if o.url != "" {
 		ca, err := os.ReadFile(filepath.Join(o.certDir, "ca.crt"))
 		if err != nil {
-			return featuregates.Endpoint{}, fmt.Errorf("--webhook-url needs the CA of the serving certificate: %w", err)
+			return webhooks.Endpoint{}, fmt.Errorf("--webhook-url needs the CA of the serving certificate: %w", err)
 		}
-		return featuregates.Endpoint{URL: strings.TrimSuffix(o.url, "/"), CABundle: ca}, nil
+		return webhooks.Endpoint{URL: strings.TrimSuffix(o.url, "/"), CABundle: ca}, nil
 	}
 	service := o.service
 	if service == "" {
 		ns := os.Getenv("POD_NAMESPACE")
 		if ns == "" {
-			return featuregates.Endpoint{}, errors.New("the webhook needs --webhook-service, $POD_NAMESPACE, --webhook-url, or --disable-webhooks")
+			return webhooks.Endpoint{}, errors.New("the webhook needs --webhook-service, $POD_NAMESPACE, --webhook-url, or --disable-webhooks")
 		}
 		service = ns + "/applyset-operator-webhook-service"
 	}
 	ns, name, ok := strings.Cut(service, "/")
 	if !ok || ns == "" || name == "" {
-		return featuregates.Endpoint{}, fmt.Errorf("--webhook-service %q: want namespace/name", service)
+		return webhooks.Endpoint{}, fmt.Errorf("--webhook-service %q: want namespace/name", service)
 	}
-	ep := featuregates.Endpoint{Service: &types.NamespacedName{Namespace: ns, Name: name}}
+	ep := webhooks.Endpoint{Service: &types.NamespacedName{Namespace: ns, Name: name}}
 	if !o.certRotation {
 		// Whatever issues the certificate (cert-manager, say) may leave its CA
 		// beside it; without one, something else must inject the caBundle.
@@ -128,8 +130,11 @@ func setupWebhooks(mgr ctrl.Manager, o webhookOptions, tlsOpts []func(*tls.Confi
 			DNSName:        svc.Name + "." + svc.Namespace + ".svc",
 			ExtraDNSNames:  []string{svc.Name + "." + svc.Namespace + ".svc.cluster.local"},
 			IsReady:        certsReady,
-			Webhooks:       []rotator.WebhookInfo{{Name: o.configuration, Type: rotator.Mutating}},
-			FieldOwner:     identity.CertsFieldManager,
+			Webhooks: []rotator.WebhookInfo{
+				{Name: o.configuration, Type: rotator.Mutating},
+				{Name: applysets.DefaultValidationConfiguration, Type: rotator.Validating},
+			},
+			FieldOwner: identity.CertsFieldManager,
 			// Every replica serves the webhook, so every replica needs the files.
 			RequireLeaderElection: false,
 		}); err != nil {
@@ -146,8 +151,13 @@ func setupWebhooks(mgr ctrl.Manager, o webhookOptions, tlsOpts []func(*tls.Confi
 	if err := mgr.AddReadyzCheck("webhook", server.StartedChecker()); err != nil {
 		return err
 	}
-	return featuregates.SetupWebhook(mgr, server, &featuregates.Registrar{
+	if err := featuregates.SetupWebhook(mgr, server, &featuregates.Registrar{
 		Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Configuration: o.configuration, Endpoint: ep,
+	}); err != nil {
+		return err
+	}
+	return applysets.SetupWebhook(mgr, server, &applysets.ValidationRegistrar{
+		Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Endpoint: ep,
 	})
 }
 

@@ -93,7 +93,7 @@ var _ = Describe("webhooks with certificate rotation", func() {
 		Expect(c.Get(ctx, client.ObjectKey{Name: opts.configuration}, config)).To(Succeed())
 		Expect(config.ManagedFields).To(ContainElements(
 			SatisfyAll(HaveField("Manager", identity.CertsFieldManager), HaveField("Operation", metav1.ManagedFieldsOperationUpdate)),
-			SatisfyAll(HaveField("Manager", featuregates.WebhooksFieldManager), HaveField("Operation", metav1.ManagedFieldsOperationApply)),
+			SatisfyAll(HaveField("Manager", identity.WebhooksFieldManager), HaveField("Operation", metav1.ManagedFieldsOperationApply)),
 		))
 		Consistently(func() string {
 			latest := &admissionv1.MutatingWebhookConfiguration{}

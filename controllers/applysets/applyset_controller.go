@@ -43,6 +43,7 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/requeue"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+	"github.com/applyset-operator/applyset-operator/pkg/health"
 )
 
 // Finalizer holds a set until its members are pruned or disbanded.
@@ -131,6 +132,8 @@ func (r *Reconciler) result(ctx context.Context, set applyv1alpha1.Set, o outcom
 	case o.waitingFor != "":
 		// Its dependencies' changes wake the set; the interval is a guard.
 		return reconcile.Result{RequeueAfter: requeue.Jitter(interval(spec))}, nil
+	case o.err == nil && o.pruned.Count(apply.Waiting) > 0:
+		return reconcile.Result{RequeueAfter: requeue.Jitter(waitDelay(0))}, nil
 	case o.err != nil && o.terminal:
 		log.FromContext(ctx).Info("Set cannot progress until it changes", "reason", o.reason, "error", o.err.Error())
 		return reconcile.Result{}, nil
@@ -164,18 +167,8 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set)
 	if err != nil {
 		return failure(o, ReasonServiceAccountNotFound, false, err)
 	}
-	if !o.dryRun {
-		waiting, err := r.waitingOn(ctx, set, engine.Client)
-		var denied *apply.AccessError
-		switch {
-		case errors.As(err, &denied):
-			return failure(o, ReasonAccessDenied, false, actorError(act, err))
-		case err != nil:
-			return failure(o, ReasonDependencyCycle, true, err)
-		case waiting != "":
-			o.waitingFor = waiting
-			return o
-		}
+	if o, wait := r.awaitDependencies(ctx, set, engine.Client, act, o); wait {
+		return o
 	}
 	scope := applyset.Scope{Namespace: set.GetNamespace(), AdditionalNamespaces: sets.New(spec.AdditionalNamespaces...)}
 	objects, reason, err := r.readObjects(ctx, sources, set, scope)
@@ -185,14 +178,35 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set)
 	for _, obj := range objects {
 		o.declared = append(o.declared, obj.Ref())
 	}
-	o = r.applyAndPrune(ctx, set, parent, engine, objects, o)
+	o = r.applyAndPrune(ctx, set, parent, engine, objects, checker, o)
 	if o.err != nil {
 		o.err = actorError(act, o.err)
 	}
-	if o.err == nil && !o.dryRun && spec.WaitEnabled() {
+	if o.err == nil && !o.dryRun && (spec.WaitEnabled() || o.applied.Count(apply.Waiting) > 0) {
 		o.health = judgeMembers(checker, o.applied)
 	}
 	return o
+}
+
+// awaitDependencies reports, with true, an outcome that stops the set here:
+// one of its dependencies is not Ready, or cannot be judged. A preview does
+// not wait.
+func (r *Reconciler) awaitDependencies(ctx context.Context, set applyv1alpha1.Set, reader client.Reader, act actor, o outcome) (outcome, bool) {
+	if o.dryRun {
+		return o, false
+	}
+	waiting, err := r.waitingOn(ctx, set, reader)
+	var denied *apply.AccessError
+	switch {
+	case errors.As(err, &denied):
+		return failure(o, ReasonAccessDenied, false, actorError(act, err)), true
+	case err != nil:
+		return failure(o, ReasonDependencyCycle, true, err), true
+	case waiting != "":
+		o.waitingFor = waiting
+		return o, true
+	}
+	return o, false
 }
 
 // actorError says who lacked a permission, when that is what went wrong.
@@ -222,6 +236,10 @@ func (r *Reconciler) readObjects(ctx context.Context, reader client.Reader, set 
 	if err != nil {
 		return nil, ReasonInvalidInput, err
 	}
+	// A malformed depends-on annotation or a circle is bad input too.
+	if _, err := apply.Order(objects); err != nil {
+		return nil, ReasonInvalidInput, err
+	}
 	return objects, "", nil
 }
 
@@ -233,13 +251,14 @@ func (r *Reconciler) readObjects(ctx context.Context, reader client.Reader, set 
 // members there, and so that a missing permission stops the set before it
 // changes anything.
 func (r *Reconciler) applyAndPrune(ctx context.Context, set applyv1alpha1.Set, parent applyset.Parent,
-	engine *apply.Engine, objects []apply.Object, o outcome) outcome {
+	engine *apply.Engine, objects []apply.Object, checker *health.Checker, o outcome) outcome {
 	spec := set.GetCommonSpec()
 	kinds, namespaces := declaredKindsAndNamespaces(objects, set.GetNamespace())
 	hintKinds := kinds.Union(currentKinds(parent))
 	hintNamespaces := namespaces.Union(parent.Scope.AdditionalNamespaces)
 	applyOpts := apply.ApplyOptions{
 		SetID: o.setID, DryRun: o.dryRun, Force: spec.ForceEnabled(), Ignore: ignoreRules(spec.IgnoreFields),
+		Ready: readyForDependents(checker),
 	}
 
 	var plan *apply.PrunePlan
@@ -273,8 +292,10 @@ func (r *Reconciler) applyAndPrune(ctx context.Context, set applyv1alpha1.Set, p
 		}
 		return failure(o, reason, errors.Is(err, apply.ErrOverlap), err)
 	}
-	if plan == nil {
-		return o // members that left the set keep their label: the hints stay wide
+	if plan == nil || o.applied.Count(apply.Waiting) > 0 {
+		// Members that left the set keep their label, and the hints stay wide:
+		// without prune, or until every object is applied.
+		return o
 	}
 	o.pruned, err = engine.ExecutePrune(ctx, plan)
 	if err != nil {
@@ -318,7 +339,7 @@ func ignoreRules(fields []applyv1alpha1.IgnoreFields) []apply.IgnoreRule {
 func skippedKindsAndNamespaces(pruned apply.ChangeSet, own string) (sets.Set[schema.GroupKind], sets.Set[string]) {
 	kinds, namespaces := sets.New[schema.GroupKind](), sets.New[string]()
 	for _, c := range pruned.Changes {
-		if c.Action == apply.Skipped || c.Action == apply.Failed {
+		if c.Action == apply.Skipped || c.Action == apply.Failed || c.Action == apply.Waiting {
 			kinds.Insert(c.Ref.GroupKind)
 			if c.Ref.Namespace != "" && c.Ref.Namespace != own {
 				namespaces.Insert(c.Ref.Namespace)

@@ -29,6 +29,7 @@ import (
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/internal/requeue"
 	"github.com/applyset-operator/applyset-operator/internal/text"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
@@ -42,7 +43,15 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, set applyv1alpha1.Set)
 	}
 	parent := applyset.ParseParent(r.parentKey(set), set.GetLabels(), set.GetAnnotations())
 	if parent.Trusted() && (parent.Tooling.Name == identity.ToolingName || parent.Tooling.Name == "") {
-		if err := r.releaseMembers(ctx, set, parent); err != nil {
+		waiting, err := r.releaseMembers(ctx, set, parent)
+		if err == nil && waiting != "" {
+			// Members go in reverse apply order, each group once the one
+			// before it is gone: a namespace is not torn down under live workloads.
+			markProgressing(set.GetSetStatus(), set.GetGeneration(), ReasonDeleting, "Deleting the members: "+waiting,
+				"Deleting the members: "+waiting, false)
+			return reconcile.Result{RequeueAfter: requeue.Jitter(waitDelay(0))}, nil
+		}
+		if err != nil {
 			if !r.namespaceTerminating(ctx, set) {
 				setCondition(set.GetSetStatus(), set.GetGeneration(), applyv1alpha1.ConditionReady, metav1.ConditionFalse,
 					ReasonDeletionBlocked, "Releasing the members before deletion failed: "+err.Error())
@@ -69,14 +78,14 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, set applyv1alpha1.Set)
 // across the kinds and namespaces of the parent's hints, whether or not the
 // set still declares them or its sources still exist, and are released as the
 // set's identity.
-func (r *Reconciler) releaseMembers(ctx context.Context, set applyv1alpha1.Set, parent applyset.Parent) error {
+func (r *Reconciler) releaseMembers(ctx context.Context, set applyv1alpha1.Set, parent applyset.Parent) (string, error) {
 	act, err := r.actorOf(set)
 	if err != nil {
-		return err
+		return "", err
 	}
 	engine, _, err := r.engine(ctx, act)
 	if err != nil {
-		return err
+		return "", err
 	}
 	var cs apply.ChangeSet
 	if set.GetCommonSpec().DeletionPolicy == applyv1alpha1.DeletionPolicyOrphan {
@@ -88,7 +97,7 @@ func (r *Reconciler) releaseMembers(ctx context.Context, set applyv1alpha1.Set, 
 		})
 	}
 	if err != nil {
-		return actorError(act, err)
+		return "", actorError(act, err)
 	}
 	released := cs.Count(apply.Pruned) + cs.Count(apply.Disbanded)
 	msg := fmt.Sprintf("%d members pruned, %d disbanded", cs.Count(apply.Pruned), cs.Count(apply.Disbanded))
@@ -98,7 +107,14 @@ func (r *Reconciler) releaseMembers(ctx context.Context, set applyv1alpha1.Set, 
 	if released > 0 || cs.Count(apply.Skipped) > 0 {
 		r.Recorder.Eventf(set, nil, "Normal", ReasonReleased, "Delete", "%s", text.Truncate(msg, maxEventMessage))
 	}
-	return nil
+	if waiting := waitingDeletes(cs); waiting != "" {
+		return waiting, nil
+	}
+	if n := cs.Count(apply.Pruned); n > 0 {
+		// Look again: the set goes once no member is left, finalizers and all.
+		return fmt.Sprintf("waiting for the %d members just deleted to be gone", n), nil
+	}
+	return "", nil
 }
 
 // namespaceTerminating reports whether the set's namespace is being deleted.

@@ -41,7 +41,7 @@ var _ = Describe("Dependencies between sets", func() {
 			HaveField("Message", ContainSubstring("ApplySet "+ns+"/platform is not Ready (Progressing)"))))
 		Consistently(func() bool { return configMapExists(ctx, ns, "app-config") }).WithTimeout(2 * time.Second).Should(BeFalse())
 
-		rollOut(ctx, ns, "web")
+		rollOut(ctx, ns)
 		readyFor(ctx, platform)
 		// The interval is ten minutes: only the dependency's change can wake the set this soon.
 		readyFor(ctx, app)

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 
@@ -75,10 +76,18 @@ func healthChecker(checks []applyv1alpha1.HealthCheck) (*health.Checker, error) 
 }
 
 // judgeMembers judges every member the apply left, from the objects it
-// returned or read: waiting costs no reads of its own.
+// returned or read: waiting costs no reads of its own. Members the apply
+// left for later, for what they depend on, are on their way too.
 func judgeMembers(checker *health.Checker, applied apply.ChangeSet) *memberHealth {
 	h := &memberHealth{}
 	for _, c := range applied.Changes {
+		if c.Action == apply.Waiting {
+			// Not applied yet, for what it depends on.
+			result := health.Result{Status: health.InProgress, Message: "not applied yet: " + c.Reason}
+			h.summary.Add(result)
+			h.unhealthy = append(h.unhealthy, unhealthyMember{ref: c.Ref, result: result})
+			continue
+		}
 		if c.Object == nil {
 			continue
 		}
@@ -152,4 +161,13 @@ func unhealthyMessage(h *memberHealth, timedOut bool, timeout time.Duration) (re
 	}
 	return ReasonProgressing, fmt.Sprintf("Waiting for %d of %d members: %s", s.Total()-s.Current, s.Total(),
 		strings.TrimSpace(describeUnhealthy(h, "")))
+}
+
+// readyForDependents is what a member must be for the members that depend on
+// it (config.kubernetes.io/depends-on) to be applied: healthy.
+func readyForDependents(checker *health.Checker) func(*unstructured.Unstructured) (bool, string) {
+	return func(obj *unstructured.Unstructured) (bool, string) {
+		result := checker.Judge(obj)
+		return result.Status == health.Current, string(result.Status) + ": " + result.Message
+	}
 }

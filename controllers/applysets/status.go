@@ -56,6 +56,8 @@ const (
 	// ReasonPruneSkipped: members that left the set were kept, because they
 	// are not verifiably the set's to delete; the message says why.
 	ReasonPruneSkipped = "PruneSkipped"
+	// ReasonDeleting: the set is deleted, and waits for its members to go.
+	ReasonDeleting = "Deleting"
 )
 
 // Event reasons besides the condition reasons.
@@ -132,6 +134,9 @@ func setConditions(status *applyv1alpha1.ApplySetStatus, generation int64, o out
 		markProgressing(status, generation, ReasonDependencyNotReady, msg, msg, true)
 	case o.health != nil && !o.health.allCurrent():
 		setWaiting(status, generation, since, o)
+	case o.pruned.Count(apply.Waiting) > 0 && !o.dryRun:
+		msg := "Pruning in reverse apply order: " + waitingDeletes(o.pruned)
+		markProgressing(status, generation, ReasonProgressing, msg, msg, true)
 	case skipped != "" && !o.dryRun:
 		markStalled(status, generation, ReasonPruneSkipped, "Applied, but kept members that left the set: "+skipped+
 			"; remove their "+applyset.PartOfLabel+" label, or what makes them another's, to let them go")
@@ -191,6 +196,17 @@ func findCondition(status *applyv1alpha1.ApplySetStatus, kind string) *metav1.Co
 	return apimeta.FindStatusCondition(status.Conditions, kind)
 }
 
+// waitingDeletes says which deletes wait, and for what.
+func waitingDeletes(pruned apply.ChangeSet) string {
+	var items []string
+	for _, c := range pruned.Changes {
+		if c.Action == apply.Waiting {
+			items = append(items, c.Ref.String()+" "+c.Reason)
+		}
+	}
+	return text.Summarize(items, 3)
+}
+
 // skippedPrunes describes the members a prune kept, with the reasons.
 func skippedPrunes(pruned apply.ChangeSet) string {
 	var items []string
@@ -235,6 +251,8 @@ func plan(o outcome) *applyv1alpha1.Plan {
 			p.Update = append(p.Update, applyv1alpha1.ObjectUpdate{ObjectReference: ref(c.Ref), Fields: c.Fields})
 		case apply.Unchanged:
 			p.Unchanged = append(p.Unchanged, ref(c.Ref))
+		case apply.Recreated:
+			p.Recreate = append(p.Recreate, applyv1alpha1.ObjectUpdate{ObjectReference: ref(c.Ref), Fields: c.Fields})
 		}
 	}
 	for _, c := range o.pruned.Changes {

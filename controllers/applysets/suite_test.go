@@ -28,6 +28,7 @@ import (
 
 	"github.com/applyset-operator/applyset-operator/controllers/parents"
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
+	"github.com/applyset-operator/applyset-operator/internal/webhooks"
 )
 
 var (
@@ -47,6 +48,10 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	// which verifies the operator's own sets and must never fight them.
 	env.StartManager(func(mgr ctrl.Manager) error {
 		if err := SetupWithManager(mgr, Options{ToolingVersion: "v0.1.0", DefaultServiceAccount: "default"}); err != nil {
+			return err
+		}
+		if err := SetupWebhook(mgr, mgr.GetWebhookServer(), &ValidationRegistrar{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(),
+			Endpoint: webhooks.Endpoint{URL: env.WebhookURL(), CABundle: env.WebhookCA()}}); err != nil {
 			return err
 		}
 		return parents.SetupWithManager(mgr, parents.Options{OrphanPolicy: parents.OrphanReport, Resync: time.Hour})

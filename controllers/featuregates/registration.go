@@ -23,11 +23,8 @@ import (
 	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
-	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/types"
 	admissionv1ac "k8s.io/client-go/applyconfigurations/admissionregistration/v1"
-	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -38,13 +35,10 @@ import (
 
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/internal/webhooks"
 )
 
 const (
-	// WebhooksFieldManager owns the webhook entries the operator registers. A
-	// certificate rotator writes caBundle under a field manager of its own.
-	WebhooksFieldManager = "applyset-operator-webhooks"
-
 	// DefaultConfigurationName is the MutatingWebhookConfiguration that holds
 	// one entry per CustomFeatureGates object.
 	DefaultConfigurationName = "applyset-operator-featuregates"
@@ -57,21 +51,6 @@ const (
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations,verbs=get;list;watch;create;update;patch
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get
 
-// Endpoint says how the API server reaches the manager's webhook server.
-type Endpoint struct {
-	// Service is the in-cluster Service in front of the manager. Its namespace
-	// owns the webhook configuration, so uninstalling the operator removes it.
-	Service *types.NamespacedName
-	// ServicePort is the Service's port; 0 means 443.
-	ServicePort int32
-	// URL is the webhook server's base URL (https://host:port) when the
-	// manager runs outside the cluster; used when Service is nil.
-	URL string
-	// CABundle is the PEM bundle that verifies the serving certificate. Leave
-	// it empty when a certificate rotator injects it.
-	CABundle []byte
-}
-
 // Registrar keeps the operator's MutatingWebhookConfiguration in step with the
 // CustomFeatureGates objects: one entry per gated CRD that exists.
 type Registrar struct {
@@ -82,7 +61,7 @@ type Registrar struct {
 	// could not be written.
 	Recorder      events.EventRecorder
 	Configuration string
-	Endpoint      Endpoint
+	Endpoint      webhooks.Endpoint
 }
 
 // Reconcile registers an entry for every CustomFeatureGates object whose CRD
@@ -114,7 +93,7 @@ func (r *Registrar) register(ctx context.Context, gates []featuresv1alpha1.Custo
 	// removes the ones it leaves out, together with the caBundle a
 	// certificate rotator wrote into them (under identity.CertsFieldManager).
 	config := admissionv1ac.MutatingWebhookConfiguration(r.Configuration).WithWebhooks(desired...)
-	if owner, err := r.owner(ctx); err != nil {
+	if owner, err := r.Endpoint.Owner(ctx, r.Reader); err != nil {
 		return err
 	} else if owner != nil {
 		config.WithOwnerReferences(owner)
@@ -128,7 +107,7 @@ func (r *Registrar) register(ctx context.Context, gates []featuresv1alpha1.Custo
 // desiredWebhooks returns one entry per object of gates whose CRD exists,
 // sorted by name.
 func (r *Registrar) desiredWebhooks(ctx context.Context, gates []featuresv1alpha1.CustomFeatureGates) ([]*admissionv1ac.MutatingWebhookApplyConfiguration, error) {
-	var webhooks []*admissionv1ac.MutatingWebhookApplyConfiguration
+	var entries []*admissionv1ac.MutatingWebhookApplyConfiguration
 	for _, cfg := range gates {
 		if !cfg.DeletionTimestamp.IsZero() {
 			continue
@@ -141,40 +120,27 @@ func (r *Registrar) desiredWebhooks(ctx context.Context, gates []featuresv1alpha
 			return nil, fmt.Errorf("reading CustomResourceDefinition %s: %w", cfg.Name, err)
 		}
 		if wh := webhookFor(crd, r.Endpoint); wh != nil {
-			webhooks = append(webhooks, wh)
+			entries = append(entries, wh)
 		}
 	}
-	slices.SortFunc(webhooks, func(a, b *admissionv1ac.MutatingWebhookApplyConfiguration) int {
+	slices.SortFunc(entries, func(a, b *admissionv1ac.MutatingWebhookApplyConfiguration) int {
 		return strings.Compare(*a.Name, *b.Name)
 	})
-	return webhooks, nil
+	return entries, nil
 }
 
 // webhookFor is the entry of one gated CRD: its resources and their status,
 // for the storage version (requests in other versions are converted to it).
 // It returns nil while the CRD has no storage version.
-func webhookFor(crd *apiextensionsv1.CustomResourceDefinition, ep Endpoint) *admissionv1ac.MutatingWebhookApplyConfiguration {
+func webhookFor(crd *apiextensionsv1.CustomResourceDefinition, ep webhooks.Endpoint) *admissionv1ac.MutatingWebhookApplyConfiguration {
 	version := storageVersion(crd)
 	if version == nil {
 		return nil
 	}
-	clientConfig := admissionv1ac.WebhookClientConfig()
-	if ep.Service != nil {
-		svc := admissionv1ac.ServiceReference().WithNamespace(ep.Service.Namespace).WithName(ep.Service.Name).WithPath(WebhookPath)
-		if ep.ServicePort != 0 {
-			svc.WithPort(ep.ServicePort)
-		}
-		clientConfig.WithService(svc)
-	} else {
-		clientConfig.WithURL(ep.URL + WebhookPath)
-	}
-	if len(ep.CABundle) > 0 {
-		clientConfig.WithCABundle(ep.CABundle...)
-	}
 	plural := crd.Spec.Names.Plural
 	return admissionv1ac.MutatingWebhook().
 		WithName(crd.Name).
-		WithClientConfig(clientConfig).
+		WithClientConfig(ep.ClientConfig(WebhookPath)).
 		WithRules(admissionv1ac.RuleWithOperations().
 			WithOperations(admissionv1.Create, admissionv1.Update).
 			WithAPIGroups(crd.Spec.Group).
@@ -187,20 +153,6 @@ func webhookFor(crd *apiextensionsv1.CustomResourceDefinition, ep Endpoint) *adm
 		WithReinvocationPolicy(admissionv1.IfNeededReinvocationPolicy).
 		WithTimeoutSeconds(webhookTimeoutSeconds).
 		WithAdmissionReviewVersions("v1")
-}
-
-// owner is the Namespace of the in-cluster webhook Service: deleting the
-// operator's namespace then deletes the configuration too, so no entry is
-// left pointing at a webhook that is gone.
-func (r *Registrar) owner(ctx context.Context) (*metav1ac.OwnerReferenceApplyConfiguration, error) {
-	if r.Endpoint.Service == nil {
-		return nil, nil
-	}
-	ns := &corev1.Namespace{}
-	if err := r.Reader.Get(ctx, client.ObjectKey{Name: r.Endpoint.Service.Namespace}, ns); err != nil {
-		return nil, fmt.Errorf("reading the webhook Service's Namespace %s: %w", r.Endpoint.Service.Namespace, err)
-	}
-	return metav1ac.OwnerReference().WithAPIVersion("v1").WithKind("Namespace").WithName(ns.Name).WithUID(ns.UID), nil
 }
 
 // SetupWithManager adds the registrar to mgr. Every change of a

@@ -33,6 +33,7 @@ import (
 
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/internal/webhooks"
 )
 
 // simpleCRD is a namespaced CRD with one integer field, .spec.size.
@@ -62,7 +63,7 @@ var _ = Describe("Registrar", func() {
 	It("leaves caBundle to the certificate rotator, and removes the entry of a deleted CustomFeatureGates", func(ctx context.Context) {
 		const configuration = "registrar-test"
 		r := &Registrar{Client: k8sClient, Reader: k8sClient, Configuration: configuration,
-			Endpoint: Endpoint{Service: &types.NamespacedName{Namespace: "default", Name: "nowhere"}}}
+			Endpoint: webhooks.Endpoint{Service: &types.NamespacedName{Namespace: "default", Name: "nowhere"}}}
 		var names []string
 		for _, crd := range []*apiextensionsv1.CustomResourceDefinition{simpleCRD("gizmos", "Gizmo"), simpleCRD("sprockets", "Sprocket")} {
 			Expect(k8sClient.Create(ctx, crd)).To(Succeed())
@@ -141,7 +142,7 @@ var _ = Describe("Registrar", func() {
 		DeferCleanup(func(ctx context.Context) { Expect(k8sClient.Delete(ctx, cfg)).To(Succeed()) })
 		recorder := events.NewFakeRecorder(100)
 		r := &Registrar{Client: k8sClient, Reader: k8sClient, Recorder: recorder, Configuration: "registrar-failure-test",
-			Endpoint: Endpoint{Service: &types.NamespacedName{Namespace: "absent", Name: "webhook"}}}
+			Endpoint: webhooks.Endpoint{Service: &types.NamespacedName{Namespace: "absent", Name: "webhook"}}}
 
 		_, err := r.Reconcile(ctx, reconcile.Request{})
 		Expect(err).To(MatchError(ContainSubstring("reading the webhook Service's Namespace absent")))

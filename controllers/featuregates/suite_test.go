@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
+	"github.com/applyset-operator/applyset-operator/internal/webhooks"
 )
 
 var (
@@ -46,6 +47,6 @@ var _ = BeforeSuite(func(ctx context.Context) {
 			return err
 		}
 		return SetupWebhook(mgr, mgr.GetWebhookServer(), &Registrar{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(),
-			Endpoint: Endpoint{URL: env.WebhookURL(), CABundle: env.WebhookCA()}})
+			Endpoint: webhooks.Endpoint{URL: env.WebhookURL(), CABundle: env.WebhookCA()}})
 	})
 })

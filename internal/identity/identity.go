@@ -32,7 +32,8 @@ const (
 	// parents: the ID label, tooling and hints of its own sets, and the
 	// contains-group-kinds hint of other tools' parents it is allowed to repair.
 	HintsFieldManager = "applyset-operator-hints"
-	// WebhooksFieldManager owns the feature-gate webhook entries.
+	// WebhooksFieldManager owns the webhook entries the operator registers:
+	// one per gated CRD, and the one that checks sets.
 	WebhooksFieldManager = "applyset-operator-webhooks"
 	// CertsFieldManager writes the caBundle of those entries when the
 	// operator rotates its own certificates.

@@ -64,24 +64,3 @@ func TestAccessErrors(t *testing.T) {
 		t.Errorf("JoinAccessErrors(access, other) = %v, want the other error", err)
 	}
 }
-
-func TestDeleteOrder(t *testing.T) {
-	ref := func(gk schema.GroupKind, name string) ObjectRef { return ObjectRef{GroupKind: gk, Name: name} }
-	members := []member{
-		{ref: ref(crdGroupKind, "widgets.example.com")},
-		{ref: ref(namespaceGroupKind, "team")},
-		{ref: ref(schema.GroupKind{Kind: "ConfigMap"}, "a")},
-		{ref: ref(schema.GroupKind{Group: "example.com", Kind: "Widget"}, "w")},
-	}
-	orderDeletes(members)
-	var got []string
-	for _, m := range members {
-		got = append(got, m.ref.GroupKind.Kind)
-	}
-	want := []string{"ConfigMap", "Widget", "Namespace", "CustomResourceDefinition"}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("deletes run in the order %v, want %v", got, want)
-		}
-	}
-}

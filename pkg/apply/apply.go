@@ -21,9 +21,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -40,38 +46,142 @@ type ApplyOptions struct { //nolint:revive // apply.ApplyOptions reads as the op
 	Force bool
 	// Ignore leaves fields of objects that exist to other writers.
 	Ignore []IgnoreRule
+	// Ready, when set, judges whether an applied object works. A group whose
+	// objects depend on one that does not is not applied yet: its objects are
+	// reported Pending, with what they wait for.
+	Ready func(*unstructured.Unstructured) (bool, string)
 }
 
 // defaultConcurrency bounds the requests the engine has in flight at once.
 const defaultConcurrency = 8
 
 // Apply applies the objects with server-side apply, each labelled as a member
-// of the set. It first reads every object and asks the API server whether the
-// engine's identity may make the writes the apply needs; when it may not, it
-// writes nothing and returns an *AccessError. Then it applies
-// CustomResourceDefinitions and Namespaces, waits until the CRDs are served,
-// and applies the rest. The change set has one change per object; the error
-// joins every object's error.
+// of the set, in the groups Order puts them in. It first checks the order (no
+// circle, every dependency outside the set exists), reads every object and
+// asks the API server whether the engine's identity may make the writes the
+// apply needs; when anything is wrong it writes nothing. Then it applies the
+// groups one by one, waiting for the CRDs of each to be served, and stops
+// before a group that depends on an object Ready does not judge ready. The
+// change set has one change per object; the error joins every object's error.
 func (e *Engine) Apply(ctx context.Context, objects []Object, opts ApplyOptions) (ChangeSet, error) {
-	plans := e.inspect(ctx, objects, opts)
-	if err := e.checkAccess(ctx, writePermissions(plans), deniedReads(plans)...); err != nil {
+	external, err := Order(objects)
+	if err != nil {
 		return ChangeSet{DryRun: opts.DryRun}, err
 	}
-	first, rest := splitStages(plans)
-	cs, err := e.writeAll(ctx, first, opts)
-	cs.DryRun = opts.DryRun
+	plans := e.inspect(ctx, objects, opts)
+	missing, denied, err := e.checkExternal(ctx, external)
 	if err != nil {
-		return cs, err
+		return ChangeSet{DryRun: opts.DryRun}, err
 	}
-	if !opts.DryRun {
-		if err := e.waitForCRDs(ctx, objectsOf(first)); err != nil {
+	if err := e.checkAccess(ctx, writePermissions(plans), append(deniedReads(plans), denied...)...); err != nil {
+		return ChangeSet{DryRun: opts.DryRun}, err
+	}
+	if len(missing) > 0 {
+		return ChangeSet{DryRun: opts.DryRun}, fmt.Errorf("%s named in %s exist neither in the set nor in the cluster",
+			joinRefs(missing), DependsOnAnnotation)
+	}
+
+	cs := ChangeSet{DryRun: opts.DryRun}
+	live := map[ObjectRef]*unstructured.Unstructured{}
+	groups := byGroup(plans)
+	for i, group := range groups {
+		if blocked := blockedBy(group, live, opts); blocked != "" {
+			for _, rest := range groups[i:] {
+				for _, p := range rest {
+					cs.Changes = append(cs.Changes, Change{Ref: p.Ref(), Action: Waiting, Reason: blocked})
+				}
+			}
+			break
+		}
+		applied, err := e.writeAll(ctx, group, opts)
+		cs.Append(applied)
+		if err != nil {
+			sortChanges(cs.Changes)
 			return cs, err
 		}
+		if !opts.DryRun {
+			if err := e.waitForCRDs(ctx, objectsOf(group)); err != nil {
+				return cs, err
+			}
+		}
+		for _, c := range applied.Changes {
+			live[c.Ref] = c.Object
+		}
 	}
-	more, err := e.writeAll(ctx, rest, opts)
-	cs.Append(more)
 	sortChanges(cs.Changes)
-	return cs, err
+	return cs, nil
+}
+
+// byGroup splits plans by their apply group, in order.
+func byGroup(plans []objectPlan) [][]objectPlan {
+	var out [][]objectPlan
+	slices.SortStableFunc(plans, func(a, b objectPlan) int { return cmp.Compare(a.Group, b.Group) })
+	for i, p := range plans {
+		if i == 0 || p.Group != plans[i-1].Group {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], p)
+	}
+	return out
+}
+
+// blockedBy says what a group waits for: an object of the set one of its
+// objects depends on that the apply left not ready; "" when nothing.
+func blockedBy(group []objectPlan, live map[ObjectRef]*unstructured.Unstructured, opts ApplyOptions) string {
+	if opts.Ready == nil || opts.DryRun {
+		return ""
+	}
+	for _, p := range group {
+		for _, dep := range p.DependsOn {
+			obj, inSet := live[dep]
+			if !inSet {
+				continue // outside the set: it exists, which is all that is asked of it
+			}
+			if obj == nil {
+				return fmt.Sprintf("%s waits for %s, which was not applied", p.Ref(), dep)
+			}
+			if ready, why := opts.Ready(obj); !ready {
+				return fmt.Sprintf("%s waits for %s: %s", p.Ref(), dep, why)
+			}
+		}
+	}
+	return ""
+}
+
+// checkExternal reads, as the engine's identity, the dependencies that are
+// not in the set: it returns those that do not exist and the reads it may
+// not make.
+func (e *Engine) checkExternal(ctx context.Context, refs []ObjectRef) (missing []ObjectRef, denied []Permission, err error) {
+	for _, ref := range refs {
+		mapping, mapErr := e.Client.RESTMapper().RESTMapping(ref.GroupKind)
+		if meta.IsNoMatchError(mapErr) {
+			missing = append(missing, ref)
+			continue
+		}
+		if mapErr != nil {
+			return nil, nil, fmt.Errorf("looking up %s: %w", ref.GroupKind, mapErr)
+		}
+		obj := &metav1.PartialObjectMetadata{}
+		obj.SetGroupVersionKind(mapping.GroupVersionKind)
+		getErr := e.Client.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, obj)
+		switch {
+		case apierrors.IsNotFound(getErr):
+			missing = append(missing, ref)
+		case deniedRead(getErr, "get", mapping.Resource.GroupResource(), ref.Namespace) != nil:
+			denied = append(denied, *deniedRead(getErr, "get", mapping.Resource.GroupResource(), ref.Namespace))
+		case getErr != nil:
+			return nil, nil, fmt.Errorf("reading %s: %w", ref, getErr)
+		}
+	}
+	return missing, denied, nil
+}
+
+func joinRefs(refs []ObjectRef) string {
+	names := make([]string, 0, len(refs))
+	for _, r := range refs {
+		names = append(names, r.String())
+	}
+	return strings.Join(names, ", ")
 }
 
 // CheckApply reads the objects and asks whether the engine's identity may
@@ -109,19 +219,6 @@ func deniedReads(plans []objectPlan) []Permission {
 		}
 	}
 	return denied
-}
-
-// splitStages puts CRDs and Namespaces first: the rest may need them.
-func splitStages(plans []objectPlan) (first, rest []objectPlan) {
-	for _, p := range plans {
-		switch p.Ref().GroupKind {
-		case crdGroupKind, namespaceGroupKind:
-			first = append(first, p)
-		default:
-			rest = append(rest, p)
-		}
-	}
-	return first, rest
 }
 
 // writeAll applies the plans that need a write, concurrently, and reports the
@@ -202,6 +299,15 @@ func (e *Engine) write(ctx context.Context, p objectPlan, opts ApplyOptions) wri
 		} else {
 			w.forced = conflict
 		}
+	}
+	if fields := ImmutableFields(err); len(fields) > 0 && p.existing != nil {
+		if opts.Force {
+			return e.recreate(ctx, p, fields, applyOpts, opts)
+		}
+		reason := fmt.Errorf("%s may not change once the object exists; set spec.force to delete and recreate it, "+
+			"or change them back", strings.Join(fields, ", "))
+		w.change, w.err = changeOf(failed(ref, reason)), errors.Join(reason, err)
+		return w
 	}
 	if err != nil {
 		w.tookBack, w.forced = nil, nil

@@ -55,6 +55,12 @@ const (
 	Failed Action = "Failed"
 	// Disbanded objects left the set: their part-of label was removed, nothing else changed.
 	Disbanded Action = "Disbanded"
+	// Recreated objects were deleted and created again, because the set
+	// changed fields that may not change (Fields) and Force was set.
+	Recreated Action = "Recreated"
+	// Waiting objects were not applied, or not deleted, yet: they wait for
+	// others to be ready, or to be gone; Reason says for what.
+	Waiting Action = "Waiting"
 )
 
 // Change is the outcome for one object.

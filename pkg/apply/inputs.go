@@ -123,6 +123,10 @@ type Object struct {
 	// Resource is the object's resource, known from the CRD of the same set
 	// while Mapping is nil.
 	Resource schema.GroupResource
+	// Group is the object's place in the apply order, and DependsOn what its
+	// depends-on annotation names: both set by Order.
+	Group     int
+	DependsOn []ObjectRef
 }
 
 // Ref identifies an object by group, kind, namespace and name.

@@ -37,6 +37,8 @@ type member struct {
 	ref      ObjectRef
 	resource schema.GroupResource
 	obj      *metav1.PartialObjectMetadata
+	// group is the member's place in the apply order, for deleting in reverse.
+	group int
 }
 
 // listMembers lists the metadata of the objects of kinds that carry the set's

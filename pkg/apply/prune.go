@@ -98,30 +98,53 @@ func (e *Engine) PlanPrune(ctx context.Context, opts PruneOptions) (*PrunePlan, 
 	return plan, nil
 }
 
-// orderDeletes puts deletes in reverse apply order, keeping the order within a rank.
+// orderDeletes puts deletes in reverse apply order: what others need goes
+// last (Namespaces and CRDs after their contents, what a depends-on
+// annotation names after the objects that name it). Each member's group is
+// recorded. Members whose annotations do not parse, or depend on each other
+// in a circle, are ordered by their kinds alone: a prune does not stop for them.
 func orderDeletes(members []member) {
-	slices.SortStableFunc(members, func(a, b member) int { return cmp.Compare(deleteRank(a.ref), deleteRank(b.ref)) })
-}
-
-// deleteRank orders deletes in reverse apply order: Namespaces and then CRDs
-// last, after the objects that may live in them or be of their kinds.
-func deleteRank(ref ObjectRef) int {
-	switch ref.GroupKind {
-	case namespaceGroupKind:
-		return 1
-	case crdGroupKind:
-		return 2
+	nodes := make([]node, 0, len(members))
+	for _, m := range members {
+		n := node{ref: m.ref}
+		if m.obj != nil && m.obj.Annotations[DependsOnAnnotation] != "" {
+			if deps, err := ParseDependsOn(m.obj.Annotations[DependsOnAnnotation]); err == nil {
+				n.dependsOn = deps
+			}
+		}
+		nodes = append(nodes, n)
 	}
-	return 0
+	group, _, err := groups(nodes)
+	for i := range members {
+		if err != nil {
+			members[i].group = stage(members[i].ref.GroupKind)
+			continue
+		}
+		members[i].group = group[members[i].ref]
+	}
+	slices.SortStableFunc(members, func(a, b member) int { return cmp.Compare(b.group, a.group) })
 }
 
-// ExecutePrune deletes the members the plan chose, in its order, each with
-// preconditions on its UID, so that an object replaced since the plan is kept.
+// ExecutePrune deletes the members the plan chose, a group at a time in
+// reverse apply order, each with a precondition on its UID, so that an object
+// replaced since the plan is kept. Before it deletes a group it checks that
+// the previous one is gone (objects with finalizers take a while): if not,
+// the rest is reported Waiting, for a later prune.
 func (e *Engine) ExecutePrune(ctx context.Context, plan *PrunePlan) (ChangeSet, error) {
 	cs := ChangeSet{DryRun: plan.opts.DryRun, Changes: slices.Clone(plan.skipped)}
 	var errs []error
-	for _, m := range plan.deletes {
-		opts := []client.DeleteOption{client.Preconditions{UID: &m.obj.UID}}
+	for i, m := range plan.deletes {
+		if i > 0 && m.group != plan.deletes[i-1].group && !plan.opts.DryRun {
+			if remaining := e.stillThere(ctx, plan.deletes[:i]); remaining != "" {
+				for _, rest := range plan.deletes[i:] {
+					cs.Changes = append(cs.Changes, Change{Ref: rest.ref, Action: Waiting, Reason: "waits for " + remaining + " to be deleted"})
+				}
+				break
+			}
+		}
+		// Background, as kubectl deletes: a Job's pods go with it, where the
+		// API's own default for a Job would orphan them.
+		opts := []client.DeleteOption{client.Preconditions{UID: &m.obj.UID}, client.PropagationPolicy(metav1.DeletePropagationBackground)}
 		if plan.opts.DryRun {
 			opts = append(opts, client.DryRunAll)
 		}
@@ -134,6 +157,19 @@ func (e *Engine) ExecutePrune(ctx context.Context, plan *PrunePlan) (ChangeSet, 
 	}
 	sortChanges(cs.Changes)
 	return cs, errors.Join(errs...)
+}
+
+// stillThere names the first of members that has not gone yet, or "".
+func (e *Engine) stillThere(ctx context.Context, members []member) string {
+	for _, m := range members {
+		current := &metav1.PartialObjectMetadata{}
+		current.SetGroupVersionKind(m.obj.GroupVersionKind())
+		err := e.reader().Get(ctx, client.ObjectKeyFromObject(m.obj), current)
+		if err == nil && current.UID == m.obj.UID {
+			return m.ref.String()
+		}
+	}
+	return ""
 }
 
 // pruneBlocker says why a member must be kept, or "" when it may be deleted.

@@ -32,6 +32,7 @@ import (
 
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/controllers/featuregates"
+	"github.com/applyset-operator/applyset-operator/internal/webhooks"
 )
 
 // BenchmarkCreatesWithGate measures custom resource creates per second on two
@@ -42,7 +43,7 @@ func BenchmarkCreatesWithGate(b *testing.B) {
 	ctx := context.Background()
 	stop, err := cp.RunManager(func(mgr ctrl.Manager) error {
 		return featuregates.SetupWebhook(mgr, mgr.GetWebhookServer(), &featuregates.Registrar{Client: mgr.GetClient(),
-			Reader: mgr.GetAPIReader(), Endpoint: featuregates.Endpoint{URL: cp.WebhookURL(), CABundle: cp.WebhookCA()}})
+			Reader: mgr.GetAPIReader(), Endpoint: webhooks.Endpoint{URL: cp.WebhookURL(), CABundle: cp.WebhookCA()}})
 	})
 	if err != nil {
 		b.Fatal(err)

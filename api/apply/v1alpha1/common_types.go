@@ -348,6 +348,12 @@ type Plan struct {
 	// +listType=atomic
 	// +optional
 	Update []ObjectUpdate `json:"update,omitempty"`
+	// recreate are declared objects deleted and created again, because the set
+	// changed fields that may not change and spec.force is set; fields names them.
+	// +listType=atomic
+	// +optional
+	Recreate []ObjectUpdate `json:"recreate,omitempty"`
+
 	// unchanged are declared objects that already matched.
 	// +listType=atomic
 	// +optional

@@ -497,6 +497,13 @@ func (in *Plan) DeepCopyInto(out *Plan) {
 			(*in)[i].DeepCopyInto(&(*out)[i])
 		}
 	}
+	if in.Recreate != nil {
+		in, out := &in.Recreate, &out.Recreate
+		*out = make([]ObjectUpdate, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.Unchanged != nil {
 		in, out := &in.Unchanged, &out.Unchanged
 		*out = make([]ObjectReference, len(*in))

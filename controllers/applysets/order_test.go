@@ -1,0 +1,140 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysets
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
+)
+
+// dependingConfigMap is an inline ConfigMap that depends on the objects named.
+func dependingConfigMap(name, dependsOn string) applyv1alpha1.Resource {
+	return object(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{
+		"name": name, "annotations": map[string]any{apply.DependsOnAnnotation: dependsOn}}})
+}
+
+func resourceVersion(ctx context.Context, obj client.Object) int {
+	GinkgoHelper()
+	Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+	rv, err := strconv.Atoi(obj.GetResourceVersion())
+	Expect(err).NotTo(HaveOccurred())
+	return rv
+}
+
+var _ = Describe("Order inside a set", func() {
+	It("applies an object once what its depends-on annotation names works", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		set := newSet(ns, "ordered", dependingConfigMap("app", "apps/namespaces/"+ns+"/Deployment/web"), deployment(1))
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+
+		Eventually(readyCondition(ctx, set)).Should(SatisfyAll(HaveField("Reason", ReasonProgressing),
+			HaveField("Message", ContainSubstring("ConfigMap "+ns+"/app (InProgress: not applied yet: ConfigMap "+ns+
+				"/app waits for Deployment.apps "+ns+"/web"))))
+		Consistently(func() bool { return configMapExists(ctx, ns, "app") }).WithTimeout(2 * time.Second).Should(BeFalse())
+
+		rollOut(ctx, ns)
+		readyFor(ctx, set)
+		web := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}
+		app := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app"}}
+		Expect(resourceVersion(ctx, app)).To(BeNumerically(">", resourceVersion(ctx, web)))
+	})
+
+	It("refuses a circle before it applies anything", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		set := newSet(ns, "circular", dependingConfigMap("a", "/namespaces/"+ns+"/ConfigMap/b"),
+			dependingConfigMap("b", "/namespaces/"+ns+"/ConfigMap/a"))
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+		Eventually(condition(ctx, set, applyv1alpha1.ConditionStalled)).Should(SatisfyAll(
+			HaveField("Reason", ReasonInvalidInput), HaveField("Message", ContainSubstring("in a circle"))))
+		Expect(configMapExists(ctx, ns, "a")).To(BeFalse())
+	})
+
+	It("waits for a dependency outside the set to exist, applying nothing", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		set := newSet(ns, "outside", inlineConfigMap("first", "1"), dependingConfigMap("second", "/namespaces/"+ns+"/Secret/made-elsewhere"))
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+		Eventually(readyCondition(ctx, set)).Should(HaveField("Message",
+			ContainSubstring("Secret "+ns+"/made-elsewhere named in "+apply.DependsOnAnnotation+" exist neither in the set nor in the cluster")))
+		Expect(configMapExists(ctx, ns, "first")).To(BeFalse())
+
+		Expect(k8sClient.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "made-elsewhere"}})).To(Succeed())
+		readyFor(ctx, set)
+	})
+
+	It("deletes the workloads before their Namespace, and goes once they are gone", func(ctx context.Context) {
+		adminNS, admin := clusterAdmin(ctx)
+		team := "team-" + adminNS
+		set := &applyv1alpha1.ClusterApplySet{ObjectMeta: metav1.ObjectMeta{Name: team}}
+		set.Spec.ServiceAccountNamespace, set.Spec.ServiceAccountName = adminNS, admin
+		set.Spec.AdditionalNamespaces = []string{team}
+		set.Spec.Wait = ptr.To(false)
+		set.Spec.Resources = []applyv1alpha1.Resource{
+			object(map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": team}}),
+			namespacedConfigMap(team, "workload"),
+		}
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+		Eventually(readyCondition(ctx, set)).Should(HaveField("Status", metav1.ConditionTrue))
+
+		By("holding the workload with a finalizer, as a controller might")
+		workload := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: team, Name: "workload"}}
+		Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(workload), workload); err != nil {
+				return err
+			}
+			controllerutil.AddFinalizer(workload, "test.applyset.dev/hold")
+			return k8sClient.Update(ctx, workload)
+		})).To(Succeed())
+
+		Expect(k8sClient.Delete(ctx, set)).To(Succeed())
+		Eventually(readyCondition(ctx, set)).Should(SatisfyAll(HaveField("Reason", ReasonDeleting),
+			HaveField("Message", ContainSubstring("Namespace "+team+" waits for ConfigMap "+team+"/workload to be deleted"))))
+		namespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: team}}
+		Consistently(func() *metav1.Time {
+			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(namespace), namespace)).To(Succeed())
+			return namespace.DeletionTimestamp
+		}).WithTimeout(2*time.Second).Should(BeNil(), "the Namespace was deleted under a live workload")
+
+		Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(workload), workload); err != nil {
+				return err
+			}
+			controllerutil.RemoveFinalizer(workload, "test.applyset.dev/hold")
+			return k8sClient.Update(ctx, workload)
+		})).To(Succeed())
+		Eventually(func() *metav1.Time {
+			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(namespace), namespace)).To(Succeed())
+			return namespace.DeletionTimestamp
+		}).ShouldNot(BeNil())
+		// No namespace controller runs here, so the Namespace never goes, and
+		// the set rightly waits for it.
+		Consistently(exists(ctx, set)).WithTimeout(time.Second).Should(BeTrue())
+	})
+})

@@ -1,0 +1,144 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysets
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	admissionregv1 "k8s.io/api/admissionregistration/v1"
+	admissionv1ac "k8s.io/client-go/applyconfigurations/admissionregistration/v1"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/internal/webhooks"
+)
+
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=get;list;watch;create;update;patch
+
+const (
+	// ValidationPath is where the webhook that checks sets is served.
+	ValidationPath = "/applysets/validate"
+	// DefaultValidationConfiguration is the ValidatingWebhookConfiguration of that webhook.
+	DefaultValidationConfiguration = "applyset-operator-applysets"
+)
+
+// Validator refuses a set whose health checks do not compile: a bad CEL
+// expression is told at kubectl apply, not found later by the reconcile.
+// The rules CRD validation can say stay in the CRD.
+type Validator struct {
+	decoder admission.Decoder
+}
+
+// Handle checks one create or update of an ApplySet or ClusterApplySet. It has
+// no side effects, so dry-run requests are judged as real ones.
+func (v *Validator) Handle(_ context.Context, req admission.Request) admission.Response {
+	if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
+		return admission.Allowed("")
+	}
+	var set applyv1alpha1.Set = &applyv1alpha1.ApplySet{}
+	if req.Kind.Kind == string(applyv1alpha1.SetKindClusterApplySet) {
+		set = &applyv1alpha1.ClusterApplySet{}
+	}
+	if err := v.decoder.Decode(req, set); err != nil {
+		return admission.Errored(http.StatusBadRequest, err)
+	}
+	if _, err := healthChecker(set.GetCommonSpec().HealthChecks); err != nil {
+		return admission.Denied(err.Error())
+	}
+	return admission.Allowed("")
+}
+
+// ValidationRegistrar keeps the ValidatingWebhookConfiguration of the
+// Validator in place, pointing at the manager's webhook server.
+type ValidationRegistrar struct {
+	Client client.Client
+	// Reader reads the webhook Service's Namespace uncached.
+	Reader        client.Reader
+	Configuration string
+	Endpoint      webhooks.Endpoint
+}
+
+// Reconcile applies the configuration. Its one entry fails open: while no
+// replica answers, sets are admitted, and a bad expression stalls the set
+// at reconcile instead.
+func (r *ValidationRegistrar) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
+	entry := admissionv1ac.ValidatingWebhook().
+		WithName("healthchecks.apply.applyset.dev").
+		WithClientConfig(r.Endpoint.ClientConfig(ValidationPath)).
+		WithRules(admissionv1ac.RuleWithOperations().
+			WithOperations(admissionregv1.Create, admissionregv1.Update).
+			WithAPIGroups(applyv1alpha1.GroupVersion.Group).
+			WithAPIVersions(applyv1alpha1.GroupVersion.Version).
+			WithResources("applysets", "clusterapplysets")).
+		WithMatchPolicy(admissionregv1.Equivalent).
+		WithFailurePolicy(admissionregv1.Ignore).
+		WithSideEffects(admissionregv1.SideEffectClassNone).
+		WithTimeoutSeconds(5).
+		WithAdmissionReviewVersions("v1")
+	config := admissionv1ac.ValidatingWebhookConfiguration(r.Configuration).WithWebhooks(entry)
+	owner, err := r.Endpoint.Owner(ctx, r.Reader)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if owner != nil {
+		config.WithOwnerReferences(owner)
+	}
+	if err := r.Client.Apply(ctx, config, client.FieldOwner(identity.WebhooksFieldManager), client.ForceOwnership); err != nil {
+		return reconcile.Result{}, fmt.Errorf("applying ValidatingWebhookConfiguration %s: %w", r.Configuration, err)
+	}
+	return reconcile.Result{}, nil
+}
+
+// SetupWithManager adds the registrar to mgr: it applies the configuration
+// at start, and again whenever someone changes it.
+func (r *ValidationRegistrar) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Configuration == "" {
+		r.Configuration = DefaultValidationConfiguration
+	}
+	key := reconcile.Request{NamespacedName: client.ObjectKey{Name: r.Configuration}}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("applyset-validation-webhook").
+		WatchesRawSource(source.Func(func(_ context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
+			q.Add(key)
+			return nil
+		})).
+		Watches(&admissionregv1.ValidatingWebhookConfiguration{},
+			handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request { return []reconcile.Request{key} }),
+			builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetName() == r.Configuration }))).
+		Complete(r)
+}
+
+// SetupWebhook serves the Validator at ValidationPath on server and adds
+// registrar to mgr. The manager serves it on its own server; tests pass
+// mgr.GetWebhookServer().
+func SetupWebhook(mgr ctrl.Manager, server webhook.Server, registrar *ValidationRegistrar) error {
+	server.Register(ValidationPath, &webhook.Admission{Handler: &Validator{decoder: admission.NewDecoder(mgr.GetScheme())}})
+	return registrar.SetupWithManager(mgr)
+}

@@ -76,6 +76,7 @@ type Reconciler struct {
 	SingleTenant bool
 
 	clients sync.Map // impersonated user -> client.Client
+	applied sync.Map // set key -> appliedState of its last full reconcile
 }
 
 // Reconcile makes the cluster match one set, or previews it.
@@ -112,7 +113,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	}
 
 	before := findCondition(set.GetSetStatus(), applyv1alpha1.ConditionReady).DeepCopy()
-	o := r.reconcileNormal(ctx, set)
+	o, onlyHealth := r.recheck(ctx, set)
+	if !onlyHealth {
+		o = r.reconcileNormal(ctx, set)
+		r.remember(ctx, set, o)
+	}
 	setStatus(set.GetSetStatus(), set.GetGeneration(), o)
 	r.recordOutcome(set, before, o)
 	recordMetrics(r.GroupKind.Kind, o)

@@ -41,6 +41,9 @@ const (
 	ReasonInvalidHealthCheck = "InvalidHealthCheck"
 )
 
+// notAppliedYet starts the message of a member left for later.
+const notAppliedYet = "not applied yet: "
+
 // maxUnhealthy bounds the members status names one by one.
 const maxUnhealthy = 20
 
@@ -83,7 +86,7 @@ func judgeMembers(checker *health.Checker, applied apply.ChangeSet) *memberHealt
 	for _, c := range applied.Changes {
 		if c.Action == apply.Waiting {
 			// Not applied yet, for what it depends on.
-			result := health.Result{Status: health.InProgress, Message: "not applied yet: " + c.Reason}
+			result := health.Result{Status: health.InProgress, Message: notAppliedYet + c.Reason}
 			h.summary.Add(result)
 			h.unhealthy = append(h.unhealthy, unhealthyMember{ref: c.Ref, result: result})
 			continue
@@ -146,7 +149,7 @@ func describeUnhealthy(h *memberHealth, status health.Status) string {
 // waitDelay is how long a set waiting for its members waits before it looks
 // again: soon at first, then less often, never more than half a minute.
 func waitDelay(waited time.Duration) time.Duration {
-	return min(max(waited/5, 2*time.Second), 30*time.Second)
+	return min(max(waited/3, 2*time.Second), 30*time.Second)
 }
 
 // unhealthyMessage says, for Ready, what the set waits for or what failed.

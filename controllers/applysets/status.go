@@ -88,6 +88,9 @@ type outcome struct {
 	suspended bool
 	// health is the members' health after a real apply of a set that waits for it.
 	health *memberHealth
+	// recheck is true when only the members the set waits for were judged
+	// again: the plan and the inventory stay as the last apply left them.
+	recheck bool
 	// waitingFor names the dependencies the set waits for; nothing was applied.
 	waitingFor string
 	// now and timeout judge how long the set has waited.
@@ -104,7 +107,7 @@ func setStatus(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome
 		setCondition(status, generation, applyv1alpha1.ConditionReconciling, metav1.ConditionFalse, ReasonSuspended, "Reconciliation is suspended")
 		return
 	}
-	if o.applied.Changes != nil || o.pruned.Changes != nil || (o.err == nil && o.waitingFor == "") {
+	if !o.recheck && (o.applied.Changes != nil || o.pruned.Changes != nil || (o.err == nil && o.waitingFor == "")) {
 		setPlan(status, o)
 	}
 	setConditions(status, generation, o)
@@ -149,6 +152,9 @@ func setConditions(status *applyv1alpha1.ApplySetStatus, generation int64, o out
 		if o.health != nil {
 			status.Health = healthStatus(o.health, nil)
 			msg += fmt.Sprintf("; all %d members are healthy", o.health.summary.Total())
+		}
+		if o.recheck {
+			msg = fmt.Sprintf("All %d members are healthy", o.health.summary.Total())
 		}
 		markReady(status, generation, ReasonSucceeded, msg)
 	}

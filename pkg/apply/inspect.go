@@ -132,6 +132,34 @@ func (e *Engine) current(ctx context.Context, o Object, known map[ObjectRef]*uns
 	return existing, nil
 }
 
+// Read returns the objects as they are, by reference (nil for one that does
+// not exist), reading as the engine's identity: one LIST for a kind and
+// namespace with several of them, a GET for each of the others.
+func (e *Engine) Read(ctx context.Context, refs []ObjectRef) (map[ObjectRef]*unstructured.Unstructured, error) {
+	objects := make([]Object, 0, len(refs))
+	for _, ref := range refs {
+		mapping, err := e.Client.RESTMapper().RESTMapping(ref.GroupKind)
+		if err != nil {
+			return nil, fmt.Errorf("looking up %s: %w", ref.GroupKind, err)
+		}
+		obj := &unstructured.Unstructured{}
+		obj.SetGroupVersionKind(mapping.GroupVersionKind)
+		obj.SetNamespace(ref.Namespace)
+		obj.SetName(ref.Name)
+		objects = append(objects, Object{Input: Input{Object: obj}, Mapping: mapping, Resource: mapping.Resource.GroupResource()})
+	}
+	known := e.prefetch(ctx, objects)
+	out := make(map[ObjectRef]*unstructured.Unstructured, len(objects))
+	for _, o := range objects {
+		current, err := e.current(ctx, o, known)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", o.Ref(), err)
+		}
+		out[o.Ref()] = current
+	}
+	return out, nil
+}
+
 // previewInNewNamespaces marks the objects of a dry run that lie in a
 // Namespace the same set creates: the API server cannot preview an object in
 // a namespace that does not exist, so they are reported as creates.

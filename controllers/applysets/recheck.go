@@ -1,0 +1,124 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysets
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
+)
+
+// appliedState is what the last full reconcile of a set applied: a set that
+// since only waits for its members may look at those members alone.
+type appliedState struct {
+	generation int64
+	sources    string
+	at         time.Time
+}
+
+// sourcesVersion names the versions of the set's sources, from the cache of
+// their metadata the set's watches keep: no request.
+func (r *Reconciler) sourcesVersion(ctx context.Context, set applyv1alpha1.Set) string {
+	var b strings.Builder
+	for _, src := range set.GetSources() {
+		meta := &metav1.PartialObjectMetadata{}
+		meta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind(string(src.Kind)))
+		version := "absent"
+		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: src.Namespace, Name: src.Name}, meta); err == nil {
+			version = meta.ResourceVersion
+		}
+		b.WriteString(string(src.Kind) + "/" + src.Namespace + "/" + src.Name + "@" + version + ";")
+	}
+	return b.String()
+}
+
+// remember records a full reconcile that applied the set.
+func (r *Reconciler) remember(ctx context.Context, set applyv1alpha1.Set, o outcome) {
+	key := client.ObjectKeyFromObject(set)
+	if o.err != nil || o.dryRun || o.waitingFor != "" {
+		r.applied.Delete(key)
+		return
+	}
+	r.applied.Store(key, appliedState{generation: set.GetGeneration(), sources: r.sourcesVersion(ctx, set), at: o.now})
+}
+
+// recheck looks again only at the members a set waits for, when nothing
+// else can have changed: the same generation and sources as the last full
+// apply, within the set's interval, and every unhealthy member named in
+// status. Reading them is all it costs. It reports false when a full
+// reconcile is needed.
+func (r *Reconciler) recheck(ctx context.Context, set applyv1alpha1.Set) (outcome, bool) {
+	status, spec, now := set.GetSetStatus(), set.GetCommonSpec(), time.Now()
+	h, ready := status.Health, findCondition(status, applyv1alpha1.ConditionReady)
+	if spec.DryRunEnabled() || h == nil || h.WaitingSince == nil || ready == nil || ready.Reason != ReasonProgressing ||
+		ready.ObservedGeneration != set.GetGeneration() ||
+		len(h.Unhealthy) != int(ptr.Deref(h.InProgress, 0)+ptr.Deref(h.Failed, 0)+ptr.Deref(h.Other, 0)) {
+		return outcome{}, false
+	}
+	last, ok := r.applied.Load(client.ObjectKeyFromObject(set))
+	if !ok || last.(appliedState).generation != set.GetGeneration() || now.Sub(last.(appliedState).at) > interval(spec) ||
+		last.(appliedState).sources != r.sourcesVersion(ctx, set) {
+		return outcome{}, false
+	}
+	refs := make([]apply.ObjectRef, 0, len(h.Unhealthy))
+	for _, u := range h.Unhealthy {
+		if strings.HasPrefix(u.Message, notAppliedYet) {
+			return outcome{}, false // the next group is the full reconcile's to apply
+		}
+		refs = append(refs, apply.ObjectRef{GroupKind: schema.GroupKind{Group: u.Group, Kind: u.Kind}, Namespace: u.Namespace, Name: u.Name})
+	}
+	checker, err := healthChecker(spec.HealthChecks)
+	if err != nil {
+		return outcome{}, false
+	}
+	act, err := r.actorOf(set)
+	if err != nil {
+		return outcome{}, false
+	}
+	engine, _, err := r.engine(ctx, act)
+	if err != nil {
+		return outcome{}, false
+	}
+	objects, err := engine.Read(ctx, refs)
+	if err != nil {
+		return outcome{}, false
+	}
+	judged := &memberHealth{}
+	judged.summary.Current = int(ptr.Deref(h.Current, 0))
+	for _, ref := range refs {
+		obj := objects[ref]
+		if obj == nil {
+			return outcome{}, false // a member went away: the apply puts it back
+		}
+		result := checker.Judge(obj)
+		judged.summary.Add(result)
+		if result.Status != "Current" {
+			judged.unhealthy = append(judged.unhealthy, unhealthyMember{ref: ref, result: result})
+		}
+	}
+	key := r.parentKey(set)
+	return outcome{setID: key.ID(), health: judged, now: now, timeout: timeout(spec), recheck: true}, true
+}

@@ -112,7 +112,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		return reconcile.Result{}, nil
 	}
 
-	before := findCondition(set.GetSetStatus(), applyv1alpha1.ConditionReady).DeepCopy()
+	before := readyOf(set.GetSetStatus()).DeepCopy()
 	o, onlyHealth := r.recheck(ctx, set)
 	if !onlyHealth {
 		o = r.reconcileNormal(ctx, set)

@@ -106,7 +106,7 @@ func judgeMembers(checker *health.Checker, applied apply.ChangeSet) *memberHealt
 // waitingSince is when the set began to wait: kept from the status while the
 // same generation is still waiting, now otherwise.
 func waitingSince(status *applyv1alpha1.ApplySetStatus, generation int64, now time.Time) time.Time {
-	ready := findCondition(status, applyv1alpha1.ConditionReady)
+	ready := readyOf(status)
 	if ready != nil && ready.ObservedGeneration == generation && status.Health != nil && status.Health.WaitingSince != nil &&
 		(ready.Reason == ReasonProgressing || ready.Reason == ReasonHealthCheckFailed) {
 		return status.Health.WaitingSince.Time

@@ -66,30 +66,14 @@ func (r *Reconciler) remember(ctx context.Context, set applyv1alpha1.Set, o outc
 }
 
 // recheck looks again only at the members a set waits for, when nothing
-// else can have changed: the same generation and sources as the last full
-// apply, within the set's interval, and every unhealthy member named in
-// status. Reading them is all it costs. It reports false when a full
-// reconcile is needed.
+// else can have changed (see waitingOnly). Reading them is all it costs. It
+// reports false when a full reconcile is needed.
 func (r *Reconciler) recheck(ctx context.Context, set applyv1alpha1.Set) (outcome, bool) {
-	status, spec, now := set.GetSetStatus(), set.GetCommonSpec(), time.Now()
-	h, ready := status.Health, findCondition(status, applyv1alpha1.ConditionReady)
-	if spec.DryRunEnabled() || h == nil || h.WaitingSince == nil || ready == nil || ready.Reason != ReasonProgressing ||
-		ready.ObservedGeneration != set.GetGeneration() ||
-		len(h.Unhealthy) != int(ptr.Deref(h.InProgress, 0)+ptr.Deref(h.Failed, 0)+ptr.Deref(h.Other, 0)) {
+	refs, ok := r.waitingOnly(ctx, set)
+	if !ok {
 		return outcome{}, false
 	}
-	last, ok := r.applied.Load(client.ObjectKeyFromObject(set))
-	if !ok || last.(appliedState).generation != set.GetGeneration() || now.Sub(last.(appliedState).at) > interval(spec) ||
-		last.(appliedState).sources != r.sourcesVersion(ctx, set) {
-		return outcome{}, false
-	}
-	refs := make([]apply.ObjectRef, 0, len(h.Unhealthy))
-	for _, u := range h.Unhealthy {
-		if strings.HasPrefix(u.Message, notAppliedYet) {
-			return outcome{}, false // the next group is the full reconcile's to apply
-		}
-		refs = append(refs, apply.ObjectRef{GroupKind: schema.GroupKind{Group: u.Group, Kind: u.Kind}, Namespace: u.Namespace, Name: u.Name})
-	}
+	spec := set.GetCommonSpec()
 	checker, err := healthChecker(spec.HealthChecks)
 	if err != nil {
 		return outcome{}, false
@@ -107,7 +91,7 @@ func (r *Reconciler) recheck(ctx context.Context, set applyv1alpha1.Set) (outcom
 		return outcome{}, false
 	}
 	judged := &memberHealth{}
-	judged.summary.Current = int(ptr.Deref(h.Current, 0))
+	judged.summary.Current = int(ptr.Deref(set.GetSetStatus().Health.Current, 0))
 	for _, ref := range refs {
 		obj := objects[ref]
 		if obj == nil {
@@ -119,6 +103,35 @@ func (r *Reconciler) recheck(ctx context.Context, set applyv1alpha1.Set) (outcom
 			judged.unhealthy = append(judged.unhealthy, unhealthyMember{ref: ref, result: result})
 		}
 	}
-	key := r.parentKey(set)
-	return outcome{setID: key.ID(), health: judged, now: now, timeout: timeout(spec), recheck: true}, true
+	return outcome{setID: r.parentKey(set).ID(), health: judged, now: time.Now(), timeout: timeout(spec), recheck: true}, true
+}
+
+// waitingOnly returns the members a set waits for, when a look at them is
+// all the set needs: it waits for members (Progressing at its generation),
+// status names every one of them, none waits to be applied, and the
+// generation and sources are those of its last full apply, within its interval.
+func (r *Reconciler) waitingOnly(ctx context.Context, set applyv1alpha1.Set) ([]apply.ObjectRef, bool) {
+	status, spec := set.GetSetStatus(), set.GetCommonSpec()
+	h, ready := status.Health, readyOf(status)
+	if spec.DryRunEnabled() || h == nil || h.WaitingSince == nil || ready == nil || ready.Reason != ReasonProgressing ||
+		ready.ObservedGeneration != set.GetGeneration() ||
+		len(h.Unhealthy) != int(ptr.Deref(h.InProgress, 0)+ptr.Deref(h.Failed, 0)+ptr.Deref(h.Other, 0)) {
+		return nil, false
+	}
+	last, ok := r.applied.Load(client.ObjectKeyFromObject(set))
+	if !ok {
+		return nil, false
+	}
+	state := last.(appliedState)
+	if state.generation != set.GetGeneration() || time.Since(state.at) > interval(spec) || state.sources != r.sourcesVersion(ctx, set) {
+		return nil, false
+	}
+	refs := make([]apply.ObjectRef, 0, len(h.Unhealthy))
+	for _, u := range h.Unhealthy {
+		if strings.HasPrefix(u.Message, notAppliedYet) {
+			return nil, false // the next group is the full reconcile's to apply
+		}
+		refs = append(refs, apply.ObjectRef{GroupKind: schema.GroupKind{Group: u.Group, Kind: u.Kind}, Namespace: u.Namespace, Name: u.Name})
+	}
+	return refs, true
 }

@@ -198,8 +198,9 @@ func markProgressing(status *applyv1alpha1.ApplySetStatus, generation int64, rea
 	}
 }
 
-func findCondition(status *applyv1alpha1.ApplySetStatus, kind string) *metav1.Condition {
-	return apimeta.FindStatusCondition(status.Conditions, kind)
+// readyOf returns the set's Ready condition, nil before it has one.
+func readyOf(status *applyv1alpha1.ApplySetStatus) *metav1.Condition {
+	return apimeta.FindStatusCondition(status.Conditions, applyv1alpha1.ConditionReady)
 }
 
 // waitingDeletes says which deletes wait, and for what.
@@ -316,7 +317,7 @@ func (r *Reconciler) recordOutcome(set applyv1alpha1.Set, before *metav1.Conditi
 		r.Recorder.Eventf(set, nil, "Normal", ReasonApplied, "Apply", "%d created, %d configured, %d pruned",
 			o.applied.Count(apply.Created), o.applied.Count(apply.Configured), o.pruned.Count(apply.Pruned))
 	}
-	r.recordHealthTransition(set, before, findCondition(set.GetSetStatus(), applyv1alpha1.ConditionReady))
+	r.recordHealthTransition(set, before, readyOf(set.GetSetStatus()))
 }
 
 // recordHealthTransition tells, once, when a set starts waiting for its

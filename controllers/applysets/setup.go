@@ -19,12 +19,15 @@ package applysets
 import (
 	"context"
 	"fmt"
+	"maps"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -89,8 +92,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		}
 		err := ctrl.NewControllerManagedBy(mgr).
 			Named(k.name).
-			For(k.newSet(), builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{},
-				predicate.AnnotationChangedPredicate{}))).
+			For(k.newSet(), builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, othersAnnotationsChanged))).
 			WatchesMetadata(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.setsReading("ConfigMap"))).
 			WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.setsReading("Secret"))).
 			WatchesMetadata(&corev1.ServiceAccount{}, handler.EnqueueRequestsFromMapFunc(r.setsActingAs)).
@@ -104,6 +106,31 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	}
 	return nil
 }
+
+// othersAnnotationsChanged passes updates that change the set's annotations
+// other than the ApplySet contract's, which the reconciler writes itself: a
+// person's annotation asks for a reconcile, the set's own hints do not.
+var othersAnnotationsChanged = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		return !maps.Equal(othersAnnotations(e.ObjectOld), othersAnnotations(e.ObjectNew))
+	},
+	CreateFunc:  func(event.CreateEvent) bool { return false },
+	DeleteFunc:  func(event.DeleteEvent) bool { return false },
+	GenericFunc: func(event.GenericEvent) bool { return false },
+}
+
+func othersAnnotations(obj client.Object) map[string]string {
+	out := map[string]string{}
+	for k, v := range obj.GetAnnotations() {
+		if !strings.HasPrefix(k, applysetContractPrefix) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// applysetContractPrefix starts the ApplySet contract's label and annotation keys.
+const applysetContractPrefix = "applyset.kubernetes.io/"
 
 func sourceKey(kind, namespace, name string) string {
 	return kind + "/" + namespace + "/" + name

@@ -273,32 +273,16 @@ type written struct {
 }
 
 // write applies one object. It applies without force first, so that every
-// field taken from another manager is known: fields of managers that only
-// ever updated the object (kubectl edit, scale, controllers) are drift and are
-// taken back; fields of other appliers are taken only with Force.
+// field taken from another manager is known (applyTaking).
 func (e *Engine) write(ctx context.Context, p objectPlan, opts ApplyOptions) written {
 	ref := p.Ref()
 	applyOpts := []client.ApplyOption{client.FieldOwner(e.FieldManager)}
 	if opts.DryRun {
 		applyOpts = append(applyOpts, client.DryRunAll)
 	}
-	result := p.desired.DeepCopy()
-	err := e.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(result), applyOpts...)
-	var w written
-	if conflict := ConflictOf(ref, err); conflict != nil {
-		edited := p.existing != nil && onlyEdited(p.existing, conflict.managers)
-		if !edited && !opts.Force {
-			w.conflict = conflict
-			w.change, w.err = changeOf(failed(ref, errors.New(conflict.Message()))), err
-			return w
-		}
-		result = p.desired.DeepCopy()
-		err = e.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(result), append(applyOpts, client.ForceOwnership)...)
-		if edited {
-			w.tookBack = conflict
-		} else {
-			w.forced = conflict
-		}
+	result, w, err := e.applyTaking(ctx, p, applyOpts, opts)
+	if w.change != nil {
+		return w
 	}
 	if fields := ImmutableFields(err); len(fields) > 0 && p.existing != nil {
 		if opts.Force {
@@ -329,6 +313,43 @@ func (e *Engine) write(ctx context.Context, p objectPlan, opts ApplyOptions) wri
 		}
 	}
 	return w
+}
+
+// applyTaking applies one object and resolves the conflicts it may take:
+// fields of managers that only ever updated the object (kubectl edit, scale,
+// controllers) are drift and are taken back; fields of other appliers only
+// with Force; the digest always. A conflict it may not take ends the write
+// (w.change is set); otherwise the result and the error of the last apply.
+func (e *Engine) applyTaking(ctx context.Context, p objectPlan, applyOpts []client.ApplyOption, opts ApplyOptions) (
+	*unstructured.Unstructured, written, error) {
+	ref := p.Ref()
+	result := p.desired.DeepCopy()
+	err := e.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(result), applyOpts...)
+	forced := append(slices.Clone(applyOpts), client.ForceOwnership)
+	var w written
+	if onlyDigestConflicts(err) {
+		// Another engine applied the object with its own digest: bookkeeping, not a field of the set.
+		result = p.desired.DeepCopy()
+		err = e.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(result), forced...)
+	}
+	conflict := ConflictOf(ref, err)
+	if conflict == nil {
+		return result, w, err
+	}
+	edited := p.existing != nil && onlyEdited(p.existing, conflict.managers)
+	if !edited && !opts.Force {
+		w.conflict = conflict
+		w.change, w.err = changeOf(failed(ref, errors.New(conflict.Message()))), err
+		return nil, w, err
+	}
+	result = p.desired.DeepCopy()
+	err = e.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(result), forced...)
+	if edited {
+		w.tookBack = conflict
+	} else {
+		w.forced = conflict
+	}
+	return result, w, err
 }
 
 func changeOf(c Change) *Change { return &c }

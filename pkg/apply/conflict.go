@@ -27,6 +27,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
+// configDigestField is the path of the applied-config digest in conflicts.
+const configDigestField = ".metadata.annotations." + AppliedConfigAnnotation
+
 // ConflictOf reads the field managers and fields of an apply conflict over the
 // object ref; nil when err is no apply conflict.
 func ConflictOf(ref ObjectRef, err error) *Conflict {
@@ -59,8 +62,8 @@ func conflictCauses(err error) map[string][]string {
 	}
 	byManager := map[string][]string{}
 	for _, c := range status.Status().Details.Causes {
-		if c.Type != metav1.CauseTypeFieldManagerConflict {
-			continue
+		if c.Type != metav1.CauseTypeFieldManagerConflict || c.Field == configDigestField {
+			continue // the digest is the engine's own bookkeeping, not a field of the set
 		}
 		manager := "another field manager"
 		if _, rest, ok := strings.Cut(c.Message, `conflict with "`); ok {
@@ -82,4 +85,24 @@ func onlyEdited(obj *unstructured.Unstructured, managers []string) bool {
 		}
 	}
 	return len(managers) > 0
+}
+
+// onlyDigestConflicts reports whether an apply conflict is over the
+// applied-config digest alone.
+func onlyDigestConflicts(err error) bool {
+	var status apierrors.APIStatus
+	if !apierrors.IsConflict(err) || !errors.As(err, &status) || status.Status().Details == nil {
+		return false
+	}
+	found := false
+	for _, c := range status.Status().Details.Causes {
+		if c.Type != metav1.CauseTypeFieldManagerConflict {
+			continue
+		}
+		if c.Field != configDigestField {
+			return false
+		}
+		found = true
+	}
+	return found
 }

@@ -82,3 +82,19 @@ func TestConflicts(t *testing.T) {
 		})
 	}
 }
+
+func TestOnlyDigestConflicts(t *testing.T) {
+	digest := heldBy("other-engine", configDigestField)
+	if !onlyDigestConflicts(applyConflict(digest)) {
+		t.Error("a conflict over the digest alone was not recognised")
+	}
+	if onlyDigestConflicts(applyConflict(digest, heldBy("team-b", ".data.k"))) {
+		t.Error("a conflict over a field of the set was taken for bookkeeping")
+	}
+	if onlyDigestConflicts(applyConflict()) || onlyDigestConflicts(errors.New("x")) {
+		t.Error("a conflict without causes, or another error, was taken for bookkeeping")
+	}
+	if c := ConflictOf(ObjectRef{}, applyConflict(digest, heldBy("team-b", ".data.k"))); c == nil || len(c.Fields) != 1 {
+		t.Errorf("ConflictOf() = %+v, want only .data.k", c)
+	}
+}

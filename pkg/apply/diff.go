@@ -31,6 +31,8 @@ var ignoredFields = map[string]bool{
 	".metadata.creationTimestamp": true,
 	".metadata.uid":               true,
 	".status":                     true,
+	// The digest changes with any declared field, which the plan names itself.
+	".metadata.annotations." + AppliedConfigAnnotation: true,
 }
 
 // changedFields lists the paths at which before and after differ, as

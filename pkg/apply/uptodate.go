@@ -17,22 +17,57 @@ limitations under the License.
 package apply
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
 	"reflect"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
+// AppliedConfigAnnotation records, on every member the engine applies, a
+// digest of the configuration it applied. When the digest is unchanged, the
+// manager owns exactly the fields of that configuration, and an apply can
+// change nothing as long as its values are still in place.
+const AppliedConfigAnnotation = "apply.applyset.dev/applied-config"
+
+// stampConfig sets the digest of desired's configuration on desired.
+func stampConfig(desired *unstructured.Unstructured) {
+	config := desired.DeepCopy()
+	annotations := config.GetAnnotations()
+	delete(annotations, AppliedConfigAnnotation)
+	config.SetAnnotations(annotations)
+	data, err := json.Marshal(config.Object) // map keys sorted: the same configuration, the same bytes
+	if err != nil {
+		return // no digest: the apply then runs every time, which is safe
+	}
+	sum := sha256.Sum256(data)
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[AppliedConfigAnnotation] = "sha256:" + base64.RawURLEncoding.EncodeToString(sum[:])
+	desired.SetAnnotations(annotations)
+}
+
 // upToDate reports whether applying desired as manager would leave existing as
 // it is, so that the apply can be skipped: every declared value is already in
-// place, and the manager owns no field that the declaration no longer has
-// (server-side apply would remove such a field). When ownership cannot be read
-// exactly (associative lists), it answers false and the apply runs.
+// place (lists of objects item by item, so that values the API server filled
+// in do not count as differences), and the manager owns no field that the
+// declaration no longer has (server-side apply would remove such a field).
+// The second holds when existing carries desired's digest: the manager last
+// applied this very configuration. Without it, ownership is read from managed
+// fields; when that cannot be done exactly (associative lists), it answers
+// false and the apply runs.
 func upToDate(existing, desired *unstructured.Unstructured, manager string) bool {
-	if existing == nil || !contains(existing.Object, desired.Object) {
+	if existing == nil || !contains(existing.Object, comparable(desired).Object) {
 		return false
+	}
+	if digest := desired.GetAnnotations()[AppliedConfigAnnotation]; digest != "" {
+		return existing.GetAnnotations()[AppliedConfigAnnotation] == digest && appliedBy(existing, manager)
 	}
 	owned, ok := ownedLeaves(existing.GetManagedFields(), manager)
 	if !ok {
@@ -48,7 +83,45 @@ func upToDate(existing, desired *unstructured.Unstructured, manager string) bool
 	return true
 }
 
-// contains reports whether every value of want is in have; lists must match whole.
+// appliedBy reports whether manager has applied fields of obj.
+func appliedBy(obj *unstructured.Unstructured, manager string) bool {
+	for _, e := range obj.GetManagedFields() {
+		if e.Manager == manager && e.Operation == metav1.ManagedFieldsOperationApply {
+			return true
+		}
+	}
+	return false
+}
+
+// comparable is desired as the API server stores it: a Secret's stringData
+// is written into data, base64-encoded, and is not stored itself.
+func comparable(desired *unstructured.Unstructured) *unstructured.Unstructured {
+	if desired.GroupVersionKind().GroupKind() != (schema.GroupKind{Kind: "Secret"}) {
+		return desired
+	}
+	stringData, ok := desired.Object["stringData"].(map[string]any)
+	if !ok {
+		return desired
+	}
+	out := desired.DeepCopy()
+	delete(out.Object, "stringData")
+	data, _ := out.Object["data"].(map[string]any)
+	if data == nil {
+		data = map[string]any{}
+	}
+	for k, v := range stringData {
+		if s, ok := v.(string); ok {
+			data[k] = base64.StdEncoding.EncodeToString([]byte(s))
+		}
+	}
+	out.Object["data"] = data
+	return out
+}
+
+// contains reports whether every value of want is in have. Lists of objects
+// are compared item by item, each wanted item contained in the item at its
+// place (the API server fills in defaults inside list items); other lists
+// must match whole.
 func contains(have, want any) bool {
 	switch w := want.(type) {
 	case map[string]any:
@@ -59,6 +132,21 @@ func contains(have, want any) bool {
 		for k, wv := range w {
 			hv, ok := h[k]
 			if !ok || !contains(hv, wv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		h, ok := have.([]any)
+		if !ok || len(h) != len(w) {
+			return false
+		}
+		for i := range w {
+			if _, isObject := w[i].(map[string]any); isObject {
+				if !contains(h[i], w[i]) {
+					return false
+				}
+			} else if !reflect.DeepEqual(h[i], w[i]) {
 				return false
 			}
 		}

@@ -79,3 +79,86 @@ func TestUpToDate(t *testing.T) {
 		})
 	}
 }
+
+func TestUpToDateWithDigest(t *testing.T) {
+	deployment := func() *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "apps/v1", "kind": "Deployment",
+			"metadata": map[string]any{"name": "web", "namespace": "ns"},
+			"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+				"containers": []any{map[string]any{"name": "app", "image": "app:1"}}}}},
+		}}
+	}
+	// live is the desired Deployment as the API server stores it: defaults in
+	// its list items, and ownership of an associative list.
+	live := func(desired *unstructured.Unstructured, mutate func(map[string]any)) *unstructured.Unstructured {
+		u := desired.DeepCopy()
+		container := u.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+		container["imagePullPolicy"] = "IfNotPresent"
+		container["terminationMessagePath"] = "/dev/termination-log"
+		u.Object["spec"].(map[string]any)["replicas"] = int64(1)
+		u.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "applyset-operator", Operation: metav1.ManagedFieldsOperationApply,
+			FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"app\"}":{".":{},"f:image":{},"f:name":{}}}}}}}`)}})
+		if mutate != nil {
+			mutate(container)
+		}
+		return u
+	}
+	stamped := func(d *unstructured.Unstructured) *unstructured.Unstructured { stampConfig(d); return d }
+
+	applied := stamped(deployment())
+	if got := upToDate(live(applied, nil), stamped(deployment()), "applyset-operator"); !got {
+		t.Error("the same configuration, with defaults filled in, is not up to date")
+	}
+	changed := deployment()
+	changed.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["image"] = "app:2"
+	if upToDate(live(applied, nil), stamped(changed), "applyset-operator") {
+		t.Error("a changed image is up to date")
+	}
+	dropped := deployment()
+	dropped.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["args"] = []any{"--x"}
+	withArgs := stamped(dropped)
+	if upToDate(live(withArgs, nil), stamped(deployment()), "applyset-operator") {
+		t.Error("a configuration that dropped a field the manager owns is up to date")
+	}
+	if upToDate(live(applied, func(c map[string]any) { c["image"] = "edited" }), stamped(deployment()), "applyset-operator") {
+		t.Error("a value someone edited is up to date")
+	}
+	stale := live(applied, nil)
+	stale.SetManagedFields(nil)
+	if upToDate(stale, stamped(deployment()), "applyset-operator") {
+		t.Error("an object the manager never applied is up to date by its digest")
+	}
+}
+
+func TestContainsLists(t *testing.T) {
+	tests := []struct {
+		name       string
+		have, want any
+		ok         bool
+	}{
+		{"items filled in by defaults", []any{map[string]any{"port": 80, "protocol": "TCP"}}, []any{map[string]any{"port": 80}}, true},
+		{"an item differs", []any{map[string]any{"port": 81}}, []any{map[string]any{"port": 80}}, false},
+		{"another length", []any{map[string]any{"port": 80}, map[string]any{"port": 81}}, []any{map[string]any{"port": 80}}, false},
+		{"scalars match whole", []any{"a", "b"}, []any{"a", "b"}, true},
+		{"scalars in another order", []any{"b", "a"}, []any{"a", "b"}, false},
+	}
+	for _, tt := range tests {
+		if got := contains(tt.have, tt.want); got != tt.ok {
+			t.Errorf("%s: contains = %v, want %v", tt.name, got, tt.ok)
+		}
+	}
+}
+
+func TestComparableSecret(t *testing.T) {
+	secret := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": "s"}, "stringData": map[string]any{"password": "s3cret"}, "data": map[string]any{"a": "Yg=="}}}
+	stored := map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "s"},
+		"data": map[string]any{"a": "Yg==", "password": "czNjcmV0"}, "type": "Opaque"}
+	if !contains(stored, comparable(secret).Object) {
+		t.Errorf("a Secret's stringData is not found in its stored data: %v", comparable(secret).Object)
+	}
+	if _, kept := secret.Object["stringData"]; !kept {
+		t.Error("comparable changed the declared object")
+	}
+}

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -80,6 +81,7 @@ type options struct {
 
 	defaultServiceAccount string
 	singleTenant          bool
+	maxSetInputSize       resource.Quantity
 }
 
 func (o *options) bindFlags(fs *flag.FlagSet) {
@@ -113,6 +115,16 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.singleTenant, "single-tenant", false,
 		"Let sets that name no ServiceAccount act as the operator itself, with all its permissions (needs the cluster-writer role). "+
 			"Only for clusters where everyone who may create an ApplySet is trusted as much as the operator.")
+	o.maxSetInputSize = *resource.NewQuantity(applysets.DefaultMaxInputBytes, resource.BinarySI)
+	fs.Func("max-set-input-size", "The most YAML one set's sources may hold, decompressed, a bound on "+
+		"the operator's memory that also stops gzip bombs (default 16Mi).", func(value string) error {
+		q, err := resource.ParseQuantity(value)
+		if err != nil || q.Sign() <= 0 {
+			return fmt.Errorf("want a positive size such as 32Mi, got %q", value)
+		}
+		o.maxSetInputSize = q
+		return nil
+	})
 	fs.DurationVar(&o.reverifyInterval, "reverify-interval", time.Hour,
 		"How often every ApplySet parent is verified again without a change, a guard against missed events.")
 	o.webhooks.bindFlags(fs)
@@ -195,6 +207,7 @@ func run(opts options) error {
 	}
 	if err := applysets.SetupWithManager(mgr, applysets.Options{
 		ToolingVersion: version, DefaultServiceAccount: opts.defaultServiceAccount, SingleTenant: opts.singleTenant,
+		MaxInputBytes: opts.maxSetInputSize.Value(),
 	}); err != nil {
 		return fmt.Errorf("setting up the ApplySet reconcilers: %w", err)
 	}

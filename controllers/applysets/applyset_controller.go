@@ -24,6 +24,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -74,6 +75,8 @@ type Reconciler struct {
 	// SingleTenant lets sets that name no ServiceAccount act as the operator
 	// itself, with all its permissions.
 	SingleTenant bool
+	// MaxInputBytes bounds what one set's sources hold, decompressed.
+	MaxInputBytes int64
 
 	clients sync.Map // impersonated user -> client.Client
 	applied sync.Map // set key -> appliedState of its last full reconcile
@@ -113,6 +116,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	}
 
 	before := readyOf(set.GetSetStatus()).DeepCopy()
+	warnedBefore := slices.Clone(set.GetSetStatus().Warnings)
 	o, onlyHealth := r.recheck(ctx, set)
 	if !onlyHealth {
 		o = r.reconcileNormal(ctx, set)
@@ -120,6 +124,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	}
 	setStatus(set.GetSetStatus(), set.GetGeneration(), o)
 	r.recordOutcome(set, before, o)
+	r.recordWarnings(set, warnedBefore)
 	recordMetrics(r.GroupKind.Kind, o)
 	return r.result(ctx, set, o)
 }
@@ -176,10 +181,11 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set)
 		return o
 	}
 	scope := applyset.Scope{Namespace: set.GetNamespace(), AdditionalNamespaces: sets.New(spec.AdditionalNamespaces...)}
-	objects, reason, err := r.readObjects(ctx, sources, set, scope)
+	objects, warnings, reason, err := r.readObjects(ctx, sources, set, scope)
 	if err != nil {
 		return failure(o, reason, reason == ReasonInvalidInput, actorError(act, err))
 	}
+	o.warnings = &warnings
 	for _, obj := range objects {
 		o.declared = append(o.declared, obj.Ref())
 	}
@@ -226,26 +232,29 @@ func actorError(act actor, err error) error {
 // readObjects gathers, decodes and checks the declared objects, reading the
 // sources with reader, the set's identity.
 func (r *Reconciler) readObjects(ctx context.Context, reader client.Reader, set applyv1alpha1.Set, scope applyset.Scope) (
-	[]apply.Object, string, error) {
-	inputs, err := gatherInputs(ctx, reader, set)
+	objects []apply.Object, warnings []string, reason string, err error) {
+	inputs, err := gatherInputs(ctx, reader, set, r.MaxInputBytes)
 	var denied *apply.AccessError
 	switch {
 	case errors.As(err, &denied):
-		return nil, ReasonAccessDenied, err
+		return nil, nil, ReasonAccessDenied, err
 	case errors.Is(err, errSourceNotFound):
-		return nil, ReasonSourceNotFound, err
+		return nil, nil, ReasonSourceNotFound, err
 	case err != nil:
-		return nil, ReasonInvalidInput, err
+		return nil, nil, ReasonInvalidInput, err
 	}
-	objects, err := apply.Check(inputs, apply.Target{Scope: scope, DefaultNamespace: set.GetNamespace(), Mapper: r.Mapper})
+	objects, checked, err := apply.Check(inputs, apply.Target{Scope: scope, DefaultNamespace: set.GetNamespace(), Mapper: r.Mapper})
 	if err != nil {
-		return nil, ReasonInvalidInput, err
+		return nil, nil, ReasonInvalidInput, err
 	}
 	// A malformed depends-on annotation or a circle is bad input too.
 	if _, err := apply.Order(objects); err != nil {
-		return nil, ReasonInvalidInput, err
+		return nil, nil, ReasonInvalidInput, err
 	}
-	return objects, "", nil
+	for _, w := range checked {
+		warnings = append(warnings, w.String())
+	}
+	return objects, warnings, "", nil
 }
 
 // applyAndPrune follows kubectl's protocol: widen the hints before applying, so

@@ -18,6 +18,7 @@ package applysets
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -38,8 +39,9 @@ var errSourceNotFound = fmt.Errorf("source not found")
 
 // gatherInputs decodes the inline resources and every source key, reading the
 // sources with reader: the set's own identity, so that a set reads nothing
-// its identity could not.
-func gatherInputs(ctx context.Context, reader client.Reader, set applyv1alpha1.Set) ([]apply.Input, error) {
+// its identity could not. A key may hold gzip; the sources together may hold
+// at most limit bytes, decompressed.
+func gatherInputs(ctx context.Context, reader client.Reader, set applyv1alpha1.Set, limit int64) ([]apply.Input, error) {
 	var inputs []apply.Input
 	for i, r := range set.GetCommonSpec().Resources {
 		obj, err := r.Object()
@@ -55,7 +57,17 @@ func gatherInputs(ctx context.Context, reader client.Reader, set applyv1alpha1.S
 		}
 		for _, key := range slices.Sorted(maps.Keys(data)) {
 			origin := fmt.Sprintf("%s %s/%s key %s", src.Kind, src.Namespace, src.Name, key)
-			decoded, err := apply.Decode(origin, data[key])
+			plain, err := apply.Inflate(data[key], limit)
+			var tooLarge *apply.TooLargeError
+			if errors.As(err, &tooLarge) {
+				return nil, fmt.Errorf("%s: the set's sources, read up to here, hold %w; "+
+					"split them into several sets, or raise the operator's --max-set-input-size", origin, err)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", origin, err)
+			}
+			limit -= int64(len(plain))
+			decoded, err := apply.Decode(origin, plain)
 			if err != nil {
 				return nil, err
 			}

@@ -17,6 +17,7 @@ limitations under the License.
 package applysets
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -55,7 +56,15 @@ type Options struct {
 	DefaultServiceAccount string
 	// SingleTenant lets sets that name no ServiceAccount act as the operator.
 	SingleTenant bool
+	// MaxInputBytes bounds what one set's sources hold, decompressed;
+	// 0 means DefaultMaxInputBytes.
+	MaxInputBytes int64
 }
+
+// DefaultMaxInputBytes is what one set's sources may hold, decompressed: room
+// for the largest public install manifests (a few MiB), and a bound on the
+// memory a hostile gzip value can take.
+const DefaultMaxInputBytes = 16 << 20
 
 // SetupWithManager adds the ApplySet and ClusterApplySet reconcilers to mgr.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
@@ -89,6 +98,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder(identity.EventReporter), NewSet: k.newSet, NewSetList: k.newList,
 			GroupKind:      schema.GroupKind{Group: applyv1alpha1.GroupVersion.Group, Kind: k.kind},
 			ToolingVersion: opts.ToolingVersion, DefaultServiceAccount: opts.DefaultServiceAccount, SingleTenant: opts.SingleTenant,
+			MaxInputBytes: cmp.Or(opts.MaxInputBytes, DefaultMaxInputBytes),
 		}
 		err := ctrl.NewControllerManagedBy(mgr).
 			Named(k.name).

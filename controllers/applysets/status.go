@@ -18,6 +18,7 @@ package applysets
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -66,6 +67,9 @@ const (
 	ReasonDriftCorrected  = "DriftCorrected"
 	ReasonOwnershipForced = "OwnershipForced"
 	ReasonReleased        = "MembersReleased"
+	// ReasonInputWarning: inputs were taken with a part left out, as
+	// kubectl leaves it out; status.warnings names them.
+	ReasonInputWarning = "InputWarning"
 )
 
 // Size limits of what people read: the API caps a condition message at
@@ -73,6 +77,14 @@ const (
 const (
 	maxConditionMessage = 1024
 	maxEventMessage     = 1000
+	maxEventFields      = 10
+	// The API's own limits on status.warnings.
+	maxWarnings     = 20
+	maxWarningBytes = 512
+	// maxFields bounds the field paths of one object in status.plan,
+	// status.conflicts and status.drift: a large CRD can change thousands.
+	maxFields     = 32
+	maxFieldBytes = 256
 )
 
 // outcome is what one reconcile found, for the status.
@@ -96,6 +108,9 @@ type outcome struct {
 	// now and timeout judge how long the set has waited.
 	now     time.Time
 	timeout time.Duration
+	// warnings are what the inputs' check left out; nil when the inputs
+	// were not read.
+	warnings *[]string
 }
 
 // setStatus fills in the status from the outcome of a reconcile of generation.
@@ -106,6 +121,9 @@ func setStatus(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome
 	if o.suspended {
 		setCondition(status, generation, applyv1alpha1.ConditionReconciling, metav1.ConditionFalse, ReasonSuspended, "Reconciliation is suspended")
 		return
+	}
+	if o.warnings != nil {
+		status.Warnings = text.Limit(*o.warnings, maxWarnings, maxWarningBytes)
 	}
 	if !o.recheck && (o.applied.Changes != nil || o.pruned.Changes != nil || (o.err == nil && o.waitingFor == "")) {
 		setPlan(status, o)
@@ -255,11 +273,11 @@ func plan(o outcome) *applyv1alpha1.Plan {
 		case apply.Created:
 			p.Create = append(p.Create, ref(c.Ref))
 		case apply.Configured:
-			p.Update = append(p.Update, applyv1alpha1.ObjectUpdate{ObjectReference: ref(c.Ref), Fields: c.Fields})
+			p.Update = append(p.Update, applyv1alpha1.ObjectUpdate{ObjectReference: ref(c.Ref), Fields: boundedFields(c.Fields)})
 		case apply.Unchanged:
 			p.Unchanged = append(p.Unchanged, ref(c.Ref))
 		case apply.Recreated:
-			p.Recreate = append(p.Recreate, applyv1alpha1.ObjectUpdate{ObjectReference: ref(c.Ref), Fields: c.Fields})
+			p.Recreate = append(p.Recreate, applyv1alpha1.ObjectUpdate{ObjectReference: ref(c.Ref), Fields: boundedFields(c.Fields)})
 		}
 	}
 	for _, c := range o.pruned.Changes {
@@ -276,9 +294,14 @@ func plan(o outcome) *applyv1alpha1.Plan {
 func conflicts(in []apply.Conflict) []applyv1alpha1.Conflict {
 	out := make([]applyv1alpha1.Conflict, 0, len(in))
 	for _, c := range in {
-		out = append(out, applyv1alpha1.Conflict{ObjectReference: ref(c.Ref), Manager: c.Manager, Fields: c.Fields})
+		out = append(out, applyv1alpha1.Conflict{ObjectReference: ref(c.Ref), Manager: c.Manager, Fields: boundedFields(c.Fields)})
 	}
 	return out
+}
+
+// boundedFields keeps status small however many fields an object changed.
+func boundedFields(paths []string) []string {
+	return text.Limit(paths, maxFields, maxFieldBytes)
 }
 
 func ref(r apply.ObjectRef) applyv1alpha1.ObjectReference {
@@ -304,11 +327,11 @@ func (r *Reconciler) recordOutcome(set applyv1alpha1.Set, before *metav1.Conditi
 	for _, c := range o.applied.Drift {
 		r.Recorder.Eventf(set, nil, "Warning", ReasonDriftCorrected, "Apply", "%s",
 			text.Truncate(fmt.Sprintf("%s: put back %s, changed by %s; list them in spec.ignoreFields to leave them to it",
-				c.Ref, strings.Join(c.Fields, ", "), c.Manager), maxEventMessage))
+				c.Ref, text.Summarize(c.Fields, maxEventFields), c.Manager), maxEventMessage))
 	}
 	for _, c := range o.applied.Forced {
 		r.Recorder.Eventf(set, nil, "Normal", ReasonOwnershipForced, "Apply", "%s",
-			text.Truncate(fmt.Sprintf("%s: took %s from %s (spec.force)", c.Ref, strings.Join(c.Fields, ", "), c.Manager), maxEventMessage))
+			text.Truncate(fmt.Sprintf("%s: took %s from %s (spec.force)", c.Ref, text.Summarize(c.Fields, maxEventFields), c.Manager), maxEventMessage))
 	}
 	if skipped := skippedPrunes(o.pruned); skipped != "" {
 		r.Recorder.Eventf(set, nil, "Warning", ReasonPruneSkipped, "Prune", "%s", text.Truncate("Kept "+skipped, maxEventMessage))
@@ -318,6 +341,16 @@ func (r *Reconciler) recordOutcome(set applyv1alpha1.Set, before *metav1.Conditi
 			o.applied.Count(apply.Created), o.applied.Count(apply.Configured), o.pruned.Count(apply.Pruned))
 	}
 	r.recordHealthTransition(set, before, readyOf(set.GetSetStatus()))
+}
+
+// recordWarnings tells, once, of inputs taken with a part left out.
+func (r *Reconciler) recordWarnings(set applyv1alpha1.Set, before []string) {
+	now := set.GetSetStatus().Warnings
+	if len(now) == 0 || slices.Equal(before, now) {
+		return
+	}
+	r.Recorder.Eventf(set, nil, "Warning", ReasonInputWarning, "Apply", "%s",
+		text.Truncate("Took inputs with a part left out: "+strings.Join(now, "; "), maxEventMessage))
 }
 
 // recordHealthTransition tells, once, when a set starts waiting for its

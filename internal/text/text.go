@@ -51,3 +51,24 @@ func Summarize(items []string, most int) string {
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(items[:most], ", "), len(items)-most)
 }
+
+// Limit keeps at most most items, each cut to at most itemBytes, the last one
+// kept saying how many were left out, so a list in status stays small
+// whatever the size of what it describes.
+func Limit(items []string, most, itemBytes int) []string {
+	if len(items) == 0 || most <= 0 {
+		return nil
+	}
+	kept := items
+	if len(items) > most {
+		kept = items[:most-1]
+	}
+	out := make([]string, 0, min(len(items), most))
+	for _, item := range kept {
+		out = append(out, Truncate(item, itemBytes))
+	}
+	if len(items) > most {
+		out = append(out, fmt.Sprintf("... and %d more", len(items)-len(kept)))
+	}
+	return out
+}

@@ -17,6 +17,7 @@ limitations under the License.
 package text
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -53,6 +54,28 @@ func TestSummarize(t *testing.T) {
 	}
 	if got := Summarize([]string{"1", "2", "3", "4", "5", "6", "7"}, 5); got != "1, 2, 3, 4, 5 and 2 more" {
 		t.Errorf("Summarize(5) = %q", got)
+	}
+}
+
+func TestLimit(t *testing.T) {
+	tests := []struct {
+		name  string
+		items []string
+		most  int
+		want  []string
+	}{
+		{"nothing", nil, 3, nil},
+		{"fits", []string{"a", "b"}, 3, []string{"a", "b"}},
+		{"exactly", []string{"a", "b", "c"}, 3, []string{"a", "b", "c"}},
+		{"too many: the last place counts the rest", []string{"a", "b", "c", "d", "e"}, 3, []string{"a", "b", "... and 3 more"}},
+		{"long items are cut", []string{"0123456789"}, 3, []string{"0123..."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Limit(tt.items, tt.most, 7); !slices.Equal(got, tt.want) {
+				t.Errorf("Limit = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
 

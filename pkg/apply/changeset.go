@@ -18,11 +18,11 @@ package apply
 
 import (
 	"fmt"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/applyset-operator/applyset-operator/internal/text"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
@@ -77,6 +77,10 @@ type Change struct {
 	Object *unstructured.Unstructured
 }
 
+// messageFields bounds the fields a message names: a large object can
+// conflict on thousands.
+const messageFields = 10
+
 // Conflict is an apply that another field manager's ownership stopped.
 type Conflict struct {
 	Ref ObjectRef
@@ -90,7 +94,7 @@ type Conflict struct {
 // Message says who owns what, and what to do about it.
 func (c Conflict) Message() string {
 	return fmt.Sprintf("%s: %s applied %s with other values than the set declares; change the set to match, "+
-		"ask the owner to release them, or set spec.force to take them over", c.Ref, c.Manager, strings.Join(c.Fields, ", "))
+		"ask the owner to release them, or set spec.force to take them over", c.Ref, c.Manager, text.Summarize(c.Fields, messageFields))
 }
 
 // ChangeSet is the outcome of an apply, a prune or a disband.

@@ -56,7 +56,7 @@ var _ = Describe("The apply engine", func() {
 	objects := func(yaml string) []Object {
 		inputs, err := Decode("test", []byte(yaml))
 		Expect(err).NotTo(HaveOccurred())
-		objs, err := Check(inputs, Target{Scope: applyset.Scope{Namespace: ns}, DefaultNamespace: ns, Mapper: k8sClient.RESTMapper()})
+		objs, _, err := Check(inputs, Target{Scope: applyset.Scope{Namespace: ns}, DefaultNamespace: ns, Mapper: k8sClient.RESTMapper()})
 		Expect(err).NotTo(HaveOccurred())
 		return objs
 	}

@@ -24,6 +24,7 @@ import (
 	"io"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -142,62 +143,86 @@ type InputError struct {
 
 func (e InputError) Error() string { return e.Origin + ": " + e.Message }
 
+// InputWarning is an input the set took although part of it was left out,
+// as kubectl leaves it out: a person should hear of it all the same.
+type InputWarning struct {
+	Origin  string
+	Message string
+}
+
+func (w InputWarning) String() string { return w.Origin + ": " + w.Message }
+
 // Check resolves the inputs' types and checks them against the target: each
 // names its apiVersion, kind and name; none claims a set already; no object is
-// declared twice; every kind is served by the cluster or defined by a CRD in the
-// same inputs; namespaced objects lie in the scope and cluster-scoped ones name
-// no namespace. The inputs' objects get the default namespace where they need
-// one. It returns the checked objects, or every problem found.
-func Check(inputs []Input, target Target) ([]Object, error) {
+// declared twice with different content; every kind is served by the cluster
+// or defined by a CRD in the same inputs; namespaced objects lie in the scope.
+// The inputs' objects get the default namespace where they need one. As
+// kubectl does, it drops the namespace a cluster-scoped object names and
+// keeps one of identical copies, with a warning for each. It returns the
+// checked objects and the warnings, or every problem found.
+func Check(inputs []Input, target Target) ([]Object, []InputWarning, error) {
 	declaredCRDs := crdKinds(inputs)
-	seen := map[ObjectRef]string{}
+	seen := map[ObjectRef]Input{}
 	objects := make([]Object, 0, len(inputs))
 	var problems []error
+	var warnings []InputWarning
 	for _, in := range inputs {
-		o, problem := checkOne(in, target, declaredCRDs)
-		if problem == "" {
-			if first, dup := seen[o.Ref()]; dup {
-				problem = fmt.Sprintf("%s is declared twice, also at %s", o.Ref(), first)
-			}
-		}
+		o, warning, problem := checkOne(in, target, declaredCRDs)
 		if problem != "" {
 			problems = append(problems, InputError{Origin: in.Origin, Message: problem})
 			continue
 		}
-		seen[o.Ref()] = in.Origin
+		if first, dup := seen[o.Ref()]; dup {
+			// kubectl would apply both, the last one winning: a silent
+			// surprise when they differ, so only exact copies pass.
+			if !equality.Semantic.DeepEqual(first.Object.Object, in.Object.Object) {
+				problems = append(problems, InputError{Origin: in.Origin,
+					Message: fmt.Sprintf("%s is declared twice with different content, also at %s; keep one", o.Ref(), first.Origin)})
+				continue
+			}
+			warnings = append(warnings, InputWarning{Origin: in.Origin,
+				Message: fmt.Sprintf("%s repeats %s exactly; the copy is ignored", o.Ref(), first.Origin)})
+			continue
+		}
+		if warning != "" {
+			warnings = append(warnings, InputWarning{Origin: in.Origin, Message: warning})
+		}
+		seen[o.Ref()] = in
 		objects = append(objects, o)
 	}
 	if len(problems) > 0 {
-		return nil, errors.Join(problems...)
+		return nil, nil, errors.Join(problems...)
 	}
-	return objects, nil
+	return objects, warnings, nil
 }
 
 // checkOne checks one input, giving it the default namespace where it needs
-// one, and returns what is wrong with it, if anything.
-func checkOne(in Input, target Target, declaredCRDs map[schema.GroupKind]declaredType) (Object, string) {
+// one and dropping the namespace of a cluster-scoped object, and returns what
+// it dropped and what is wrong with it, if anything.
+func checkOne(in Input, target Target, declaredCRDs map[schema.GroupKind]declaredType) (o Object, warning, problem string) {
 	obj := in.Object
 	gvk := obj.GroupVersionKind()
 	if problem := identityProblem(obj); problem != "" {
-		return Object{}, problem
+		return Object{}, "", problem
 	}
 	namespaced, mapping, resource, err := typeOf(gvk, target.Mapper, declaredCRDs)
 	switch {
 	case err != nil:
-		return Object{}, err.Error()
+		return Object{}, "", err.Error()
 	case !namespaced && obj.GetNamespace() != "":
-		return Object{}, fmt.Sprintf("%s %s is cluster-scoped but names namespace %s; remove metadata.namespace",
-			gvk.Kind, obj.GetName(), obj.GetNamespace())
+		// kubectl and the API server ignore it; so do we, but say so.
+		warning = fmt.Sprintf("%s %s is cluster-scoped; its metadata.namespace %s is ignored", gvk.Kind, obj.GetName(), obj.GetNamespace())
+		unstructured.RemoveNestedField(obj.Object, "metadata", "namespace")
 	case namespaced && obj.GetNamespace() == "" && target.DefaultNamespace == "":
-		return Object{}, fmt.Sprintf("%s %s is namespaced and names no namespace; set metadata.namespace", gvk.Kind, obj.GetName())
+		return Object{}, "", fmt.Sprintf("%s %s is namespaced and names no namespace; set metadata.namespace", gvk.Kind, obj.GetName())
 	case namespaced && obj.GetNamespace() == "":
 		obj.SetNamespace(target.DefaultNamespace)
 	}
 	if namespaced && !target.Scope.Contains(obj.GetNamespace()) {
-		return Object{}, fmt.Sprintf("%s %s/%s lies outside the set's namespaces (%s); add %s to spec.additionalNamespaces",
+		return Object{}, "", fmt.Sprintf("%s %s/%s lies outside the set's namespaces (%s); add %s to spec.additionalNamespaces",
 			gvk.Kind, obj.GetNamespace(), obj.GetName(), strings.Join(target.Scope.Namespaces(), ", "), obj.GetNamespace())
 	}
-	return Object{Input: in, Mapping: mapping, Resource: resource}, ""
+	return Object{Input: in, Mapping: mapping, Resource: resource}, warning, ""
 }
 
 // identityProblem tells what keeps obj from being identified as a member.

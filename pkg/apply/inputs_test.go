@@ -18,6 +18,7 @@ package apply
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,12 +104,13 @@ func TestCheck(t *testing.T) {
 		"spec: {group: example.com, scope: Namespaced, names: {kind: Widget, plural: widgets}}\n"
 
 	tests := []struct {
-		name       string
-		target     Target
-		data       string
-		wantErrs   []string
-		wantRefs   []string
-		wantMapped []bool
+		name         string
+		target       Target
+		data         string
+		wantErrs     []string
+		wantRefs     []string
+		wantMapped   []bool
+		wantWarnings []string
 	}{
 		{
 			name:   "namespaced objects get the default namespace; cluster-scoped ones keep none",
@@ -117,6 +119,19 @@ func TestCheck(t *testing.T) {
 				"{apiVersion: v1, kind: Namespace, metadata: {name: extra}}\n",
 			wantRefs:   []string{"ConfigMap home/a", "ConfigMap extra/b", "Namespace extra"},
 			wantMapped: []bool{true, true, true},
+		},
+		{
+			name:   "as kubectl does: a cluster-scoped object's namespace is dropped, an exact copy is ignored",
+			target: namespaced,
+			data: "{apiVersion: v1, kind: Namespace, metadata: {name: extra, namespace: kube-system}}\n---\n" +
+				"{apiVersion: v1, kind: ConfigMap, metadata: {name: a}, data: {k: v}}\n---\n" +
+				"{apiVersion: v1, kind: ConfigMap, metadata: {name: a, namespace: home}, data: {k: v}}\n",
+			wantRefs:   []string{"Namespace extra", "ConfigMap home/a"},
+			wantMapped: []bool{true, true},
+			wantWarnings: []string{
+				"src document 1: Namespace extra is cluster-scoped; its metadata.namespace kube-system is ignored",
+				"src document 3: ConfigMap home/a repeats src document 2 exactly; the copy is ignored",
+			},
 		},
 		{
 			name:       "a kind defined by a CRD in the same set",
@@ -138,8 +153,7 @@ func TestCheck(t *testing.T) {
 				"{apiVersion: v1, kind: ConfigMap, metadata: {}}\n---\n" +
 				"{apiVersion: v1, kind: ConfigMap, metadata: {name: c, labels: {applyset.kubernetes.io/part-of: x}}}\n---\n" +
 				"{apiVersion: v1, kind: ConfigMap, metadata: {name: d, namespace: elsewhere}}\n---\n" +
-				"{apiVersion: v1, kind: Namespace, metadata: {name: ns1, namespace: home}}\n---\n" +
-				"{apiVersion: v1, kind: ConfigMap, metadata: {name: e}}\n---\n{apiVersion: v1, kind: ConfigMap, metadata: {name: e, namespace: home}}\n---\n" +
+				"{apiVersion: v1, kind: ConfigMap, metadata: {name: e}}\n---\n{apiVersion: v1, kind: ConfigMap, metadata: {name: e, namespace: home}, data: {k: v}}\n---\n" +
 				"{apiVersion: v1, kind: ConfigMap, metadata: {name: no}}\n",
 			wantErrs: []string{
 				"src document 1: apiVersion and kind are required",
@@ -147,9 +161,8 @@ func TestCheck(t *testing.T) {
 				"src document 3: ConfigMap has no metadata.name",
 				"src document 4: ConfigMap c carries the applyset.kubernetes.io/part-of label",
 				"src document 5: ConfigMap elsewhere/d lies outside the set's namespaces (extra, home); add elsewhere to spec.additionalNamespaces",
-				"src document 6: Namespace ns1 is cluster-scoped but names namespace home",
-				"src document 8: ConfigMap home/e is declared twice, also at src document 7",
-				"src document 9: ConfigMap's metadata.name is not a string; quote it",
+				"src document 7: ConfigMap home/e is declared twice with different content, also at src document 6; keep one",
+				"src document 8: ConfigMap's metadata.name is not a string; quote it",
 			},
 		},
 		{
@@ -165,7 +178,7 @@ func TestCheck(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			objects, err := Check(inputs, tt.target)
+			objects, warnings, err := Check(inputs, tt.target)
 			if len(tt.wantErrs) > 0 {
 				if err == nil {
 					t.Fatalf("Check accepted %d objects, want errors %v", len(objects), tt.wantErrs)
@@ -183,6 +196,16 @@ func TestCheck(t *testing.T) {
 			}
 			if err != nil {
 				t.Fatal(err)
+			}
+			if len(objects) != len(tt.wantRefs) {
+				t.Fatalf("Check returned %d objects, want %d", len(objects), len(tt.wantRefs))
+			}
+			got := make([]string, 0, len(warnings))
+			for _, w := range warnings {
+				got = append(got, w.String())
+			}
+			if !slices.Equal(got, tt.wantWarnings) {
+				t.Errorf("warnings = %q, want %q", got, tt.wantWarnings)
 			}
 			for i, o := range objects {
 				if got := o.Ref().String(); got != tt.wantRefs[i] {

@@ -21,8 +21,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -94,16 +96,20 @@ func appliedBy(obj *unstructured.Unstructured, manager string) bool {
 }
 
 // comparable is desired as the API server stores it: a Secret's stringData
-// is written into data, base64-encoded, and is not stored itself.
+// is written into data, base64-encoded, and is not stored itself; status is
+// not written with the object (CRDs carry an empty one in many manifests).
 func comparable(desired *unstructured.Unstructured) *unstructured.Unstructured {
-	if desired.GroupVersionKind().GroupKind() != (schema.GroupKind{Kind: "Secret"}) {
-		return desired
-	}
-	stringData, ok := desired.Object["stringData"].(map[string]any)
-	if !ok {
+	_, hasStatus := desired.Object["status"]
+	stringData, isSecretData := desired.Object["stringData"].(map[string]any)
+	isSecretData = isSecretData && desired.GroupVersionKind().GroupKind() == (schema.GroupKind{Kind: "Secret"})
+	if !hasStatus && !isSecretData {
 		return desired
 	}
 	out := desired.DeepCopy()
+	delete(out.Object, "status")
+	if !isSecretData {
+		return out
+	}
 	delete(out.Object, "stringData")
 	data, _ := out.Object["data"].(map[string]any)
 	if data == nil {
@@ -118,42 +124,99 @@ func comparable(desired *unstructured.Unstructured) *unstructured.Unstructured {
 	return out
 }
 
-// contains reports whether every value of want is in have. Lists of objects
-// are compared item by item, each wanted item contained in the item at its
-// place (the API server fills in defaults inside list items); other lists
-// must match whole.
+// contains reports whether every value of want is in have, as the API server
+// would store want. Lists of objects are compared item by item, each wanted
+// item contained in the item at its place (the API server fills in defaults
+// inside list items); other lists must match whole. The server's own
+// rewrites count as equal: a null, empty or zero value it leaves out, and a
+// quantity in its canonical form (1000m is stored as 1).
 func contains(have, want any) bool {
 	switch w := want.(type) {
+	case nil:
+		return true
 	case map[string]any:
 		h, ok := have.(map[string]any)
-		if !ok {
-			return false
-		}
-		for k, wv := range w {
-			hv, ok := h[k]
-			if !ok || !contains(hv, wv) {
-				return false
-			}
-		}
-		return true
+		return ok && containsFields(h, w)
 	case []any:
 		h, ok := have.([]any)
-		if !ok || len(h) != len(w) {
+		return ok && containsItems(h, w)
+	default:
+		return reflect.DeepEqual(have, want) || sameQuantity(have, want)
+	}
+}
+
+func containsFields(have, want map[string]any) bool {
+	for k, wv := range want {
+		hv, ok := have[k]
+		if !ok && !isZero(wv) || ok && !contains(hv, wv) {
 			return false
 		}
-		for i := range w {
-			if _, isObject := w[i].(map[string]any); isObject {
-				if !contains(h[i], w[i]) {
-					return false
-				}
-			} else if !reflect.DeepEqual(h[i], w[i]) {
+	}
+	return true
+}
+
+func containsItems(have, want []any) bool {
+	if len(have) != len(want) {
+		return false
+	}
+	for i := range want {
+		if _, isObject := want[i].(map[string]any); isObject {
+			if !contains(have[i], want[i]) {
 				return false
 			}
+		} else if !reflect.DeepEqual(have[i], want[i]) {
+			return false
 		}
-		return true
-	default:
-		return reflect.DeepEqual(have, want)
 	}
+	return true
+}
+
+// isZero reports whether v is a value the API server leaves out of what it
+// stores when the field is omitempty: empty, false, zero or null.
+func isZero(v any) bool {
+	switch t := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		return len(t) == 0
+	case []any:
+		return len(t) == 0
+	case string:
+		return t == ""
+	case bool:
+		return !t
+	case int64:
+		return t == 0
+	case float64:
+		return t == 0
+	}
+	return false
+}
+
+// sameQuantity reports whether have is the canonical form of the quantity
+// want: the API server rewrites quantities, as 1000m to 1 and 0.5Gi to 512Mi.
+func sameQuantity(have, want any) bool {
+	h, ok := have.(string)
+	if !ok {
+		return false
+	}
+	var w string
+	switch t := want.(type) {
+	case string:
+		w = t
+	case int64:
+		w = strconv.FormatInt(t, 10)
+	case float64:
+		w = strconv.FormatFloat(t, 'f', -1, 64)
+	default:
+		return false
+	}
+	hq, err := resource.ParseQuantity(h)
+	if err != nil {
+		return false
+	}
+	wq, err := resource.ParseQuantity(w)
+	return err == nil && hq.Cmp(wq) == 0
 }
 
 // leafPaths collects the paths of the leaves of v; lists and empty maps are leaves.

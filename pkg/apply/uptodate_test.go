@@ -150,6 +150,34 @@ func TestContainsLists(t *testing.T) {
 	}
 }
 
+// The API server rewrites some values as it stores them; those are no change.
+func TestContainsStoredForms(t *testing.T) {
+	tests := []struct {
+		name       string
+		have, want any
+		ok         bool
+	}{
+		{"an empty list left out", map[string]any{}, map[string]any{"subjects": []any{}}, true},
+		{"an empty map left out", map[string]any{}, map[string]any{"labels": map[string]any{}}, true},
+		{"false and zero left out", map[string]any{}, map[string]any{"hostNetwork": false, "n": int64(0), "s": ""}, true},
+		{"null is no opinion", map[string]any{"creationTimestamp": "2026-11-22T00:00:00Z"},
+			map[string]any{"creationTimestamp": nil}, true},
+		{"a value left out is a change", map[string]any{}, map[string]any{"hostNetwork": true}, false},
+		{"a non-empty list left out is a change", map[string]any{}, map[string]any{"subjects": []any{"a"}}, false},
+		{"a quantity in canonical form", map[string]any{"cpu": "1"}, map[string]any{"cpu": "1000m"}, true},
+		{"a number as a quantity", map[string]any{"cpu": "2", "mem": "1500m"}, map[string]any{"cpu": int64(2), "mem": 1.5}, true},
+		{"binary units", map[string]any{"memory": "512Mi"}, map[string]any{"memory": "0.5Gi"}, true},
+		{"another quantity is a change", map[string]any{"cpu": "1"}, map[string]any{"cpu": "999m"}, false},
+		{"strings that are not quantities", map[string]any{"image": "b"}, map[string]any{"image": "a"}, false},
+		{"a number is not a string", map[string]any{"port": int64(80)}, map[string]any{"port": "80"}, false},
+	}
+	for _, tt := range tests {
+		if got := contains(tt.have, tt.want); got != tt.ok {
+			t.Errorf("%s: contains = %v, want %v", tt.name, got, tt.ok)
+		}
+	}
+}
+
 func TestComparableSecret(t *testing.T) {
 	secret := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret",
 		"metadata": map[string]any{"name": "s"}, "stringData": map[string]any{"password": "s3cret"}, "data": map[string]any{"a": "Yg=="}}}
@@ -157,6 +185,12 @@ func TestComparableSecret(t *testing.T) {
 		"data": map[string]any{"a": "Yg==", "password": "czNjcmV0"}, "type": "Opaque"}
 	if !contains(stored, comparable(secret).Object) {
 		t.Errorf("a Secret's stringData is not found in its stored data: %v", comparable(secret).Object)
+	}
+	crd := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"spec": map[string]any{"group": "x"}, "status": map[string]any{"acceptedNames": map[string]any{"kind": ""}, "storedVersions": []any{}}}}
+	if !contains(map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "spec": map[string]any{"group": "x"},
+		"status": map[string]any{"acceptedNames": map[string]any{"kind": "X"}}}, comparable(crd).Object) {
+		t.Error("a declared status, which is not written with the object, counts as a change")
 	}
 	if _, kept := secret.Object["stringData"]; !kept {
 		t.Error("comparable changed the declared object")

@@ -437,6 +437,15 @@ type ApplySetStatus struct {
 	// +listType=atomic
 	// +optional
 	Drift []Conflict `json:"drift,omitempty"`
+
+	// warnings name the inputs the last reconcile took with a part left out,
+	// as kubectl leaves it out: the namespace of a cluster-scoped object, the
+	// exact copy of an object declared twice.
+	// +kubebuilder:validation:MaxItems=20
+	// +kubebuilder:validation:items:MaxLength=512
+	// +listType=atomic
+	// +optional
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // HealthStatus is the health of a set's members, as kstatus judges it.

@@ -39,6 +39,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
@@ -165,4 +166,29 @@ func UnconvertibleCRD(group, kind string) *apiextensionsv1.CustomResourceDefinit
 		},
 	}
 	return crd
+}
+
+// Reconciles counts the reconciles of the named controller, in this process,
+// that ended without an error: a way to wait for one to happen.
+func Reconciles(controller string) (float64, error) {
+	families, err := crmetrics.Registry.Gather()
+	if err != nil {
+		return 0, err
+	}
+	total := 0.0
+	for _, f := range families {
+		if f.GetName() != "controller_runtime_reconcile_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["controller"] == controller && labels["result"] != "error" {
+				total += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return total, nil
 }

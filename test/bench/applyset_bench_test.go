@@ -33,10 +33,10 @@ import (
 	"k8s.io/client-go/kubernetes"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/controllers/applysets"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
 
 // requestCounts reads apiserver_request_total from the API server, by verb.
@@ -265,27 +265,11 @@ func retrigger(ctx context.Context, b *testing.B, set *applyv1alpha1.ApplySet, n
 // reconcileCount reads how many reconciles of ApplySets have succeeded, from
 // the controller's metrics in this process.
 func reconcileCount(b *testing.B) float64 {
-	families, err := crmetrics.Registry.Gather()
+	n, err := testenv.Reconciles("applyset")
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, f := range families {
-		if f.GetName() != "controller_runtime_reconcile_total" {
-			continue
-		}
-		total := 0.0
-		for _, m := range f.GetMetric() {
-			labels := map[string]string{}
-			for _, l := range m.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
-			}
-			if labels["controller"] == "applyset" && labels["result"] != "error" {
-				total += m.GetCounter().GetValue()
-			}
-		}
-		return total
-	}
-	return 0
+	return n
 }
 
 func runKubectl(ctx context.Context, b *testing.B, args ...string) {

@@ -63,6 +63,12 @@ func TestDecode(t *testing.T) {
 			wantRefs: []string{"ConfigMap a @ src document 1 item 0", "ConfigMap b @ src document 1 item 1"},
 		},
 		{
+			name: "anchors and aliases",
+			data: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, labels: &l {app: web}}\ndata: *l\n---\n" +
+				"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\ndata: {<<: {k: v}}\n",
+			wantRefs: []string{"ConfigMap a @ src document 1", "ConfigMap b @ src document 2"},
+		},
+		{
 			name:    "malformed YAML names the document",
 			data:    "apiVersion: v1\nkind: ConfigMap\n---\nkind: [unclosed\n",
 			wantErr: "src document 2: malformed YAML",

@@ -84,6 +84,23 @@ verify: manifests generate ## Fail when generated files (CRDs, RBAC, deepcopy) o
 build: ## Build the manager binary into bin/manager.
 	$(GO) build -o bin/manager ./cmd/manager
 
+.PHONY: plugins
+plugins: ## Build the kubectl plugins into bin/ (put bin on PATH: kubectl applyset, kubectl feature-gates).
+	$(GO) build -o bin/kubectl-applyset ./cmd/kubectl-applyset
+	$(GO) build -o bin/kubectl-feature_gates ./cmd/kubectl-feature_gates
+
+PLUGIN_PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+
+.PHONY: plugin-archives
+plugin-archives: ## Build the release archives of kubectl applyset into dist/, as .krew.yaml names them.
+	@mkdir -p dist
+	@for platform in $(PLUGIN_PLATFORMS); do \
+		os=$${platform%/*}; arch=$${platform#*/}; dir=$$(mktemp -d); \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -o $$dir/kubectl-applyset ./cmd/kubectl-applyset && \
+		cp LICENSE $$dir/ && tar -czf dist/kubectl-applyset_$${os}_$${arch}.tar.gz -C $$dir kubectl-applyset LICENSE && \
+		rm -rf $$dir && echo dist/kubectl-applyset_$${os}_$${arch}.tar.gz || exit 1; \
+	done
+
 .PHONY: run
 run: build control-plane ## Run the manager against the current cluster, or a local control plane when none is reachable.
 	$(GO) build -o bin/run-local ./hack/run-local

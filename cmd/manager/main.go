@@ -44,6 +44,7 @@ import (
 	"github.com/applyset-operator/applyset-operator/controllers/featuregates"
 	"github.com/applyset-operator/applyset-operator/controllers/parents"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
 
 // version is the operator's version, written into the tooling annotation of its
@@ -187,7 +188,7 @@ func run(opts options) error {
 		return err
 	}
 
-	appliers, err := parents.ParseAppliers(opts.toolingAppliers)
+	appliers, err := membership.ParseAppliers(opts.toolingAppliers)
 	if err != nil {
 		return fmt.Errorf("--tooling-field-managers: %w", err)
 	}

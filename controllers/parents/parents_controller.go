@@ -65,7 +65,7 @@ type Reconciler struct {
 	RepairTooling sets.Set[string]
 	// Appliers maps a tooling to the field managers whose applies of the
 	// part-of label vouch for a member of one of its sets.
-	Appliers Appliers
+	Appliers membership.Appliers
 	// Resync is how often every parent is verified again without an event.
 	Resync time.Duration
 
@@ -97,7 +97,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req membership.ParentRef) (r
 	obj.SetGroupVersionKind(req.Type.Resource.GroupVersion().WithKind(req.Type.GroupKind.Kind))
 
 	parent := applyset.ParseParent(req.Key(), obj.Labels, obj.Annotations)
-	verdict := Verify(parent, Facts{
+	verdict := membership.Verify(parent, membership.Facts{
 		ParentUID: obj.UID, Members: r.Index.Members(parent.ID), Failing: members.Failing,
 		TypeOf: r.Index.TypeOf, TypeOfResource: r.Index.TypeOfResource, Appliers: r.Appliers.Of(parent.Tooling.Name),
 	})
@@ -118,7 +118,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req membership.ParentRef) (r
 		}
 		if verdict.DesiredKinds.IsSuperset(verdict.Kinds) {
 			// The hint now covers every member; it is no longer a problem.
-			verdict.Problems = withoutReason(verdict.Problems, ReasonHintIncomplete)
+			verdict.Problems = withoutReason(verdict.Problems, membership.ReasonHintIncomplete)
 		}
 	}
 
@@ -131,9 +131,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req membership.ParentRef) (r
 // cacheBehind checks, with live reads, the findings that cached views in
 // passing can produce: it reports true when the parent or a flagged member
 // changed since the cache saw it. It reads only when there is such a finding.
-func (r *Reconciler) cacheBehind(ctx context.Context, parent *metav1.PartialObjectMetadata, v Verdict) (bool, error) {
+func (r *Reconciler) cacheBehind(ctx context.Context, parent *metav1.PartialObjectMetadata, v membership.Verdict) (bool, error) {
 	if r.Reader == nil || !slices.ContainsFunc(v.Problems, func(p applyset.Problem) bool {
-		return p.Reason == ReasonHintIncomplete || p.Reason == ReasonMemberOutOfScope
+		return p.Reason == membership.ReasonHintIncomplete || p.Reason == membership.ReasonMemberOutOfScope
 	}) {
 		return false, nil
 	}
@@ -170,7 +170,7 @@ func (r *Reconciler) mayRepair(p applyset.Parent) bool {
 // belongs to the tool's own manager (kubectl-applyset); like kubectl itself,
 // which retries a conflicting parent update with force, the operator takes the
 // field over on conflict, because an admin allowed it to repair this tooling.
-func (r *Reconciler) resyncHint(ctx context.Context, parent *metav1.PartialObjectMetadata, v Verdict) error {
+func (r *Reconciler) resyncHint(ctx context.Context, parent *metav1.PartialObjectMetadata, v membership.Verdict) error {
 	patch := applyset.ParentPatch(parent.GroupVersionKind(), v.Parent.Key, applyset.ParentFields{GroupKinds: v.DesiredKinds})
 	applyHint := func(opts ...client.ApplyOption) error {
 		return r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(patch.DeepCopy()),
@@ -202,7 +202,7 @@ func conflictingManagers(err error) string {
 // report publishes the verdict: metrics always, Events only when the findings
 // changed since they were last reported, so that a steady problem is not
 // repeated on every resync.
-func (r *Reconciler) report(obj *metav1.PartialObjectMetadata, req membership.ParentRef, v Verdict) {
+func (r *Reconciler) report(obj *metav1.PartialObjectMetadata, req membership.ParentRef, v membership.Verdict) {
 	state := "healthy"
 	switch {
 	case !v.Parent.Trusted():

@@ -37,6 +37,7 @@ import (
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
 
 func newNamespace(ctx context.Context) string {
@@ -137,7 +138,7 @@ var _ = Describe("Parents of other tools, verified only", Ordered, func() {
 		Expect(k8sClient.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{
 			Namespace: ns, Name: "behind-its-back", Labels: map[string]string{applyset.PartOfLabel: mySetID(ns)}}})).To(Succeed())
 
-		Eventually(func() []string { return eventReasons(ctx, ns, "my-set") }).Should(ContainElement("Warning/" + ReasonHintIncomplete))
+		Eventually(func() []string { return eventReasons(ctx, ns, "my-set") }).Should(ContainElement("Warning/" + membership.ReasonHintIncomplete))
 		Consistently(func() map[string]string { return annotationsOf(ctx, parent) }).WithTimeout(2 * time.Second).Should(Equal(before))
 	})
 
@@ -193,7 +194,7 @@ var _ = Describe("kubectl's parents, repaired when an admin allows it", Ordered,
 		labelled := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "labelled",
 			Labels: map[string]string{applyset.PartOfLabel: mySetID(ns)}}}
 		Expect(k8sClient.Create(ctx, labelled)).To(Succeed())
-		Eventually(func() []string { return eventReasons(ctx, ns, "my-set") }).Should(ContainElement("Warning/" + ReasonHintIncomplete))
+		Eventually(func() []string { return eventReasons(ctx, ns, "my-set") }).Should(ContainElement("Warning/" + membership.ReasonHintIncomplete))
 		Consistently(func() map[string]string { return annotationsOf(ctx, parent) }).WithTimeout(2*time.Second).
 			Should(HaveKeyWithValue(applyset.GroupKindsAnnotation, "ConfigMap"), "a kind only an update vouches for was added")
 		Expect(k8sClient.Delete(ctx, labelled)).To(Succeed())
@@ -299,9 +300,9 @@ var _ = Describe("Verification while a type cannot be listed", Ordered, func() {
 		Expect(k8sClient.Create(ctx, affected)).To(Succeed())
 
 		Eventually(func() []string { return eventReasons(ctx, ns, "covers-stuck") }).
-			WithTimeout(time.Minute).Should(ContainElement("Warning/" + ReasonMembershipIncomplete))
+			WithTimeout(time.Minute).Should(ContainElement("Warning/" + membership.ReasonMembershipIncomplete))
 		Eventually(func() []string { return eventReasons(ctx, ns, "my-set") }).Should(ContainElement("Normal/" + applyset.ReasonForeignTooling))
-		Expect(eventReasons(ctx, ns, "my-set")).NotTo(ContainElement("Warning/" + ReasonMembershipIncomplete))
+		Expect(eventReasons(ctx, ns, "my-set")).NotTo(ContainElement("Warning/" + membership.ReasonMembershipIncomplete))
 		Expect(testutil.ToFloat64(unlistableGauge.WithLabelValues(group + "/v2, Resource=stucks"))).To(BeEquivalentTo(1))
 	})
 

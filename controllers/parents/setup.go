@@ -55,7 +55,7 @@ type Options struct {
 	Resync time.Duration
 	// Appliers map toolings to the field managers whose applies of the
 	// part-of label the operator trusts; nil means DefaultAppliers.
-	Appliers Appliers
+	Appliers membership.Appliers
 	// ListTimeout is how long a resource type may take to list before
 	// verification goes on without it; 0 means the membership default.
 	ListTimeout time.Duration
@@ -69,7 +69,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	}
 	appliers := opts.Appliers
 	if appliers == nil {
-		appliers = DefaultAppliers()
+		appliers = membership.DefaultAppliers()
 	}
 	w, err := newWatchers(mgr, opts)
 	if err != nil {

@@ -38,6 +38,9 @@ const (
 	// CertsFieldManager writes the caBundle of those entries when the
 	// operator rotates its own certificates.
 	CertsFieldManager = "applyset-operator-certs"
+	// PluginFieldManager writes what `kubectl applyset disband` changes:
+	// the part-of labels and the parent's contract fields it removes.
+	PluginFieldManager = "kubectl-applyset-plugin"
 
 	// EventReporter is the reporting controller of every Event the operator records.
 	EventReporter = "applyset-operator"

@@ -67,3 +67,11 @@ func (t Tooling) String() string {
 func (t Tooling) CompatibleWith(other Tooling) bool {
 	return t.Name == other.Name
 }
+
+// ParentFieldManager is the field manager with which a tool writes its
+// parents, by kubectl's convention: the tooling name and "-applyset"
+// (kubectl-applyset). Repairing a parent under the same manager leaves the
+// tool owning the fields it will write again.
+func (t Tooling) ParentFieldManager() string {
+	return t.Name + "-applyset"
+}

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package parents
+package membership
 
 import (
 	"fmt"
@@ -28,7 +28,6 @@ import (
 
 	"github.com/applyset-operator/applyset-operator/internal/text"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
-	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
 
 // Reasons of findings about members and hints; parent problems use the
@@ -53,23 +52,23 @@ const maxListed = 5
 type Facts struct {
 	ParentUID types.UID
 	// Members are the objects that claim the parent's ID.
-	Members []membership.Member
+	Members []Member
 	// TypeOf and TypeOfResource find the watched type of a kind or of a
 	// resource; nil knows none.
-	TypeOf         func(schema.GroupKind) (membership.ResourceType, bool)
-	TypeOfResource func(schema.GroupResource) (membership.ResourceType, bool)
+	TypeOf         func(schema.GroupKind) (ResourceType, bool)
+	TypeOfResource func(schema.GroupResource) (ResourceType, bool)
 	// Appliers are the field managers whose server-side apply of a member's
 	// part-of label vouches that the parent's tooling made it a member.
 	Appliers sets.Set[string]
 	// Failing are the types whose members could not be listed.
-	Failing []membership.TypeFailure
+	Failing []TypeFailure
 }
 
 // Verdict is what verification found about one parent and its members.
 type Verdict struct {
 	Parent applyset.Parent
 	// Members are the objects that claim the parent's ID.
-	Members []membership.Member
+	Members []Member
 	// Kinds are the kinds of the members.
 	Kinds sets.Set[schema.GroupKind]
 	// HintKinds are the kinds the parent's hint lists: contains-group-kinds,
@@ -77,7 +76,7 @@ type Verdict struct {
 	HintKinds sets.Set[schema.GroupKind]
 	// Unvouched are members whose part-of label no apply of the parent's
 	// tooling wrote: a repair never adds their kinds to the hint.
-	Unvouched []membership.Member
+	Unvouched []Member
 	// Incomplete names the types the parent's members may be in that could
 	// not be listed; empty when membership is known.
 	Incomplete []string

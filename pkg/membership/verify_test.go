@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package parents
+package membership
 
 import (
 	"errors"
@@ -26,7 +26,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
-	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
 
 func TestVerify(t *testing.T) {
@@ -34,8 +33,8 @@ func TestVerify(t *testing.T) {
 	const parentUID = types.UID("parent-uid")
 	configMap := schema.GroupKind{Kind: "ConfigMap"}
 	deployment := schema.GroupKind{Group: "apps", Kind: "Deployment"}
-	member := func(gk schema.GroupKind, namespace, name string, owners ...types.UID) membership.Member {
-		m := membership.Member{GroupKind: gk, Namespace: namespace, Name: name, PartOfAppliedBy: []string{"kubectl"}}
+	member := func(gk schema.GroupKind, namespace, name string, owners ...types.UID) Member {
+		m := Member{GroupKind: gk, Namespace: namespace, Name: name, PartOfAppliedBy: []string{"kubectl"}}
 		for _, uid := range owners {
 			m.OwnerReferences = append(m.OwnerReferences, metav1.OwnerReference{UID: uid, Kind: "Thing", Name: "owner"})
 		}
@@ -49,7 +48,7 @@ func TestVerify(t *testing.T) {
 		return applyset.ParseParent(key, map[string]string{applyset.IDLabel: key.ID()}, annotations)
 	}
 
-	labelledByUpdate := func(m membership.Member) membership.Member {
+	labelledByUpdate := func(m Member) Member {
 		m.PartOfAppliedBy = nil
 		return m
 	}
@@ -58,28 +57,28 @@ func TestVerify(t *testing.T) {
 		annotations[applyset.ToolingAnnotation] = "kubectl/v1.37.1"
 		return applyset.ParseParent(clusterKey, map[string]string{applyset.IDLabel: clusterKey.ID()}, annotations)
 	}
-	watched := map[schema.GroupKind]membership.ResourceType{
+	watched := map[schema.GroupKind]ResourceType{
 		configMap: {Resource: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, GroupKind: configMap, Namespaced: true},
 		deployment: {Resource: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"},
 			GroupKind: deployment, Namespaced: true},
 		{Kind: "Namespace"}: {Resource: schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, GroupKind: schema.GroupKind{Kind: "Namespace"}},
 	}
-	typeOf := func(gk schema.GroupKind) (membership.ResourceType, bool) { rt, ok := watched[gk]; return rt, ok }
-	typeOfResource := func(gr schema.GroupResource) (membership.ResourceType, bool) {
+	typeOf := func(gk schema.GroupKind) (ResourceType, bool) { rt, ok := watched[gk]; return rt, ok }
+	typeOfResource := func(gr schema.GroupResource) (ResourceType, bool) {
 		for _, rt := range watched {
 			if rt.Resource.GroupResource() == gr {
 				return rt, true
 			}
 		}
-		return membership.ResourceType{}, false
+		return ResourceType{}, false
 	}
-	deploymentsUnlistable := []membership.TypeFailure{{ResourceType: watched[deployment], Err: errors.New("conversion webhook unavailable")}}
+	deploymentsUnlistable := []TypeFailure{{ResourceType: watched[deployment], Err: errors.New("conversion webhook unavailable")}}
 
 	tests := []struct {
 		name        string
 		parent      applyset.Parent
-		members     []membership.Member
-		failing     []membership.TypeFailure
+		members     []Member
+		failing     []TypeFailure
 		wantReasons []string
 		wantHint    string
 		wantRepair  bool
@@ -87,19 +86,19 @@ func TestVerify(t *testing.T) {
 		{
 			name:     "a healthy set",
 			parent:   parent("ConfigMap,Deployment.apps"),
-			members:  []membership.Member{member(configMap, "home", "a"), member(deployment, "home", "web")},
+			members:  []Member{member(configMap, "home", "a"), member(deployment, "home", "web")},
 			wantHint: "ConfigMap,Deployment.apps",
 		},
 		{
 			name:     "a hint listing more kinds than the members have is no problem, and kept",
 			parent:   parent("ConfigMap,Deployment.apps"),
-			members:  []membership.Member{member(configMap, "home", "a")},
+			members:  []Member{member(configMap, "home", "a")},
 			wantHint: "ConfigMap,Deployment.apps",
 		},
 		{
 			name:        "a member of a kind the hint omits",
 			parent:      parent("ConfigMap"),
-			members:     []membership.Member{member(configMap, "home", "a"), member(deployment, "home", "web")},
+			members:     []Member{member(configMap, "home", "a"), member(deployment, "home", "web")},
 			wantReasons: []string{ReasonHintIncomplete},
 			wantHint:    "ConfigMap,Deployment.apps",
 			wantRepair:  true,
@@ -107,33 +106,33 @@ func TestVerify(t *testing.T) {
 		{
 			name:        "a member outside the scope",
 			parent:      parent("ConfigMap"),
-			members:     []membership.Member{member(configMap, "elsewhere", "a")},
+			members:     []Member{member(configMap, "elsewhere", "a")},
 			wantReasons: []string{ReasonMemberOutOfScope},
 			wantHint:    "ConfigMap",
 		},
 		{
 			name:     "members in additional namespaces and at cluster scope are in scope",
 			parent:   parent("ConfigMap,Namespace", applyset.AdditionalNamespacesAnnotation, "extra"),
-			members:  []membership.Member{member(configMap, "extra", "a"), member(schema.GroupKind{Kind: "Namespace"}, "", "extra")},
+			members:  []Member{member(configMap, "extra", "a"), member(schema.GroupKind{Kind: "Namespace"}, "", "extra")},
 			wantHint: "ConfigMap,Namespace",
 		},
 		{
 			name:        "a member another object owns",
 			parent:      parent("ConfigMap"),
-			members:     []membership.Member{member(configMap, "home", "a", "someone-else")},
+			members:     []Member{member(configMap, "home", "a", "someone-else")},
 			wantReasons: []string{ReasonOwnershipConflict},
 			wantHint:    "ConfigMap",
 		},
 		{
 			name:     "a member the parent owns",
 			parent:   parent("ConfigMap"),
-			members:  []membership.Member{member(configMap, "home", "a", "someone-else", parentUID)},
+			members:  []Member{member(configMap, "home", "a", "someone-else", parentUID)},
 			wantHint: "ConfigMap",
 		},
 		{
 			name:        "a member of an omitted kind whose label no apply of the tooling wrote is reported, not added",
 			parent:      parent("ConfigMap"),
-			members:     []membership.Member{member(configMap, "home", "a"), labelledByUpdate(member(deployment, "home", "web"))},
+			members:     []Member{member(configMap, "home", "a"), labelledByUpdate(member(deployment, "home", "web"))},
 			wantReasons: []string{ReasonHintIncomplete},
 			wantHint:    "ConfigMap",
 		},
@@ -141,7 +140,7 @@ func TestVerify(t *testing.T) {
 			name: "the deprecated resources hint is checked like the kinds hint",
 			parent: applyset.ParseParent(key, map[string]string{applyset.IDLabel: key.ID()}, map[string]string{
 				applyset.ToolingAnnotation: "kubectl/v1.37.1", applyset.GroupResourcesAnnotation: "configmaps"}),
-			members:     []membership.Member{member(configMap, "home", "a"), member(deployment, "home", "web")},
+			members:     []Member{member(configMap, "home", "a"), member(deployment, "home", "web")},
 			wantReasons: []string{ReasonHintIncomplete},
 			wantHint:    "ConfigMap,Deployment.apps",
 			wantRepair:  true,
@@ -149,13 +148,13 @@ func TestVerify(t *testing.T) {
 		{
 			name:     "the deprecated resources hint covering every member",
 			parent:   applyset.ParseParent(key, map[string]string{applyset.IDLabel: key.ID()}, map[string]string{applyset.ToolingAnnotation: "kubectl/v1.37.1", applyset.GroupResourcesAnnotation: "configmaps,deployments.apps"}),
-			members:  []membership.Member{member(configMap, "home", "a"), member(deployment, "home", "web")},
+			members:  []Member{member(configMap, "home", "a"), member(deployment, "home", "web")},
 			wantHint: "ConfigMap,Deployment.apps",
 		},
 		{
 			name:        "a cluster-scoped parent whose hint lists namespaced kinds but no namespace",
 			parent:      clusterParent(map[string]string{applyset.GroupKindsAnnotation: "ConfigMap,Namespace"}),
-			members:     []membership.Member{member(schema.GroupKind{Kind: "Namespace"}, "", "team")},
+			members:     []Member{member(schema.GroupKind{Kind: "Namespace"}, "", "team")},
 			wantReasons: []string{ReasonHintNamespacesMissing},
 			wantHint:    "ConfigMap,Namespace",
 		},
@@ -163,13 +162,13 @@ func TestVerify(t *testing.T) {
 			name: "a cluster-scoped parent with namespaces for its namespaced kinds",
 			parent: clusterParent(map[string]string{applyset.GroupKindsAnnotation: "ConfigMap",
 				applyset.AdditionalNamespacesAnnotation: "team"}),
-			members:  []membership.Member{member(configMap, "team", "a")},
+			members:  []Member{member(configMap, "team", "a")},
 			wantHint: "ConfigMap",
 		},
 		{
 			name:        "a kind of the hint that cannot be listed makes the findings incomplete",
 			parent:      parent("ConfigMap,Deployment.apps"),
-			members:     []membership.Member{member(configMap, "home", "a")},
+			members:     []Member{member(configMap, "home", "a")},
 			failing:     deploymentsUnlistable,
 			wantReasons: []string{ReasonMembershipIncomplete},
 			wantHint:    "ConfigMap,Deployment.apps",
@@ -177,7 +176,7 @@ func TestVerify(t *testing.T) {
 		{
 			name:     "a kind outside the hint that cannot be listed concerns the parent not",
 			parent:   parent("ConfigMap"),
-			members:  []membership.Member{member(configMap, "home", "a")},
+			members:  []Member{member(configMap, "home", "a")},
 			failing:  deploymentsUnlistable,
 			wantHint: "ConfigMap",
 		},
@@ -185,7 +184,7 @@ func TestVerify(t *testing.T) {
 			name: "an untrusted parent judges no members",
 			parent: applyset.ParseParent(key, map[string]string{applyset.IDLabel: "applyset-copied-v1"},
 				map[string]string{applyset.ToolingAnnotation: "kubectl/v1", applyset.GroupKindsAnnotation: ""}),
-			members:     []membership.Member{member(configMap, "elsewhere", "a", "someone-else")},
+			members:     []Member{member(configMap, "elsewhere", "a", "someone-else")},
 			wantReasons: []string{applyset.ReasonIDMismatch},
 		},
 	}

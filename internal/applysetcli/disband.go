@@ -1,0 +1,175 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysetcli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/internal/text"
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+	"github.com/applyset-operator/applyset-operator/pkg/membership"
+)
+
+func newDisbandCommand(o *Options) *cobra.Command {
+	var yes bool
+	cmd := &cobra.Command{
+		Use:   "disband PARENT",
+		Short: "Dissolve an ApplySet and keep its objects",
+		Long: `Remove the applyset.kubernetes.io/part-of label from every member of a set and the
+ApplySet labels and annotations from its parent: every object stays as it is, and no tool
+will prune it as part of the set again. For the operator's own ApplySets and
+ClusterApplySets, it sets deletionPolicy: Orphan and deletes the set; the operator then
+releases the members. It shows what it will do and asks first, unless --yes.`,
+		Example: `  kubectl applyset disband secret/web -n shop
+  kubectl applyset disband applysets.apply.applyset.dev/web -n shop --yes`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := o.clients()
+			if err != nil {
+				return err
+			}
+			ref, err := resolveParent(cmd.Context(), c, args[0])
+			if err != nil {
+				return err
+			}
+			if ref.Type.GroupKind.Group == applyv1alpha1.GroupVersion.Group {
+				return orphanAndDelete(cmd, o, c, ref, yes)
+			}
+			snap, err := o.snapshot(cmd, c, membership.SnapshotOptions{Namespace: ref.Namespace})
+			if err != nil {
+				return err
+			}
+			p, err := findParent(snap, ref)
+			if err != nil {
+				return err
+			}
+			return disband(cmd, o, c, p, snap.Verify(p, membership.DefaultAppliers()), yes)
+		},
+	}
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "Disband without asking.")
+	return cmd
+}
+
+func disband(cmd *cobra.Command, o *Options, c *clients, p membership.Parent, v membership.Verdict, yes bool) error {
+	name := parentName(p.Ref) + inNamespace(p.Ref.Namespace)
+	switch {
+	case !v.Parent.Trusted():
+		return fmt.Errorf("%s: its ID label is not its own, so the objects that carry that ID are not its members; nothing changed", name)
+	case len(v.Incomplete) > 0:
+		return fmt.Errorf("%s: not every type could be listed (%s), so some members would keep their label; nothing changed",
+			name, text.Summarize(v.Incomplete, 3))
+	}
+	names := make([]string, 0, len(v.Members))
+	kinds, namespaces := sets.New[schema.GroupKind](), sets.New[string]()
+	for _, m := range v.Members {
+		names = append(names, m.String())
+		kinds.Insert(m.GroupKind)
+		namespaces.Insert(m.Namespace)
+	}
+	fmt.Fprintf(o.Streams.Out, "Disbanding %s: the %s label comes off %d members (%s), and the ApplySet labels and "+
+		"annotations off the parent; every object stays.\n", name, applyset.PartOfLabel, len(names), text.Summarize(names, 10))
+	if !yes && !confirm(cmd, o, "Disband?") {
+		return fmt.Errorf("nothing changed")
+	}
+	engine, err := c.engine()
+	if err != nil {
+		return err
+	}
+	cs, err := engine.Disband(cmd.Context(), apply.DisbandOptions{SetID: v.Parent.ID, Kinds: kinds,
+		Scope: applyset.Scope{Namespace: p.Ref.Namespace, AdditionalNamespaces: namespaces}})
+	if err != nil {
+		return fmt.Errorf("%d members released, then: %w", cs.Count(apply.Disbanded), err)
+	}
+	if err := clearParent(cmd.Context(), c, p); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Streams.Out, "%s disbanded: %d members released\n", name, cs.Count(apply.Disbanded))
+	return nil
+}
+
+// clearParent removes the contract's labels and annotations from the parent,
+// and nothing else: a Secret or ConfigMap may hold data someone still needs.
+func clearParent(ctx context.Context, c *clients, p membership.Parent) error {
+	patch := map[string]any{"metadata": map[string]any{
+		"resourceVersion": p.Object.ResourceVersion,
+		"labels":          map[string]any{applyset.IDLabel: nil},
+		"annotations": map[string]any{applyset.ToolingAnnotation: nil, applyset.GroupKindsAnnotation: nil,
+			applyset.GroupResourcesAnnotation: nil, applyset.AdditionalNamespacesAnnotation: nil},
+	}}
+	data, err := json.Marshal(patch)
+	if err != nil {
+		return err
+	}
+	_, err = c.dynamic.Resource(p.Ref.Type.Resource).Namespace(p.Ref.Namespace).Patch(ctx, p.Ref.Name, types.MergePatchType, data,
+		metav1.PatchOptions{FieldManager: identity.PluginFieldManager})
+	if err != nil {
+		return fmt.Errorf("members released; clearing the parent %s: %w", parentName(p.Ref), err)
+	}
+	return nil
+}
+
+// orphanAndDelete disbands one of the operator's own sets the operator's
+// way: it releases the members itself once the set is deleted with
+// deletionPolicy Orphan.
+func orphanAndDelete(cmd *cobra.Command, o *Options, c *clients, ref membership.ParentRef, yes bool) error {
+	name := parentName(ref) + inNamespace(ref.Namespace)
+	fmt.Fprintf(o.Streams.Out, "Disbanding %s: deletionPolicy becomes Orphan and the set is deleted; "+
+		"the operator then removes the %s label from its members, which stay.\n", name, applyset.PartOfLabel)
+	if !yes && !confirm(cmd, o, "Disband?") {
+		return fmt.Errorf("nothing changed")
+	}
+	resource := c.dynamic.Resource(ref.Type.Resource).Namespace(ref.Namespace)
+	patch := fmt.Sprintf(`{"spec":{"deletionPolicy":%q}}`, applyv1alpha1.DeletionPolicyOrphan)
+	if _, err := resource.Patch(cmd.Context(), ref.Name, types.MergePatchType, []byte(patch),
+		metav1.PatchOptions{FieldManager: identity.PluginFieldManager}); err != nil {
+		return fmt.Errorf("setting deletionPolicy: Orphan on %s: %w", name, err)
+	}
+	if err := resource.Delete(cmd.Context(), ref.Name, metav1.DeleteOptions{}); err != nil {
+		return fmt.Errorf("deleting %s: %w", name, err)
+	}
+	fmt.Fprintf(o.Streams.Out, "%s deleted with deletionPolicy Orphan; the operator releases its members "+
+		"(kubectl wait --for=delete %s%s)\n", name, parentName(ref), nsFlag(ref.Namespace))
+	return nil
+}
+
+func nsFlag(ns string) string {
+	if ns == "" {
+		return ""
+	}
+	return " -n " + ns
+}
+
+// engine is the apply engine acting as the plugin's user.
+func (c *clients) engine() (*apply.Engine, error) {
+	cl, err := client.New(c.config, client.Options{Mapper: c.mapper})
+	if err != nil {
+		return nil, err
+	}
+	return &apply.Engine{Client: cl, FieldManager: identity.PluginFieldManager}, nil
+}

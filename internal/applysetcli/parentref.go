@@ -1,0 +1,83 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysetcli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+	"github.com/applyset-operator/applyset-operator/pkg/membership"
+)
+
+// resolveParent reads a parent named as kubectl's --applyset flag names one:
+// kind[.group]/name or resource[.group]/name (secret/web,
+// configmaps/web, applysets.apply.applyset.dev/web), in the namespace in use
+// when the type is namespaced.
+func resolveParent(ctx context.Context, c *clients, arg string) (membership.ParentRef, error) {
+	typ, name, ok := strings.Cut(arg, "/")
+	if !ok || typ == "" || name == "" {
+		return membership.ParentRef{}, fmt.Errorf("parent %q: want TYPE/NAME, e.g. secret/my-set or applysets.apply.applyset.dev/my-set", arg)
+	}
+	gvk, err := c.mapper.KindFor(schema.ParseGroupResource(typ).WithVersion(""))
+	if err != nil {
+		return membership.ParentRef{}, fmt.Errorf("parent %q: %w", arg, err)
+	}
+	mapping, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return membership.ParentRef{}, fmt.Errorf("parent %q: %w", arg, err)
+	}
+	ref := membership.ParentRef{Name: name, Type: membership.ResourceType{Resource: mapping.Resource,
+		GroupKind: mapping.GroupVersionKind.GroupKind(), Namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace}}
+	if ref.Type.Namespaced {
+		ref.Namespace = c.namespace
+	}
+	obj, err := c.metadata.Resource(ref.Type.Resource).Namespace(ref.Namespace).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return ref, fmt.Errorf("%s not found%s", parentName(ref), inNamespace(ref.Namespace))
+	case err != nil:
+		return ref, err
+	case obj.Labels[applyset.IDLabel] == "":
+		return ref, fmt.Errorf("%s%s is not an ApplySet parent: it has no %s label", parentName(ref), inNamespace(ref.Namespace), applyset.IDLabel)
+	}
+	return ref, nil
+}
+
+func inNamespace(ns string) string {
+	if ns == "" {
+		return ""
+	}
+	return " in namespace " + ns
+}
+
+// findParent returns the parent of the snapshot that ref names.
+func findParent(snap *membership.Snapshot, ref membership.ParentRef) (membership.Parent, error) {
+	for _, p := range snap.Parents {
+		if p.Ref.Key() == ref.Key() {
+			return p, nil
+		}
+	}
+	return membership.Parent{}, fmt.Errorf("%s%s was not read: its type is no parent type (a Secret, a ConfigMap, "+
+		"or a custom resource of a CRD labelled %s)", parentName(ref), inNamespace(ref.Namespace), applyset.ParentTypeLabel)
+}

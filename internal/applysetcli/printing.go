@@ -1,0 +1,177 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysetcli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/duration"
+	"k8s.io/cli-runtime/pkg/printers"
+	"sigs.k8s.io/yaml"
+
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+	"github.com/applyset-operator/applyset-operator/pkg/membership"
+)
+
+// summary is one parent as list and verify show it.
+type summary struct {
+	Namespace string    `json:"namespace,omitempty"`
+	Parent    string    `json:"parent"`
+	ID        string    `json:"id"`
+	Tooling   string    `json:"tooling,omitempty"`
+	Members   int       `json:"members"`
+	Kinds     []string  `json:"kinds,omitempty"`
+	Healthy   bool      `json:"healthy"`
+	Findings  []finding `json:"findings,omitempty"`
+	Created   time.Time `json:"creationTimestamp"`
+}
+
+// finding is a problem verification found, for people and for programs.
+type finding struct {
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+func summarize(p membership.Parent, v membership.Verdict) summary {
+	s := summary{
+		Namespace: p.Ref.Namespace, Parent: parentName(p.Ref), ID: p.Object.Labels[applyset.IDLabel],
+		Members: len(v.Members), Healthy: v.Healthy(), Created: p.Object.CreationTimestamp.Time,
+	}
+	if v.Parent.Tooling.Name != "" {
+		s.Tooling = v.Parent.Tooling.String()
+	}
+	for gk := range v.Kinds {
+		s.Kinds = append(s.Kinds, gk.String())
+	}
+	slices.Sort(s.Kinds)
+	for _, pr := range v.Problems {
+		s.Findings = append(s.Findings, finding{Reason: pr.Reason, Message: pr.Message})
+	}
+	return s
+}
+
+// state is the STATE column: Healthy, or the reasons of the findings.
+func (s summary) state() string {
+	if s.Healthy {
+		return "Healthy"
+	}
+	reasons := make([]string, 0, len(s.Findings))
+	for _, f := range s.Findings {
+		if !slices.Contains(reasons, f.Reason) {
+			reasons = append(reasons, f.Reason)
+		}
+	}
+	return strings.Join(reasons, ",")
+}
+
+// parentName names a parent as kubectl's --applyset flag and `kubectl get -o
+// name` do: kind[.group]/name, the kind in lower case.
+func parentName(ref membership.ParentRef) string {
+	kind := strings.ToLower(ref.Type.GroupKind.Kind)
+	if ref.Type.GroupKind.Group != "" {
+		kind += "." + ref.Type.GroupKind.Group
+	}
+	return kind + "/" + ref.Name
+}
+
+// printSummaries prints parents in an output format kubectl users know:
+// a table (wide adds the ID, kinds and findings), names, JSON or YAML.
+func printSummaries(w io.Writer, items []summary, output string, withNamespace bool) error {
+	switch output {
+	case "", "wide":
+		return printTable(w, summaryTable(items), output == "wide", withNamespace)
+	case "name":
+		for _, s := range items {
+			fmt.Fprintln(w, s.Parent)
+		}
+		return nil
+	case outputJSON, outputYAML:
+		return printStructured(w, map[string]any{"apiVersion": "v1", "kind": "List", "items": items}, output)
+	}
+	return fmt.Errorf("unknown output format %q: want wide, name, json or yaml", output)
+}
+
+// summaryTable holds every column; the printer shows those of priority 1 with -o wide.
+func summaryTable(items []summary) *metav1.Table {
+	t := &metav1.Table{ColumnDefinitions: append(columns(0, "Name", "Tooling", "Members", "State", "Age"),
+		columns(1, "ID", "Kinds", "Findings")...)}
+	for _, s := range items {
+		messages := make([]string, 0, len(s.Findings))
+		for _, f := range s.Findings {
+			messages = append(messages, f.Reason+": "+f.Message)
+		}
+		row := metav1.TableRow{Cells: []any{s.Parent, s.Tooling, int64(s.Members), s.state(), age(s.Created),
+			s.ID, strings.Join(s.Kinds, ","), strings.Join(messages, "; ")}}
+		row.Object.Object = namespaced(s.Namespace)
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// namespaced carries a row's namespace to the table printer.
+func namespaced(namespace string) runtime.Object {
+	obj := &metav1.PartialObjectMetadata{}
+	obj.SetNamespace(namespace)
+	return obj
+}
+
+// columns defines table columns; priority 1 shows only with -o wide.
+func columns(priority int32, names ...string) []metav1.TableColumnDefinition {
+	out := make([]metav1.TableColumnDefinition, 0, len(names))
+	for _, n := range names {
+		out = append(out, metav1.TableColumnDefinition{Name: n, Type: "string", Priority: priority})
+	}
+	return out
+}
+
+// Structured output formats.
+const (
+	outputJSON = "json"
+	outputYAML = "yaml"
+)
+
+func printTable(w io.Writer, t *metav1.Table, wide, withNamespace bool) error {
+	return printers.NewTablePrinter(printers.PrintOptions{Wide: wide, WithNamespace: withNamespace}).PrintObj(t, w)
+}
+
+func printStructured(w io.Writer, v any, output string) error {
+	data, err := json.MarshalIndent(v, "", "    ")
+	if err != nil {
+		return err
+	}
+	if output == outputYAML {
+		if data, err = yaml.JSONToYAML(data); err != nil {
+			return err
+		}
+	}
+	_, err = fmt.Fprintln(w, strings.TrimRight(string(data), "\n"))
+	return err
+}
+
+func age(t time.Time) string {
+	if t.IsZero() {
+		return "<unknown>"
+	}
+	return duration.HumanDuration(time.Since(t))
+}

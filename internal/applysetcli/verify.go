@@ -1,0 +1,158 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysetcli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/applyset-operator/applyset-operator/pkg/membership"
+)
+
+// Exit statuses of verify, for CI jobs.
+const (
+	verifyHealthy  = 0
+	verifyFindings = 1
+	verifyError    = 2
+)
+
+type verifyFlags struct {
+	scopeFlags
+	fix bool
+	yes bool
+}
+
+func newVerifyCommand(o *Options) *cobra.Command {
+	var flags verifyFlags
+	cmd := &cobra.Command{
+		Use:   "verify [PARENT]",
+		Short: "Check ApplySets as the operator does; --fix rewrites stale hints",
+		Long: `Check one parent, or every parent of the namespace (all with -A), as the operator's
+parent reconciler does: its ID is its own, its tooling and hints are well formed, the hint
+names the kinds of all its members, every member lies in its namespaces and no other object
+owns one. Exits 0 when all is well, 1 with findings, 2 on an error.
+
+--fix rewrites the contains-group-kinds and additional-namespaces hints of the parents it
+checked to exactly the kinds and namespaces of their members, under the field manager the
+parent's tool writes it with (kubectl's: kubectl-applyset), so the tool's next apply goes on
+from there. Only members whose part-of label the tool itself applied count; a parent whose
+ID is not its own, whose members could not all be listed, or that the operator manages is
+never rewritten. It shows the change and asks first, unless --yes.`,
+		Example: `  # In a CI job: fail when any set of the cluster has a problem
+  kubectl applyset verify -A
+
+  # Repair the hint of one set kubectl wrote, after a look at the change
+  kubectl applyset verify secret/web -n shop --fix`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			err := runVerify(cmd, o, &flags, args)
+			var exit *ExitError
+			if err != nil && !errors.As(err, &exit) {
+				return &ExitError{Code: verifyError, Err: err}
+			}
+			return err
+		},
+	}
+	flags.add(cmd, "json or yaml")
+	cmd.Flags().BoolVar(&flags.fix, "fix", false, "Rewrite the hints of the parents checked to what their members need.")
+	cmd.Flags().BoolVarP(&flags.yes, "yes", "y", false, "With --fix, write without asking.")
+	return cmd
+}
+
+func runVerify(cmd *cobra.Command, o *Options, flags *verifyFlags, args []string) error {
+	c, err := o.clients()
+	if err != nil {
+		return err
+	}
+	sopts, err := flags.snapshotOptions(c)
+	if err != nil {
+		return err
+	}
+	var only *membership.ParentRef
+	if len(args) == 1 {
+		ref, err := resolveParent(cmd.Context(), c, args[0])
+		if err != nil {
+			return err
+		}
+		only, sopts.Namespace = &ref, ref.Namespace
+	}
+	snap, err := o.snapshot(cmd, c, sopts)
+	if err != nil {
+		return err
+	}
+	checked := checkParents(c, flags, snap, only)
+	if flags.fix {
+		if err := fixHints(cmd, o, c, flags.yes, checked); err != nil {
+			return err
+		}
+		return nil
+	}
+	return report(o.Streams.Out, checked, flags.output)
+}
+
+// checkedParent is a parent and its verdict.
+type checkedParent struct {
+	membership.Parent
+	verdict membership.Verdict
+}
+
+func checkParents(c *clients, flags *verifyFlags, snap *membership.Snapshot, only *membership.ParentRef) []checkedParent {
+	var out []checkedParent
+	for _, p := range snap.Parents {
+		if only != nil && p.Ref.Key() != only.Key() || only == nil && !flags.inScope(c, p) {
+			continue
+		}
+		out = append(out, checkedParent{Parent: p, verdict: snap.Verify(p, membership.DefaultAppliers())})
+	}
+	return out
+}
+
+// report prints the findings and ends with status 1 when there are any.
+func report(w io.Writer, checked []checkedParent, output string) error {
+	items := make([]summary, 0, len(checked))
+	healthy := true
+	for _, p := range checked {
+		s := summarize(p.Parent, p.verdict)
+		healthy = healthy && s.Healthy
+		items = append(items, s)
+	}
+	switch output {
+	case outputJSON, outputYAML:
+		if err := printStructured(w, map[string]any{"apiVersion": "v1", "kind": "List", "items": items}, output); err != nil {
+			return err
+		}
+	case "":
+		for _, s := range items {
+			if s.Healthy {
+				fmt.Fprintf(w, "%s%s: healthy, %d members\n", s.Parent, inNamespace(s.Namespace), s.Members)
+				continue
+			}
+			for _, f := range s.Findings {
+				fmt.Fprintf(w, "%s%s: %s: %s\n", s.Parent, inNamespace(s.Namespace), f.Reason, f.Message)
+			}
+		}
+	default:
+		return fmt.Errorf("unknown output format %q: want json or yaml", output)
+	}
+	if !healthy {
+		return &ExitError{Code: verifyFindings}
+	}
+	return nil
+}

@@ -1,0 +1,168 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysetcli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/applyset-operator/applyset-operator/pkg/health"
+	"github.com/applyset-operator/applyset-operator/pkg/membership"
+)
+
+// view is one parent in full: its contract, its members with their health,
+// and what verification found.
+type view struct {
+	summary              `json:",inline"`
+	HintKinds            []string       `json:"hintKinds,omitempty"`
+	AdditionalNamespaces []string       `json:"additionalNamespaces,omitempty"`
+	MemberList           []memberHealth `json:"memberList,omitempty"`
+}
+
+// memberHealth is a member and its health as kstatus judges it.
+type memberHealth struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	Health    string `json:"health"`
+	Message   string `json:"message,omitempty"`
+}
+
+func newViewCommand(o *Options) *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "view PARENT",
+		Short: "Show one ApplySet: its contract fields, each member with its health, and the findings",
+		Example: `  # A set kubectl wrote with --applyset=secret/web
+  kubectl applyset view secret/web -n shop
+
+  # One of the operator's own sets
+  kubectl applyset view applysets.apply.applyset.dev/web -n shop -o yaml`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := o.clients()
+			if err != nil {
+				return err
+			}
+			ref, err := resolveParent(cmd.Context(), c, args[0])
+			if err != nil {
+				return err
+			}
+			snap, err := o.snapshot(cmd, c, membership.SnapshotOptions{Namespace: ref.Namespace})
+			if err != nil {
+				return err
+			}
+			p, err := findParent(snap, ref)
+			if err != nil {
+				return err
+			}
+			v := snap.Verify(p, membership.DefaultAppliers())
+			out := view{summary: summarize(p, v), MemberList: judge(cmd.Context(), c, v.Members)}
+			out.HintKinds = sorted(v.HintKinds, func(gk schema.GroupKind) string { return gk.String() })
+			out.AdditionalNamespaces = sets.List(v.Parent.Scope.AdditionalNamespaces)
+			switch output {
+			case outputJSON, outputYAML:
+				return printStructured(o.Streams.Out, out, output)
+			case "":
+				return printView(o.Streams.Out, out)
+			}
+			return fmt.Errorf("unknown output format %q: want json or yaml", output)
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "", "Output format: json or yaml.")
+	return cmd
+}
+
+// judge reads every member and judges its health, a few at a time.
+func judge(ctx context.Context, c *clients, members []membership.Member) []memberHealth {
+	checker, _ := health.NewChecker(nil)
+	out := make([]memberHealth, len(members))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, 8)
+	for i, m := range members {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			out[i] = memberHealth{Kind: m.GroupKind.String(), Namespace: m.Namespace, Name: m.Name}
+			obj, err := c.dynamic.Resource(m.Resource).Namespace(m.Namespace).Get(ctx, m.Name, metav1.GetOptions{})
+			if err != nil {
+				out[i].Health, out[i].Message = string(health.Unknown), err.Error()
+				return
+			}
+			r := checker.Judge(obj)
+			out[i].Health, out[i].Message = string(r.Status), r.Message
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func printView(w io.Writer, v view) error {
+	fmt.Fprintf(w, "Parent:                %s%s\n", v.Parent, inNamespace(v.Namespace))
+	fmt.Fprintf(w, "ID:                    %s\n", v.ID)
+	fmt.Fprintf(w, "Tooling:               %s\n", orNone(v.Tooling))
+	fmt.Fprintf(w, "Hint kinds:            %s\n", orNone(strings.Join(v.HintKinds, ",")))
+	fmt.Fprintf(w, "Additional namespaces: %s\n", orNone(strings.Join(v.AdditionalNamespaces, ",")))
+	fmt.Fprintf(w, "Members:               %d\n", v.Members)
+	if len(v.MemberList) > 0 {
+		t := &metav1.Table{ColumnDefinitions: columns(0, "Kind", "Namespace", "Name", "Health", "Message")}
+		for _, m := range v.MemberList {
+			t.Rows = append(t.Rows, metav1.TableRow{Cells: []any{m.Kind, m.Namespace, m.Name, m.Health, m.Message}})
+		}
+		fmt.Fprintln(w)
+		if err := printTable(w, t, false, false); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(w)
+	if v.Healthy {
+		fmt.Fprintln(w, "Findings: none")
+		return nil
+	}
+	fmt.Fprintln(w, "Findings:")
+	for _, f := range v.Findings {
+		fmt.Fprintf(w, "  %s: %s\n", f.Reason, f.Message)
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "<none>"
+	}
+	return s
+}
+
+// sorted lists a set's items as strings, sorted.
+func sorted[T comparable](s sets.Set[T], str func(T) string) []string {
+	out := make([]string, 0, s.Len())
+	for item := range s {
+		out = append(out, str(item))
+	}
+	slices.Sort(out)
+	return out
+}

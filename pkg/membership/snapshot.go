@@ -1,0 +1,240 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package membership
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/tools/pager"
+
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+)
+
+// Parent is a parent object as a snapshot read it.
+type Parent struct {
+	Ref    ParentRef
+	Object *metav1.PartialObjectMetadata
+}
+
+// Snapshot is every parent and every member of a cluster, read once, for
+// clients that do not watch (a kubectl plugin). It answers the questions the
+// Index and Parents answer from their caches.
+type Snapshot struct {
+	// Parents are sorted by kind, namespace and name.
+	Parents []Parent
+	// Failing are the types that could not be listed: their parents and
+	// members are missing.
+	Failing []TypeFailure
+
+	members map[string][]Member
+	types   []ResourceType
+}
+
+// SnapshotOptions say what a snapshot reads.
+type SnapshotOptions struct {
+	// Namespace limits the parents to one namespace; empty reads all.
+	// Members are always read everywhere: one may lie outside its scope.
+	Namespace string
+	// ParentSelector, a label selector, limits the parents further.
+	ParentSelector string
+	// Parallel is how many lists run at once; 0 means 8.
+	Parallel int
+	// Progress, when set, hears how many types were listed out of how many.
+	Progress func(done, total int)
+}
+
+// Read lists every type that supports list, once, for objects with the
+// part-of label, and the parent types (Secrets, ConfigMaps, custom resources
+// of labelled CRDs) for objects with the ID label.
+func Read(ctx context.Context, opts Options, sopts SnapshotOptions) (*Snapshot, error) {
+	lists, err := preferredResources(ctx, opts.Discovery)
+	if lists == nil && err != nil {
+		return nil, fmt.Errorf("discovering resource types: %w", err)
+	}
+	parentCRDs, err := parentTypes(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	s := &Snapshot{members: map[string][]Member{}, types: listableResources(lists)}
+	jobs := make([]listJob, 0, len(s.types)+2)
+	for _, rt := range s.types {
+		jobs = append(jobs, listJob{rt: rt, label: applyset.PartOfLabel})
+		if builtInParentKinds.Has(rt.GroupKind) || parentCRDs.Has(rt.Resource.GroupResource().String()) {
+			jobs = append(jobs, listJob{rt: rt, label: applyset.IDLabel, selector: parentSelector(sopts.ParentSelector),
+				namespace: sopts.Namespace})
+		}
+	}
+	s.run(ctx, opts, sopts, jobs)
+	slices.SortFunc(s.Parents, func(a, b Parent) int {
+		return cmp.Or(cmp.Compare(a.Ref.Type.GroupKind.String(), b.Ref.Type.GroupKind.String()),
+			cmp.Compare(a.Ref.Namespace, b.Ref.Namespace), cmp.Compare(a.Ref.Name, b.Ref.Name))
+	})
+	for id := range s.members {
+		slices.SortFunc(s.members[id], compareMembers)
+	}
+	return s, nil
+}
+
+// parentTypes returns the resources (resource.group) of the CRDs labelled as parent types.
+func parentTypes(ctx context.Context, opts Options) (sets.Set[string], error) {
+	list, err := opts.Metadata.Resource(crdResource).List(ctx, metav1.ListOptions{LabelSelector: applyset.ParentTypeLabel})
+	if err != nil {
+		return nil, fmt.Errorf("listing the CRDs of parent types: %w", err)
+	}
+	out := sets.New[string]()
+	for _, crd := range list.Items {
+		out.Insert(crd.Name) // a CRD's name is <plural>.<group>
+	}
+	return out, nil
+}
+
+// listJob lists the objects of one type that carry a label (and match the selector).
+type listJob struct {
+	rt        ResourceType
+	label     string
+	selector  string
+	namespace string
+}
+
+func parentSelector(extra string) string {
+	if extra == "" {
+		return applyset.IDLabel
+	}
+	return applyset.IDLabel + "," + extra
+}
+
+func (s *Snapshot) run(ctx context.Context, opts Options, sopts SnapshotOptions, jobs []listJob) {
+	var (
+		mu   sync.Mutex
+		wg   sync.WaitGroup
+		done int
+	)
+	slots := make(chan struct{}, cmp.Or(sopts.Parallel, 8))
+	for _, job := range jobs {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			items, err := listLabelled(ctx, opts, job)
+			mu.Lock()
+			defer mu.Unlock()
+			done++
+			if sopts.Progress != nil {
+				sopts.Progress(done, len(jobs))
+			}
+			if err != nil {
+				if !slices.ContainsFunc(s.Failing, func(f TypeFailure) bool { return f.ResourceType == job.rt }) {
+					s.Failing = append(s.Failing, TypeFailure{ResourceType: job.rt, Err: err})
+				}
+				return
+			}
+			s.add(job, items)
+		}()
+	}
+	wg.Wait()
+	slices.SortFunc(s.Failing, func(a, b TypeFailure) int { return cmp.Compare(a.Resource.String(), b.Resource.String()) })
+}
+
+// listLabelled lists, page by page and within the list timeout, the metadata
+// of the job's objects that carry its label.
+func listLabelled(ctx context.Context, opts Options, job listJob) ([]*metav1.PartialObjectMetadata, error) {
+	ctx, cancel := context.WithTimeout(ctx, cmp.Or(opts.ListTimeout, 15*time.Second))
+	defer cancel()
+	resource := opts.Metadata.Resource(job.rt.Resource)
+	p := pager.New(func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		if job.namespace != "" && job.rt.Namespaced {
+			return resource.Namespace(job.namespace).List(ctx, o)
+		}
+		return resource.List(ctx, o)
+	})
+	var out []*metav1.PartialObjectMetadata
+	err := p.EachListItem(ctx, metav1.ListOptions{LabelSelector: cmp.Or(job.selector, job.label)}, func(obj runtime.Object) error {
+		if m, ok := obj.(*metav1.PartialObjectMetadata); ok {
+			out = append(out, m)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// add files the listed objects as members or as parents. The caller holds the lock.
+func (s *Snapshot) add(job listJob, items []*metav1.PartialObjectMetadata) {
+	for _, m := range items {
+		if job.label == applyset.IDLabel {
+			s.Parents = append(s.Parents, Parent{Ref: ParentRef{Type: job.rt, Namespace: m.Namespace, Name: m.Name}, Object: m})
+			continue
+		}
+		id := m.Labels[applyset.PartOfLabel]
+		kept, _ := keepMemberMetadata(m.DeepCopy())
+		meta := kept.(*metav1.PartialObjectMetadata)
+		s.members[id] = append(s.members[id], Member{
+			SetID: id, GroupKind: job.rt.GroupKind, Resource: job.rt.Resource,
+			Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion,
+			OwnerReferences: m.OwnerReferences, PartOfAppliedBy: managersOf(meta.ManagedFields),
+		})
+	}
+}
+
+// Members returns the objects that claim the set with the given ID, sorted.
+func (s *Snapshot) Members(setID string) []Member {
+	return s.members[setID]
+}
+
+// TypeOf returns the listed resource type of a kind.
+func (s *Snapshot) TypeOf(gk schema.GroupKind) (ResourceType, bool) {
+	for _, rt := range s.types {
+		if rt.GroupKind == gk {
+			return rt, true
+		}
+	}
+	return ResourceType{}, false
+}
+
+// TypeOfResource returns the listed resource type of a resource.
+func (s *Snapshot) TypeOfResource(gr schema.GroupResource) (ResourceType, bool) {
+	for _, rt := range s.types {
+		if rt.Resource.GroupResource() == gr {
+			return rt, true
+		}
+	}
+	return ResourceType{}, false
+}
+
+// Facts are what Verify needs to know of parent p besides the parent itself,
+// trusting the part-of labels applied by appliers.
+func (s *Snapshot) Facts(p Parent, appliers sets.Set[string]) Facts {
+	id := p.Object.Labels[applyset.IDLabel]
+	return Facts{
+		ParentUID: p.Object.UID, Members: s.Members(id), TypeOf: s.TypeOf, TypeOfResource: s.TypeOfResource,
+		Appliers: appliers, Failing: s.Failing,
+	}
+}
+
+// Verify verifies parent p as the operator does, from the snapshot.
+func (s *Snapshot) Verify(p Parent, appliers Appliers) Verdict {
+	parsed := applyset.ParseParent(p.Ref.Key(), p.Object.Labels, p.Object.Annotations)
+	return Verify(parsed, s.Facts(p, appliers.Of(parsed.Tooling.Name)))
+}

@@ -1,0 +1,238 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package install
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/controllers/applysets"
+	"github.com/applyset-operator/applyset-operator/internal/controlplane"
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+)
+
+var _ = Describe("kubectl applyset", Ordered, func() {
+	var pluginDir, shop, other string
+
+	BeforeAll(func(ctx context.Context) {
+		root, err := controlplane.Root()
+		Expect(err).NotTo(HaveOccurred())
+		pluginDir = GinkgoT().TempDir()
+		build := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(pluginDir, "kubectl-applyset"), "./cmd/kubectl-applyset")
+		build.Dir = root
+		out, err := build.CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(out))
+		shop, other = pluginNamespace(ctx), pluginNamespace(ctx)
+		env.StartManager(func(mgr ctrl.Manager) error {
+			return applysets.SetupWithManager(mgr, applysets.Options{ToolingVersion: "v0.1.0", DefaultServiceAccount: "default"})
+		})
+	})
+
+	// plugin runs the plugin the way a user does, through kubectl, found on
+	// PATH, and returns its output (standard output, then errors) and exit
+	// status.
+	run := func(ctx context.Context, stdin string, args ...string) (string, string, int) {
+		cmd := exec.CommandContext(ctx, env.KubectlPath(), append([]string{"applyset", "--kubeconfig", env.Kubeconfig}, args...)...)
+		cmd.Env = append(os.Environ(), "PATH="+pluginDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+		cmd.Stdin = strings.NewReader(stdin)
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		GinkgoWriter.Printf("kubectl applyset %s: stderr: %s\n", strings.Join(args, " "), stderr.String())
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return stdout.String(), stderr.String(), exit.ExitCode()
+		}
+		Expect(err).NotTo(HaveOccurred(), stderr.String())
+		return stdout.String(), stderr.String(), 0
+	}
+	plugin := func(ctx context.Context, stdin string, args ...string) (string, int) {
+		stdout, stderr, code := run(ctx, stdin, args...)
+		return stdout + stderr, code
+	}
+	succeeds := func(ctx context.Context, args ...string) string {
+		out, code := plugin(ctx, "", args...)
+		Expect(code).To(BeZero(), out)
+		return out
+	}
+	kubectl := func(ctx context.Context, stdin string, args ...string) string {
+		out, err := env.Kubectl(ctx, stdin, args...)
+		Expect(err).NotTo(HaveOccurred(), out)
+		return out
+	}
+	const manifests = `{apiVersion: v1, kind: ConfigMap, metadata: {name: a}, data: {k: v}}
+---
+{apiVersion: v1, kind: ServiceAccount, metadata: {name: b}}
+`
+	webID := applyset.ParentKey{GroupKind: schema.GroupKind{Kind: "Secret"}, Name: "web"}
+
+	It("lists and views a set kubectl wrote, as kubectl get -l sees it", func(ctx context.Context) {
+		kubectl(ctx, manifests, "apply", "--server-side", "--prune", "--applyset=secret/web", "-n", shop, "-f", "-")
+		webID.Namespace = shop
+		members := kubectl(ctx, "", "get", "configmaps,serviceaccounts", "-n", shop, "-o", "name", "-l", applyset.PartOfLabel+"="+webID.ID())
+		Expect(strings.Fields(members)).To(ConsistOf("configmap/a", "serviceaccount/b"))
+
+		table := succeeds(ctx, "list", "-n", shop)
+		Expect(table).To(MatchRegexp(`(?m)^NAME\s+TOOLING\s+MEMBERS\s+STATE\s+AGE$`))
+		Expect(table).To(MatchRegexp(`(?m)^secret/web\s+kubectl/v1\.37\.1\s+2\s+Healthy\s+`))
+
+		var list struct{ Items []map[string]any }
+		stdout, stderr, code := run(ctx, "", "list", "-A", "-o", "json")
+		Expect(code).To(BeZero(), stderr)
+		Expect(stderr).To(BeEmpty())
+		Expect(json.Unmarshal([]byte(stdout), &list)).To(Succeed())
+		Expect(list.Items).To(ContainElement(SatisfyAll(HaveKeyWithValue("parent", "secret/web"),
+			HaveKeyWithValue("namespace", shop), HaveKeyWithValue("id", webID.ID()), HaveKeyWithValue("members", 2.0))))
+
+		view := succeeds(ctx, "view", "secret/web", "-n", shop)
+		Expect(view).To(ContainSubstring("Tooling:               kubectl/v1.37.1"))
+		Expect(view).To(ContainSubstring("Hint kinds:            ConfigMap,ServiceAccount"))
+		Expect(view).To(MatchRegexp(`(?m)^ConfigMap\s+` + shop + `\s+a\s+Current`))
+		Expect(view).To(MatchRegexp(`(?m)^ServiceAccount\s+` + shop + `\s+b\s+Current`))
+		Expect(view).To(ContainSubstring("Findings: none"))
+		Expect(succeeds(ctx, "verify", "secret/web", "-n", shop)).To(ContainSubstring("secret/web in namespace " + shop + ": healthy, 2 members"))
+	})
+
+	It("finds a stale hint, a member out of scope and a copied ID, and exits 1", func(ctx context.Context) {
+		kubectl(ctx, "", "annotate", "secret/web", "-n", shop, "--overwrite", applyset.GroupKindsAnnotation+"=ConfigMap")
+		kubectl(ctx, "{apiVersion: v1, kind: ConfigMap, metadata: {name: far, labels: {"+applyset.PartOfLabel+": "+webID.ID()+"}}}",
+			"apply", "--server-side", "-n", other, "-f", "-")
+		kubectl(ctx, "", "create", "configmap", "copy", "-n", other)
+		kubectl(ctx, "", "label", "configmap/copy", "-n", other, applyset.IDLabel+"="+webID.ID())
+
+		out, code := plugin(ctx, "", "verify", "-A")
+		Expect(code).To(Equal(1), out)
+		Expect(out).To(ContainSubstring("secret/web in namespace " + shop + ": HintIncomplete: the hint omits ServiceAccount"))
+		Expect(out).To(ContainSubstring("secret/web in namespace " + shop + ": MemberOutOfScope"))
+		Expect(out).To(ContainSubstring("ConfigMap " + other + "/far"))
+		Expect(out).To(ContainSubstring("configmap/copy in namespace " + other + ": IDMismatch"))
+	})
+
+	It("repairs the hint with --fix under kubectl's field manager, and kubectl's next apply works", func(ctx context.Context) {
+		out, code := plugin(ctx, "n\n", "verify", "secret/web", "-n", shop, "--fix")
+		Expect(code).To(Equal(1), out)
+		Expect(out).To(ContainSubstring("nothing written"))
+		Expect(secretAnnotation(ctx, shop, "web", applyset.GroupKindsAnnotation)).To(Equal("ConfigMap"))
+
+		out, code = plugin(ctx, "y\n", "verify", "secret/web", "-n", shop, "--fix")
+		Expect(code).To(BeZero(), out)
+		Expect(out).To(ContainSubstring(`"ConfigMap" -> "ConfigMap,ServiceAccount"`))
+		Expect(out).To(ContainSubstring("field manager kubectl-applyset"))
+		Expect(secretAnnotation(ctx, shop, "web", applyset.GroupKindsAnnotation)).To(Equal("ConfigMap,ServiceAccount"))
+		Expect(secretAnnotation(ctx, shop, "web", applyset.AdditionalNamespacesAnnotation)).To(Equal(other))
+		Expect(succeeds(ctx, "verify", "secret/web", "-n", shop)).To(ContainSubstring("healthy, 3 members"))
+
+		out, code = plugin(ctx, "", "verify", "configmap/copy", "-n", other, "--fix", "--yes")
+		Expect(code).To(BeZero(), out)
+		Expect(out).To(ContainSubstring("not rewritten: its ID is not its own"))
+
+		By("applying again with kubectl, which prunes across the repaired hint")
+		kubectl(ctx, "{apiVersion: v1, kind: ConfigMap, metadata: {name: a}, data: {k: v2}}",
+			"apply", "--server-side", "--prune", "--applyset=secret/web", "-n", shop, "-f", "-")
+		Expect(apierrorsNotFound(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: shop, Name: "b"}})).To(BeTrue())
+		Expect(apierrorsNotFound(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: other, Name: "far"}})).To(BeTrue())
+	})
+
+	It("disbands a kubectl set: every object stays, no label is left", func(ctx context.Context) {
+		out, code := plugin(ctx, "", "disband", "secret/web", "-n", shop, "--yes")
+		Expect(code).To(BeZero(), out)
+		cm := &corev1.ConfigMap{}
+		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: shop, Name: "a"}, cm)).To(Succeed())
+		Expect(cm.Labels).NotTo(HaveKey(applyset.PartOfLabel))
+		secret := &corev1.Secret{}
+		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: shop, Name: "web"}, secret)).To(Succeed())
+		Expect(secret.Labels).NotTo(HaveKey(applyset.IDLabel))
+		Expect(secret.Annotations).NotTo(HaveKey(applyset.GroupKindsAnnotation))
+		Expect(secret.Annotations).NotTo(HaveKey(applyset.ToolingAnnotation))
+		out, code = plugin(ctx, "", "view", "secret/web", "-n", shop)
+		Expect(code).To(Equal(1))
+		Expect(out).To(ContainSubstring("is not an ApplySet parent"))
+	})
+
+	It("lists, views and disbands one of the operator's sets", func(ctx context.Context) {
+		ns := pluginNamespace(ctx)
+		grantDefault(ctx, ns)
+		set := &applyv1alpha1.ApplySet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shop"}}
+		cm, err := applyv1alpha1.NewResource(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "c"}})
+		Expect(err).NotTo(HaveOccurred())
+		set.Spec.Resources = []applyv1alpha1.Resource{cm}
+		Expect(env.Client.Create(ctx, set)).To(Succeed())
+		Eventually(func() bool {
+			Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
+			return apimeta.IsStatusConditionTrue(set.Status.Conditions, applyv1alpha1.ConditionReady)
+		}).Should(BeTrue())
+
+		Expect(succeeds(ctx, "list", "-n", ns)).To(MatchRegexp(`(?m)^applyset\.apply\.applyset\.dev/shop\s+applyset-operator/v0\.1\.0\s+1\s+Healthy`))
+		Expect(succeeds(ctx, "view", "applysets.apply.applyset.dev/shop", "-n", ns)).To(MatchRegexp(`(?m)^ConfigMap\s+` + ns + `\s+c\s+Current`))
+		out, code := plugin(ctx, "", "verify", "applyset.apply.applyset.dev/shop", "-n", ns, "--fix", "--yes")
+		Expect(code).To(BeZero(), out)
+		Expect(out).To(ContainSubstring("not rewritten: the operator keeps the hints of its own sets"))
+
+		Expect(succeeds(ctx, "disband", "applysets.apply.applyset.dev/shop", "-n", ns, "--yes")).To(ContainSubstring("deletionPolicy Orphan"))
+		Eventually(func() bool { return apierrorsNotFound(ctx, set) }).Should(BeTrue())
+		kept := &corev1.ConfigMap{}
+		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "c"}, kept)).To(Succeed())
+		Expect(kept.Labels).NotTo(HaveKey(applyset.PartOfLabel))
+	})
+})
+
+func pluginNamespace(ctx context.Context) string {
+	GinkgoHelper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "plugin-"}}
+	Expect(env.Client.Create(ctx, ns)).To(Succeed())
+	return ns.Name
+}
+
+// grantDefault lets the namespace's default ServiceAccount, which the
+// operator's sets act as, do anything in it.
+func grantDefault(ctx context.Context, ns string) {
+	GinkgoHelper()
+	Expect(client.IgnoreAlreadyExists(env.Client.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"}}))).To(Succeed())
+	Expect(env.Client.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "everything"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}}}})).To(Succeed())
+	Expect(env.Client.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default-everything"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "everything"},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: ns, Name: "default"}}})).To(Succeed())
+}
+
+func secretAnnotation(ctx context.Context, ns, name, key string) string {
+	GinkgoHelper()
+	secret := &corev1.Secret{}
+	Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, secret)).To(Succeed())
+	return secret.Annotations[key]
+}
+
+func apierrorsNotFound(ctx context.Context, obj client.Object) bool {
+	return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj))
+}

@@ -44,6 +44,7 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/requeue"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+	"github.com/applyset-operator/applyset-operator/pkg/declared"
 	"github.com/applyset-operator/applyset-operator/pkg/health"
 )
 
@@ -233,12 +234,12 @@ func actorError(act actor, err error) error {
 // sources with reader, the set's identity.
 func (r *Reconciler) readObjects(ctx context.Context, reader client.Reader, set applyv1alpha1.Set, scope applyset.Scope) (
 	objects []apply.Object, warnings []string, reason string, err error) {
-	inputs, err := gatherInputs(ctx, reader, set, r.MaxInputBytes)
+	inputs, err := declared.Gather(ctx, reader, set, r.MaxInputBytes)
 	var denied *apply.AccessError
 	switch {
 	case errors.As(err, &denied):
 		return nil, nil, ReasonAccessDenied, err
-	case errors.Is(err, errSourceNotFound):
+	case errors.Is(err, declared.ErrSourceNotFound):
 		return nil, nil, ReasonSourceNotFound, err
 	case err != nil:
 		return nil, nil, ReasonInvalidInput, err
@@ -266,22 +267,14 @@ func (r *Reconciler) readObjects(ctx context.Context, reader client.Reader, set 
 // changes anything.
 func (r *Reconciler) applyAndPrune(ctx context.Context, set applyv1alpha1.Set, parent applyset.Parent,
 	engine *apply.Engine, objects []apply.Object, checker *health.Checker, o outcome) outcome {
-	spec := set.GetCommonSpec()
-	kinds, namespaces := declaredKindsAndNamespaces(objects, set.GetNamespace())
-	hintKinds := kinds.Union(currentKinds(parent))
-	hintNamespaces := namespaces.Union(parent.Scope.AdditionalNamespaces)
-	applyOpts := apply.ApplyOptions{
-		SetID: o.setID, DryRun: o.dryRun, Force: spec.ForceEnabled(), Ignore: ignoreRules(spec.IgnoreFields),
-		Ready: readyForDependents(checker),
-	}
+	plan := declared.NewPlan(set, parent, objects, o.setID, o.dryRun)
+	applyOpts := plan.Apply
+	applyOpts.Ready = readyForDependents(checker)
 
-	var plan *apply.PrunePlan
-	if spec.PruneEnabled() {
+	var prune *apply.PrunePlan
+	if plan.Prune != nil {
 		var err error
-		plan, err = engine.PlanPrune(ctx, apply.PruneOptions{
-			SetID: o.setID, ParentUID: string(set.GetUID()), Kinds: hintKinds, Keep: sets.New(o.declared...), DryRun: o.dryRun,
-			Scope: applyset.Scope{Namespace: set.GetNamespace(), AdditionalNamespaces: hintNamespaces.Union(sets.New(spec.AdditionalNamespaces...))},
-		})
+		prune, err = engine.PlanPrune(ctx, *plan.Prune)
 		var denied *apply.AccessError
 		if errors.As(err, &denied) {
 			// Say at once everything the identity lacks, for the apply too.
@@ -292,7 +285,7 @@ func (r *Reconciler) applyAndPrune(ctx context.Context, set applyv1alpha1.Set, p
 		}
 	}
 	if !o.dryRun {
-		if err := r.writeParent(ctx, set, hintKinds, hintNamespaces); err != nil {
+		if err := r.writeParent(ctx, set, plan.HintKinds, plan.HintNamespaces); err != nil {
 			return failure(o, ReasonApplyFailed, false, err)
 		}
 	}
@@ -306,19 +299,19 @@ func (r *Reconciler) applyAndPrune(ctx context.Context, set applyv1alpha1.Set, p
 		}
 		return failure(o, reason, errors.Is(err, apply.ErrOverlap), err)
 	}
-	if plan == nil || o.applied.Count(apply.Waiting) > 0 {
+	if prune == nil || o.applied.Count(apply.Waiting) > 0 {
 		// Members that left the set keep their label, and the hints stay wide:
 		// without prune, or until every object is applied.
 		return o
 	}
-	o.pruned, err = engine.ExecutePrune(ctx, plan)
+	o.pruned, err = engine.ExecutePrune(ctx, prune)
 	if err != nil {
 		return failure(o, ReasonPruneFailed, false, err)
 	}
 	if !o.dryRun {
 		// Members kept by a skipped prune still claim the set: the hints keep covering them.
 		keptKinds, keptNamespaces := skippedKindsAndNamespaces(o.pruned, set.GetNamespace())
-		if err := r.writeParent(ctx, set, kinds.Union(keptKinds), namespaces.Union(keptNamespaces)); err != nil {
+		if err := r.writeParent(ctx, set, plan.Kinds.Union(keptKinds), plan.Namespaces.Union(keptNamespaces)); err != nil {
 			return failure(o, ReasonApplyFailed, false, err)
 		}
 	}
@@ -332,22 +325,6 @@ func failureReason(err error, fallback string) string {
 		return ReasonAccessDenied
 	}
 	return fallback
-}
-
-// ignoreRules maps the spec's ignoreFields onto the engine's rules. Paths are
-// validated by the API server; one that still does not parse is skipped.
-func ignoreRules(fields []applyv1alpha1.IgnoreFields) []apply.IgnoreRule {
-	rules := make([]apply.IgnoreRule, 0, len(fields))
-	for _, f := range fields {
-		rule := apply.IgnoreRule{GroupKind: schema.GroupKind{Group: f.Group, Kind: f.Kind}, Namespace: f.Namespace, Name: f.Name}
-		for _, p := range f.Paths {
-			if names, err := apply.ParseFieldPath(p); err == nil {
-				rule.Paths = append(rule.Paths, names)
-			}
-		}
-		rules = append(rules, rule)
-	}
-	return rules
 }
 
 func skippedKindsAndNamespaces(pruned apply.ChangeSet, own string) (sets.Set[schema.GroupKind], sets.Set[string]) {
@@ -366,24 +343,6 @@ func skippedKindsAndNamespaces(pruned apply.ChangeSet, own string) (sets.Set[sch
 func failure(o outcome, reason string, terminal bool, err error) outcome {
 	o.reason, o.terminal, o.err = reason, terminal, err
 	return o
-}
-
-func currentKinds(p applyset.Parent) sets.Set[schema.GroupKind] {
-	if p.GroupKinds == nil {
-		return sets.New[schema.GroupKind]()
-	}
-	return p.GroupKinds
-}
-
-func declaredKindsAndNamespaces(objects []apply.Object, own string) (sets.Set[schema.GroupKind], sets.Set[string]) {
-	kinds, namespaces := sets.New[schema.GroupKind](), sets.New[string]()
-	for _, o := range objects {
-		kinds.Insert(o.Ref().GroupKind)
-		if ns := o.Object.GetNamespace(); ns != "" && ns != own {
-			namespaces.Insert(ns)
-		}
-	}
-	return kinds, namespaces
 }
 
 func timeout(spec *applyv1alpha1.CommonSpec) time.Duration {

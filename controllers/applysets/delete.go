@@ -33,6 +33,7 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/text"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+	"github.com/applyset-operator/applyset-operator/pkg/declared"
 )
 
 // reconcileDelete prunes every member (Delete) or disbands the set (Orphan),
@@ -89,10 +90,10 @@ func (r *Reconciler) releaseMembers(ctx context.Context, set applyv1alpha1.Set, 
 	}
 	var cs apply.ChangeSet
 	if set.GetCommonSpec().DeletionPolicy == applyv1alpha1.DeletionPolicyOrphan {
-		cs, err = engine.Disband(ctx, apply.DisbandOptions{SetID: parent.ID, Scope: parent.Scope, Kinds: currentKinds(parent)})
+		cs, err = engine.Disband(ctx, apply.DisbandOptions{SetID: parent.ID, Scope: parent.Scope, Kinds: declared.CurrentKinds(parent)})
 	} else {
 		cs, err = engine.Prune(ctx, apply.PruneOptions{
-			SetID: parent.ID, ParentUID: string(set.GetUID()), Scope: parent.Scope, Kinds: currentKinds(parent),
+			SetID: parent.ID, ParentUID: string(set.GetUID()), Scope: parent.Scope, Kinds: declared.CurrentKinds(parent),
 			Keep: sets.New[apply.ObjectRef](),
 		})
 	}

@@ -26,7 +26,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
@@ -97,7 +96,7 @@ func disband(cmd *cobra.Command, o *Options, c *clients, p membership.Parent, v 
 	if !yes && !confirm(cmd, o, "Disband?") {
 		return fmt.Errorf("nothing changed")
 	}
-	engine, err := c.engine()
+	engine, err := c.engine(identity.PluginFieldManager)
 	if err != nil {
 		return err
 	}
@@ -163,13 +162,4 @@ func nsFlag(ns string) string {
 		return ""
 	}
 	return " -n " + ns
-}
-
-// engine is the apply engine acting as the plugin's user.
-func (c *clients) engine() (*apply.Engine, error) {
-	cl, err := client.New(c.config, client.Options{Mapper: c.mapper})
-	if err != nil {
-		return nil, err
-	}
-	return &apply.Engine{Client: cl, FieldManager: identity.PluginFieldManager}, nil
 }

@@ -35,8 +35,30 @@ import (
 // configmaps/web, applysets.apply.applyset.dev/web), in the namespace in use
 // when the type is namespaced.
 func resolveParent(ctx context.Context, c *clients, arg string) (membership.ParentRef, error) {
+	ref, err := parentOf(c, arg)
+	if err != nil {
+		return ref, err
+	}
+	obj, err := c.metadata.Resource(ref.Type.Resource).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return ref, fmt.Errorf("%s not found%s", parentName(ref), inNamespace(ref.Namespace))
+	case err != nil:
+		return ref, err
+	case obj.Labels[applyset.IDLabel] == "":
+		return ref, fmt.Errorf("%s%s is not an ApplySet parent: it has no %s label", parentName(ref), inNamespace(ref.Namespace), applyset.IDLabel)
+	}
+	return ref, nil
+}
+
+// parentOf names a parent without reading it; a bare name is a Secret, as
+// for kubectl's --applyset.
+func parentOf(c *clients, arg string) (membership.ParentRef, error) {
 	typ, name, ok := strings.Cut(arg, "/")
-	if !ok || typ == "" || name == "" {
+	if !ok {
+		typ, name = "secrets", arg
+	}
+	if typ == "" || name == "" {
 		return membership.ParentRef{}, fmt.Errorf("parent %q: want TYPE/NAME, e.g. secret/my-set or applysets.apply.applyset.dev/my-set", arg)
 	}
 	gvk, err := c.mapper.KindFor(schema.ParseGroupResource(typ).WithVersion(""))
@@ -51,15 +73,6 @@ func resolveParent(ctx context.Context, c *clients, arg string) (membership.Pare
 		GroupKind: mapping.GroupVersionKind.GroupKind(), Namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace}}
 	if ref.Type.Namespaced {
 		ref.Namespace = c.namespace
-	}
-	obj, err := c.metadata.Resource(ref.Type.Resource).Namespace(ref.Namespace).Get(ctx, name, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		return ref, fmt.Errorf("%s not found%s", parentName(ref), inNamespace(ref.Namespace))
-	case err != nil:
-		return ref, err
-	case obj.Labels[applyset.IDLabel] == "":
-		return ref, fmt.Errorf("%s%s is not an ApplySet parent: it has no %s label", parentName(ref), inNamespace(ref.Namespace), applyset.IDLabel)
 	}
 	return ref, nil
 }

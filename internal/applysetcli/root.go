@@ -25,13 +25,19 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
 
@@ -91,7 +97,7 @@ by the applyset-operator or by any tool that keeps the contract. It needs no ope
 	cmd.SetOut(streams.Out)
 	cmd.SetErr(streams.ErrOut)
 	o.Flags.AddFlags(cmd.PersistentFlags())
-	cmd.AddCommand(newListCommand(o), newViewCommand(o), newVerifyCommand(o), newDisbandCommand(o))
+	cmd.AddCommand(newListCommand(o), newViewCommand(o), newVerifyCommand(o), newDiffCommand(o), newDisbandCommand(o))
 	return cmd
 }
 
@@ -149,4 +155,26 @@ func (o *Options) snapshot(cmd *cobra.Command, c *clients, sopts membership.Snap
 		fmt.Fprintf(o.Streams.ErrOut, "Warning: cannot list %s: %v; its parents and members are missing\n", f.Resource.GroupResource(), f.Err)
 	}
 	return snap, nil
+}
+
+// scheme knows the built-in types and the operator's.
+var scheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(applyv1alpha1.AddToScheme(s))
+	return s
+}()
+
+// client reads and writes as the plugin's user.
+func (c *clients) client() (client.Client, error) {
+	return client.New(c.config, client.Options{Mapper: c.mapper, Scheme: scheme})
+}
+
+// engine is the apply engine acting as the plugin's user, under fieldManager.
+func (c *clients) engine(fieldManager string) (*apply.Engine, error) {
+	cl, err := c.client()
+	if err != nil {
+		return nil, err
+	}
+	return &apply.Engine{Client: cl, FieldManager: fieldManager}, nil
 }

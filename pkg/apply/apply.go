@@ -46,6 +46,10 @@ type ApplyOptions struct { //nolint:revive // apply.ApplyOptions reads as the op
 	Force bool
 	// Ignore leaves fields of objects that exist to other writers.
 	Ignore []IgnoreRule
+	// WithoutDigest leaves out the digest annotation, to preview an apply by
+	// a tool that keeps none (kubectl): the preview then shows only what that
+	// tool would change.
+	WithoutDigest bool
 	// Ready, when set, judges whether an applied object works. A group whose
 	// objects depend on one that does not is not applied yet: its objects are
 	// reported Pending, with what they wait for.
@@ -303,7 +307,9 @@ func (e *Engine) write(ctx context.Context, p objectPlan, opts ApplyOptions) wri
 		return w
 	}
 	w.change = &Change{Ref: ref, Action: Created}
-	if !opts.DryRun {
+	if opts.DryRun {
+		w.change.Live, w.change.Preview = p.existing, result
+	} else {
 		w.change.Object = result
 	}
 	if p.existing != nil {

@@ -75,6 +75,10 @@ type Change struct {
 	// read), with its status, for judging its health; nil in a preview and
 	// when the apply failed.
 	Object *unstructured.Unstructured
+	// Live and Preview are, in a preview, the object as it is (nil when it
+	// does not exist) and as the dry-run apply answered it would be; nil
+	// otherwise, and when the preview made no request (an unchanged object).
+	Live, Preview *unstructured.Unstructured
 }
 
 // messageFields bounds the fields a message names: a large object can

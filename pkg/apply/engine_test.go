@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -133,8 +134,24 @@ var _ = Describe("The apply engine", func() {
 
 		real, err := engine.Apply(ctx, declared, ApplyOptions{SetID: setID})
 		Expect(err).NotTo(HaveOccurred())
-		// The real apply also returns the objects it left, which a preview does not.
-		Expect(preview.Changes).To(Equal(withoutObjects(real.Changes)))
+		// The real apply returns the objects it left; a preview, each object
+		// before and as the dry run answered, and that answer is what the apply did.
+		Expect(withoutObjects(preview.Changes)).To(Equal(withoutObjects(real.Changes)))
+		for _, c := range preview.Changes {
+			Expect(c.Object).To(BeNil(), c.Ref.String())
+			if c.Action == Unchanged {
+				continue
+			}
+			applied := real.Changes[slices.IndexFunc(real.Changes, func(r Change) bool { return r.Ref == c.Ref })].Object
+			Expect(c.Preview.Object["data"]).To(Equal(applied.Object["data"]), c.Ref.String())
+			Expect(c.Preview.GetLabels()).To(Equal(applied.GetLabels()), c.Ref.String())
+		}
+		byName := map[string]Change{}
+		for _, c := range preview.Changes {
+			byName[c.Ref.Name] = c
+		}
+		Expect(byName["new"].Live).To(BeNil())
+		Expect(byName["changed"].Live.Object["data"]).To(HaveKeyWithValue("k", "1"))
 		Expect(real.Changes).To(HaveEach(HaveField("Object", Not(BeNil()))))
 		Expect(actions(real)).To(Equal(map[string]Action{"kept": Unchanged, "changed": Configured, "new": Created}))
 	})
@@ -323,7 +340,7 @@ spec: {size: 3}
 func withoutObjects(changes []Change) []Change {
 	out := make([]Change, 0, len(changes))
 	for _, c := range changes {
-		c.Object = nil
+		c.Object, c.Live, c.Preview = nil, nil, nil
 		out = append(out, c)
 	}
 	return out

@@ -76,7 +76,9 @@ func (e *Engine) inspect(ctx context.Context, objects []Object, opts ApplyOption
 func (e *Engine) inspectOne(ctx context.Context, o Object, opts ApplyOptions, known map[ObjectRef]*unstructured.Unstructured) objectPlan {
 	ref := o.Ref()
 	p := objectPlan{Object: o, desired: withPartOf(o.Object, opts.SetID)}
-	stampConfig(p.desired)
+	if !opts.WithoutDigest {
+		stampConfig(p.desired)
+	}
 	existing, err := e.current(ctx, o, known)
 	switch {
 	case o.Mapping == nil && opts.DryRun:

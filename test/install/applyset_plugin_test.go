@@ -46,36 +46,15 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 	var pluginDir, shop, other string
 
 	BeforeAll(func(ctx context.Context) {
-		root, err := controlplane.Root()
-		Expect(err).NotTo(HaveOccurred())
-		pluginDir = GinkgoT().TempDir()
-		build := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(pluginDir, "kubectl-applyset"), "./cmd/kubectl-applyset")
-		build.Dir = root
-		out, err := build.CombinedOutput()
-		Expect(err).NotTo(HaveOccurred(), string(out))
+		pluginDir = buildPlugin(ctx)
 		shop, other = pluginNamespace(ctx), pluginNamespace(ctx)
 		env.StartManager(func(mgr ctrl.Manager) error {
 			return applysets.SetupWithManager(mgr, applysets.Options{ToolingVersion: "v0.1.0", DefaultServiceAccount: "default"})
 		})
 	})
 
-	// plugin runs the plugin the way a user does, through kubectl, found on
-	// PATH, and returns its output (standard output, then errors) and exit
-	// status.
 	run := func(ctx context.Context, stdin string, args ...string) (string, string, int) {
-		cmd := exec.CommandContext(ctx, env.KubectlPath(), append([]string{"applyset", "--kubeconfig", env.Kubeconfig}, args...)...)
-		cmd.Env = append(os.Environ(), "PATH="+pluginDir+string(os.PathListSeparator)+os.Getenv("PATH"))
-		cmd.Stdin = strings.NewReader(stdin)
-		var stdout, stderr strings.Builder
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		GinkgoWriter.Printf("kubectl applyset %s: stderr: %s\n", strings.Join(args, " "), stderr.String())
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			return stdout.String(), stderr.String(), exit.ExitCode()
-		}
-		Expect(err).NotTo(HaveOccurred(), stderr.String())
-		return stdout.String(), stderr.String(), 0
+		return runPlugin(ctx, pluginDir, stdin, args...)
 	}
 	plugin := func(ctx context.Context, stdin string, args ...string) (string, int) {
 		stdout, stderr, code := run(ctx, stdin, args...)
@@ -86,11 +65,7 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 		Expect(code).To(BeZero(), out)
 		return out
 	}
-	kubectl := func(ctx context.Context, stdin string, args ...string) string {
-		out, err := env.Kubectl(ctx, stdin, args...)
-		Expect(err).NotTo(HaveOccurred(), out)
-		return out
-	}
+	kubectl := kubectlSucceeds
 	const manifests = `{apiVersion: v1, kind: ConfigMap, metadata: {name: a}, data: {k: v}}
 ---
 {apiVersion: v1, kind: ServiceAccount, metadata: {name: b}}
@@ -206,6 +181,46 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 		Expect(kept.Labels).NotTo(HaveKey(applyset.PartOfLabel))
 	})
 })
+
+// buildPlugin builds kubectl-applyset into a directory of its own, to be put on PATH.
+func buildPlugin(ctx context.Context) string {
+	GinkgoHelper()
+	root, err := controlplane.Root()
+	Expect(err).NotTo(HaveOccurred())
+	dir := GinkgoT().TempDir()
+	build := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(dir, "kubectl-applyset"), "./cmd/kubectl-applyset")
+	build.Dir = root
+	out, err := build.CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), string(out))
+	return dir
+}
+
+// runPlugin runs the plugin the way a user does, through kubectl, found on
+// PATH, and returns its standard output, its errors and its exit status.
+func runPlugin(ctx context.Context, dir, stdin string, args ...string) (string, string, int) {
+	GinkgoHelper()
+	cmd := exec.CommandContext(ctx, env.KubectlPath(), append([]string{"applyset", "--kubeconfig", env.Kubeconfig}, args...)...)
+	cmd.Env = append(os.Environ(), "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	GinkgoWriter.Printf("kubectl applyset %s: stderr: %s\n", strings.Join(args, " "), stderr.String())
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return stdout.String(), stderr.String(), exit.ExitCode()
+	}
+	Expect(err).NotTo(HaveOccurred(), stderr.String())
+	return stdout.String(), stderr.String(), 0
+}
+
+// kubectlSucceeds runs kubectl and returns its output.
+func kubectlSucceeds(ctx context.Context, stdin string, args ...string) string {
+	GinkgoHelper()
+	out, err := env.Kubectl(ctx, stdin, args...)
+	Expect(err).NotTo(HaveOccurred(), out)
+	return out
+}
 
 func pluginNamespace(ctx context.Context) string {
 	GinkgoHelper()

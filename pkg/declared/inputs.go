@@ -14,7 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package applysets
+// Package declared reads what an ApplySet or ClusterApplySet declares, and
+// plans what applying it does, for the operator and for previews alike.
+package declared
 
 import (
 	"context"
@@ -33,15 +35,14 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
 
-// errSourceNotFound marks a source that does not exist (yet); its creation
-// triggers a new reconcile.
-var errSourceNotFound = fmt.Errorf("source not found")
+// ErrSourceNotFound marks a source that does not exist (yet).
+var ErrSourceNotFound = errors.New("source not found")
 
-// gatherInputs decodes the inline resources and every source key, reading the
+// Gather decodes the inline resources and every source key, reading the
 // sources with reader: the set's own identity, so that a set reads nothing
 // its identity could not. A key may hold gzip; the sources together may hold
 // at most limit bytes, decompressed.
-func gatherInputs(ctx context.Context, reader client.Reader, set applyv1alpha1.Set, limit int64) ([]apply.Input, error) {
+func Gather(ctx context.Context, reader client.Reader, set applyv1alpha1.Set, limit int64) ([]apply.Input, error) {
 	var inputs []apply.Input
 	for i, r := range set.GetCommonSpec().Resources {
 		obj, err := r.Object()
@@ -61,7 +62,7 @@ func gatherInputs(ctx context.Context, reader client.Reader, set applyv1alpha1.S
 			var tooLarge *apply.TooLargeError
 			if errors.As(err, &tooLarge) {
 				return nil, fmt.Errorf("%s: the set's sources, read up to here, hold %w; "+
-					"split them into several sets, or raise the operator's --max-set-input-size", origin, err)
+					"split them into several sets, or raise the limit (the operator's --max-set-input-size, kubectl applyset's --max-input-size)", origin, err)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", origin, err)
@@ -107,14 +108,14 @@ func sourceData(ctx context.Context, reader client.Reader, src applyv1alpha1.Clu
 	}
 	value, ok := data[src.Key]
 	if !ok {
-		return nil, fmt.Errorf("%s %s/%s has no key %s: %w", src.Kind, src.Namespace, src.Name, src.Key, errSourceNotFound)
+		return nil, fmt.Errorf("%s %s/%s has no key %s: %w", src.Kind, src.Namespace, src.Name, src.Key, ErrSourceNotFound)
 	}
 	return map[string][]byte{src.Key: value}, nil
 }
 
 func sourceError(src applyv1alpha1.ClusterSource, err error) error {
 	if apierrors.IsNotFound(err) {
-		return fmt.Errorf("%s %s/%s does not exist: %w", src.Kind, src.Namespace, src.Name, errSourceNotFound)
+		return fmt.Errorf("%s %s/%s does not exist: %w", src.Kind, src.Namespace, src.Name, ErrSourceNotFound)
 	}
 	if apierrors.IsForbidden(err) {
 		resource := schema.GroupResource{Resource: strings.ToLower(string(src.Kind)) + "s"}

@@ -1,0 +1,230 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysetcli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+	"github.com/applyset-operator/applyset-operator/pkg/membership"
+)
+
+// The exit statuses of diff, as kubectl diff's.
+const (
+	diffNone     = 0
+	diffFound    = 1
+	diffProblems = 2
+)
+
+type diffOptions struct {
+	files          []string
+	recursive      bool
+	applySet       string
+	prune          bool
+	fieldManager   string
+	forceConflicts bool
+	maxInput       int64
+}
+
+func newDiffCommand(o *Options) *cobra.Command {
+	d := &diffOptions{}
+	cmd := &cobra.Command{
+		Use:   "diff -f FILE|DIR --applyset=PARENT [--prune]",
+		Short: "Preview an apply of a set: every change and every prune, with server-side dry-run",
+		Long: `diff shows what 'kubectl apply --server-side --applyset=PARENT --prune' would do: each
+object is applied with server-side dry-run, so the API server's defaulting, admission
+webhooks and server-side apply merge are in the result, and the live object and the result
+are printed as a unified diff. With --prune, the members the apply would delete follow, as
+removals. Secret data is masked. Nothing in the cluster changes.
+
+For the operator's ApplySets and ClusterApplySets, name the set's manifest with -f and no
+--applyset: diff previews what the operator would do with that spec.
+
+Exit status: 0 no differences, 1 differences, 2 or more a problem.`,
+		Example: `  # Preview the next apply of a kubectl-managed set
+  kubectl applyset diff -f manifests/ --applyset=web -n shop --prune
+
+  # The same for a ConfigMap parent, reading standard input
+  kustomize build overlays/prod | kubectl applyset diff -f - --applyset=configmaps/web -n shop --prune
+
+  # Preview a change to one of the operator's sets
+  kubectl applyset diff -f applyset.yaml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			err := d.run(cmd.Context(), o)
+			var exit *ExitError
+			if err != nil && !errors.As(err, &exit) {
+				err = &ExitError{Code: diffProblems, Err: err}
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringSliceVarP(&d.files, "filename", "f", nil, "Files or directories of manifests, or - for standard input.")
+	cmd.Flags().BoolVarP(&d.recursive, "recursive", "R", false, "Read the directories of -f recursively.")
+	cmd.Flags().StringVar(&d.applySet, "applyset", "", "The set's parent as kubectl's --applyset names it: NAME (a Secret), or TYPE/NAME.")
+	cmd.Flags().BoolVar(&d.prune, "prune", false, "Also show the members the apply would delete.")
+	cmd.Flags().StringVar(&d.fieldManager, "field-manager", "kubectl", "The field manager the apply would use.")
+	cmd.Flags().BoolVar(&d.forceConflicts, "force-conflicts", false, "Preview an apply that takes fields other appliers own.")
+	cmd.Flags().Int64Var(&d.maxInput, "max-input-size", defaultMaxInput, "The most bytes -f may read, after decompression.")
+	return cmd
+}
+
+// preview is what a dry run found, ready to print.
+type preview struct {
+	changes  apply.ChangeSet
+	pruned   apply.ChangeSet
+	declared map[apply.ObjectRef]apply.Object
+	problems []error
+	// pruneChecked is true when the preview looked for members to prune.
+	pruneChecked bool
+}
+
+func (d *diffOptions) run(ctx context.Context, o *Options) error {
+	c, err := o.clients()
+	if err != nil {
+		return err
+	}
+	inputs, err := readManifests(d.files, d.recursive, o.Streams.In, d.maxInput)
+	if err != nil {
+		return err
+	}
+	var p *preview
+	switch {
+	case d.applySet != "":
+		p, err = d.previewKubectl(ctx, o, c, inputs)
+	case declaresOperatorSets(inputs):
+		p, err = d.previewOperator(ctx, o, c, inputs)
+	default:
+		return fmt.Errorf("name the set's parent with --applyset, or give the manifest of an ApplySet or ClusterApplySet")
+	}
+	if err != nil {
+		return err
+	}
+	return p.print(ctx, o, c)
+}
+
+// previewKubectl dry-runs the apply kubectl would make for --applyset.
+func (d *diffOptions) previewKubectl(ctx context.Context, o *Options, c *clients, inputs []apply.Input) (*preview, error) {
+	ref, err := parentOf(c, d.applySet)
+	if err != nil {
+		return nil, err
+	}
+	if ref.Type.GroupKind.Group == applyv1alpha1.GroupVersion.Group {
+		return nil, fmt.Errorf("%s is one of the operator's sets: preview it with diff -f and the set's own manifest", parentName(ref))
+	}
+	parent, uid, err := readParentContract(ctx, c, ref)
+	if err != nil {
+		return nil, err
+	}
+	// kubectl widens the set's namespaces to those of its objects.
+	scope := applyset.Scope{Namespace: ref.Namespace, AdditionalNamespaces: inputNamespaces(inputs, c.namespace)}
+	objects, warnings, err := apply.Check(inputs, apply.Target{Scope: scope, DefaultNamespace: c.namespace, Mapper: c.mapper})
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(o.Streams.ErrOut, "Warning: %s\n", w)
+	}
+	engine, err := c.engine(d.fieldManager)
+	if err != nil {
+		return nil, err
+	}
+	p := &preview{declared: map[apply.ObjectRef]apply.Object{}}
+	keep := sets.New[apply.ObjectRef]()
+	kinds := parent.GroupKinds.Clone()
+	for _, obj := range objects {
+		p.declared[obj.Ref()] = obj
+		keep.Insert(obj.Ref())
+		kinds.Insert(obj.Ref().GroupKind)
+	}
+	setID := ref.Key().ID()
+	p.changes, err = engine.Apply(ctx, objects, apply.ApplyOptions{SetID: setID, DryRun: true, WithoutDigest: true, Force: d.forceConflicts})
+	if err != nil {
+		p.problems = append(p.problems, err)
+	}
+	if d.prune && uid != "" {
+		p.pruneChecked = true
+		pruneScope := applyset.Scope{Namespace: ref.Namespace, AdditionalNamespaces: scope.AdditionalNamespaces.Union(parent.Scope.AdditionalNamespaces)}
+		p.pruned, err = engine.Prune(ctx, apply.PruneOptions{SetID: setID, ParentUID: uid, Scope: pruneScope, Kinds: kinds, Keep: keep, DryRun: true})
+		if err != nil {
+			p.problems = append(p.problems, err)
+		}
+	}
+	return p, nil
+}
+
+// readParentContract reads what the parent says of its set, and its UID; a
+// parent that does not exist yet says nothing. A parent that carries another
+// set's ID is refused: kubectl would refuse it too.
+func readParentContract(ctx context.Context, c *clients, ref membership.ParentRef) (applyset.Parent, string, error) {
+	obj, err := c.metadata.Resource(ref.Type.Resource).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return applyset.Parent{Key: ref.Key(), GroupKinds: sets.New[schema.GroupKind](), Scope: applyset.Scope{Namespace: ref.Namespace}}, "", nil
+	}
+	if err != nil {
+		return applyset.Parent{}, "", err
+	}
+	parent := applyset.ParseParent(ref.Key(), obj.Labels, obj.Annotations)
+	if parent.ID != "" && parent.ID != ref.Key().ID() {
+		return parent, "", fmt.Errorf("%s%s carries the ID %s, which is not its own: it is a copy of another set's parent, "+
+			"and an apply through it would be refused", parentName(ref), inNamespace(ref.Namespace), parent.ID)
+	}
+	if parent.GroupKinds == nil {
+		parent.GroupKinds = sets.New[schema.GroupKind]()
+	}
+	if parent.Scope.AdditionalNamespaces == nil {
+		parent.Scope.AdditionalNamespaces = sets.New[string]()
+	}
+	return parent, string(obj.UID), nil
+}
+
+// inputNamespaces are the namespaces the inputs name, and the default one.
+func inputNamespaces(inputs []apply.Input, defaultNamespace string) sets.Set[string] {
+	out := sets.New(defaultNamespace)
+	for _, in := range inputs {
+		if ns := in.Object.GetNamespace(); ns != "" {
+			out.Insert(ns)
+		}
+	}
+	return out
+}
+
+// count is how many objects differ.
+func (p *preview) count() int {
+	n := 0
+	for _, ch := range slices.Concat(p.changes.Changes, p.pruned.Changes) {
+		if differs(ch.Action) {
+			n++
+		}
+	}
+	return n
+}
+
+func differs(a apply.Action) bool {
+	return a == apply.Created || a == apply.Configured || a == apply.Recreated || a == apply.Pruned
+}

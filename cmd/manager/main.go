@@ -83,6 +83,9 @@ type options struct {
 	defaultServiceAccount string
 	singleTenant          bool
 	maxSetInputSize       resource.Quantity
+
+	kubeAPIQPS   float64
+	kubeAPIBurst int
 }
 
 func (o *options) bindFlags(fs *flag.FlagSet) {
@@ -126,6 +129,13 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		o.maxSetInputSize = q
 		return nil
 	})
+	// kube-controller-manager's defaults: a set of a thousand objects needs about
+	// as many requests, which controller-runtime's 20 per second would stretch
+	// over a minute; API Priority and Fairness protects the API server beyond that.
+	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 50,
+		"Requests per second each of the operator's clients may make on average: its own, and one per ServiceAccount a set acts as.")
+	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 100,
+		"Requests each of the operator's clients may make at once above --kube-api-qps.")
 	fs.DurationVar(&o.reverifyInterval, "reverify-interval", time.Hour,
 		"How often every ApplySet parent is verified again without a change, a guard against missed events.")
 	o.webhooks.bindFlags(fs)
@@ -139,10 +149,22 @@ func main() {
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 
+	if err := opts.validate(); err != nil {
+		setupLog.Error(err, "Invalid flags")
+		os.Exit(2)
+	}
 	if err := run(opts); err != nil {
 		setupLog.Error(err, "Manager stopped with an error")
 		os.Exit(1)
 	}
+}
+
+// validate checks what the flags' types cannot.
+func (o *options) validate() error {
+	if o.kubeAPIQPS <= 0 || o.kubeAPIBurst <= 0 {
+		return fmt.Errorf("--kube-api-qps and --kube-api-burst must be positive, got %v and %d", o.kubeAPIQPS, o.kubeAPIBurst)
+	}
+	return nil
 }
 
 func run(opts options) error {
@@ -165,6 +187,7 @@ func run(opts options) error {
 	if err != nil {
 		return fmt.Errorf("loading kubeconfig: %w", err)
 	}
+	cfg.QPS, cfg.Burst = float32(opts.kubeAPIQPS), opts.kubeAPIBurst
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,
 		Metrics:                 metricsOpts,

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"slices"
 
+	"golang.org/x/sync/errgroup"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -126,37 +127,70 @@ func orderDeletes(members []member) {
 }
 
 // ExecutePrune deletes the members the plan chose, a group at a time in
-// reverse apply order, each with a precondition on its UID, so that an object
+// reverse apply order, the members of a group concurrently (at most
+// Concurrency at once), each with a precondition on its UID, so that an object
 // replaced since the plan is kept. Before it deletes a group it checks that
 // the previous one is gone (objects with finalizers take a while): if not,
 // the rest is reported Waiting, for a later prune.
 func (e *Engine) ExecutePrune(ctx context.Context, plan *PrunePlan) (ChangeSet, error) {
 	cs := ChangeSet{DryRun: plan.opts.DryRun, Changes: slices.Clone(plan.skipped)}
 	var errs []error
-	for i, m := range plan.deletes {
-		if i > 0 && m.group != plan.deletes[i-1].group && !plan.opts.DryRun {
-			if remaining := e.stillThere(ctx, plan.deletes[:i]); remaining != "" {
-				for _, rest := range plan.deletes[i:] {
+	groups := deleteGroups(plan.deletes)
+	for i, group := range groups {
+		if i > 0 && !plan.opts.DryRun {
+			// The groups before the previous one were found gone before it was deleted.
+			if remaining := e.stillThere(ctx, groups[i-1]); remaining != "" {
+				for _, rest := range slices.Concat(groups[i:]...) {
 					cs.Changes = append(cs.Changes, Change{Ref: rest.ref, Action: Waiting, Reason: "waits for " + remaining + " to be deleted"})
 				}
 				break
 			}
 		}
-		// Background, as kubectl deletes: a Job's pods go with it, where the
-		// API's own default for a Job would orphan them.
-		opts := []client.DeleteOption{client.Preconditions{UID: &m.obj.UID}, client.PropagationPolicy(metav1.DeletePropagationBackground)}
-		if plan.opts.DryRun {
-			opts = append(opts, client.DryRunAll)
+		changes, err := e.deleteAll(ctx, group, plan.opts.DryRun)
+		cs.Changes = append(cs.Changes, changes...)
+		if err != nil {
+			errs = append(errs, err)
 		}
-		if err := e.Client.Delete(ctx, m.obj, opts...); client.IgnoreNotFound(err) != nil {
-			errs = append(errs, fmt.Errorf("pruning %s: %w", m.ref, err))
-			cs.Changes = append(cs.Changes, failed(m.ref, err))
-			continue
-		}
-		cs.Changes = append(cs.Changes, Change{Ref: m.ref, Action: Pruned})
 	}
 	sortChanges(cs.Changes)
 	return cs, errors.Join(errs...)
+}
+
+// deleteGroups splits members, ordered by group, into their groups.
+func deleteGroups(members []member) [][]member {
+	var out [][]member
+	for i, m := range members {
+		if i == 0 || m.group != members[i-1].group {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], m)
+	}
+	return out
+}
+
+// deleteAll deletes members concurrently and returns a change for each.
+func (e *Engine) deleteAll(ctx context.Context, members []member, dryRun bool) ([]Change, error) {
+	changes := make([]Change, len(members))
+	errs := make([]error, len(members))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(cmp.Or(e.Concurrency, defaultConcurrency))
+	for i, m := range members {
+		g.Go(func() error {
+			// Background, as kubectl deletes: a Job's pods go with it, where the
+			// API's own default for a Job would orphan them.
+			opts := []client.DeleteOption{client.Preconditions{UID: &m.obj.UID}, client.PropagationPolicy(metav1.DeletePropagationBackground)}
+			if dryRun {
+				opts = append(opts, client.DryRunAll)
+			}
+			changes[i] = Change{Ref: m.ref, Action: Pruned}
+			if err := e.Client.Delete(gctx, m.obj, opts...); client.IgnoreNotFound(err) != nil {
+				changes[i], errs[i] = failed(m.ref, err), fmt.Errorf("pruning %s: %w", m.ref, err)
+			}
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return changes, errors.Join(errs...)
 }
 
 // stillThere names the first of members that has not gone yet, or "".

@@ -44,6 +44,7 @@ import (
 	"github.com/applyset-operator/applyset-operator/controllers/featuregates"
 	"github.com/applyset-operator/applyset-operator/controllers/parents"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/pkg/declared"
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
 
@@ -83,6 +84,7 @@ type options struct {
 	defaultServiceAccount string
 	singleTenant          bool
 	maxSetInputSize       resource.Quantity
+	maxSetObjects         int
 
 	kubeAPIQPS   float64
 	kubeAPIBurst int
@@ -119,7 +121,7 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.singleTenant, "single-tenant", false,
 		"Let sets that name no ServiceAccount act as the operator itself, with all its permissions (needs the cluster-writer role). "+
 			"Only for clusters where everyone who may create an ApplySet is trusted as much as the operator.")
-	o.maxSetInputSize = *resource.NewQuantity(applysets.DefaultMaxInputBytes, resource.BinarySI)
+	o.maxSetInputSize = *resource.NewQuantity(declared.DefaultLimits.Bytes, resource.BinarySI)
 	fs.Func("max-set-input-size", "The most YAML one set's sources may hold, decompressed, a bound on "+
 		"the operator's memory that also stops gzip bombs (default 16Mi).", func(value string) error {
 		q, err := resource.ParseQuantity(value)
@@ -136,6 +138,8 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"Requests per second each of the operator's clients may make on average: its own, and one per ServiceAccount a set acts as.")
 	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 100,
 		"Requests each of the operator's clients may make at once above --kube-api-qps.")
+	fs.IntVar(&o.maxSetObjects, "max-set-objects", declared.DefaultLimits.Objects,
+		"The most objects one set may declare, a bound on the operator's memory and on the time one set holds a worker.")
 	fs.DurationVar(&o.reverifyInterval, "reverify-interval", time.Hour,
 		"How often every ApplySet parent is verified again without a change, a guard against missed events.")
 	o.webhooks.bindFlags(fs)
@@ -161,6 +165,9 @@ func main() {
 
 // validate checks what the flags' types cannot.
 func (o *options) validate() error {
+	if o.maxSetObjects <= 0 {
+		return fmt.Errorf("--max-set-objects must be positive, got %d", o.maxSetObjects)
+	}
 	if o.kubeAPIQPS <= 0 || o.kubeAPIBurst <= 0 {
 		return fmt.Errorf("--kube-api-qps and --kube-api-burst must be positive, got %v and %d", o.kubeAPIQPS, o.kubeAPIBurst)
 	}
@@ -231,7 +238,7 @@ func run(opts options) error {
 	}
 	if err := applysets.SetupWithManager(mgr, applysets.Options{
 		ToolingVersion: version, DefaultServiceAccount: opts.defaultServiceAccount, SingleTenant: opts.singleTenant,
-		MaxInputBytes: opts.maxSetInputSize.Value(),
+		MaxInputBytes: opts.maxSetInputSize.Value(), MaxObjects: opts.maxSetObjects,
 	}); err != nil {
 		return fmt.Errorf("setting up the ApplySet reconcilers: %w", err)
 	}

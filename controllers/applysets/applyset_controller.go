@@ -76,8 +76,8 @@ type Reconciler struct {
 	// SingleTenant lets sets that name no ServiceAccount act as the operator
 	// itself, with all its permissions.
 	SingleTenant bool
-	// MaxInputBytes bounds what one set's sources hold, decompressed.
-	MaxInputBytes int64
+	// Limits bound what one set may declare.
+	Limits declared.Limits
 
 	clients sync.Map // impersonated user -> client.Client
 	applied sync.Map // set key -> appliedState of its last full reconcile
@@ -234,7 +234,7 @@ func actorError(act actor, err error) error {
 // sources with reader, the set's identity.
 func (r *Reconciler) readObjects(ctx context.Context, reader client.Reader, set applyv1alpha1.Set, scope applyset.Scope) (
 	objects []apply.Object, warnings []string, reason string, err error) {
-	inputs, err := declared.Gather(ctx, reader, set, r.MaxInputBytes)
+	inputs, err := declared.Gather(ctx, reader, set, r.Limits)
 	var denied *apply.AccessError
 	switch {
 	case errors.As(err, &denied):

@@ -36,6 +36,7 @@ import (
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/pkg/declared"
 )
 
 // A set reads and writes as its ServiceAccount, so the operator needs only to
@@ -57,14 +58,12 @@ type Options struct {
 	// SingleTenant lets sets that name no ServiceAccount act as the operator.
 	SingleTenant bool
 	// MaxInputBytes bounds what one set's sources hold, decompressed;
-	// 0 means DefaultMaxInputBytes.
+	// 0 means declared.DefaultLimits.Bytes.
 	MaxInputBytes int64
+	// MaxObjects bounds the objects one set declares; 0 means
+	// declared.DefaultLimits.Objects.
+	MaxObjects int
 }
-
-// DefaultMaxInputBytes is what one set's sources may hold, decompressed: room
-// for the largest public install manifests (a few MiB), and a bound on the
-// memory a hostile gzip value can take.
-const DefaultMaxInputBytes = 16 << 20
 
 // SetupWithManager adds the ApplySet and ClusterApplySet reconcilers to mgr.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
@@ -98,7 +97,8 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder(identity.EventReporter), NewSet: k.newSet, NewSetList: k.newList,
 			GroupKind:      schema.GroupKind{Group: applyv1alpha1.GroupVersion.Group, Kind: k.kind},
 			ToolingVersion: opts.ToolingVersion, DefaultServiceAccount: opts.DefaultServiceAccount, SingleTenant: opts.SingleTenant,
-			MaxInputBytes: cmp.Or(opts.MaxInputBytes, DefaultMaxInputBytes),
+			Limits: declared.Limits{Bytes: cmp.Or(opts.MaxInputBytes, declared.DefaultLimits.Bytes),
+				Objects: cmp.Or(opts.MaxObjects, declared.DefaultLimits.Objects)},
 		}
 		err := ctrl.NewControllerManagedBy(mgr).
 			Named(k.name).

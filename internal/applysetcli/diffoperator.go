@@ -114,7 +114,7 @@ func (d *diffOptions) previewSet(ctx context.Context, o *Options, cl client.Clie
 	}
 	spec := set.GetCommonSpec()
 	scope := applyset.Scope{Namespace: set.GetNamespace(), AdditionalNamespaces: sets.New(spec.AdditionalNamespaces...)}
-	inputs, err := declared.Gather(ctx, cl, set, d.maxInput)
+	inputs, err := declared.Gather(ctx, cl, set, declared.Limits{Bytes: d.maxInput, Objects: declared.DefaultLimits.Objects})
 	if err != nil {
 		return nil, err
 	}

@@ -26,11 +26,12 @@ import (
 	"strings"
 
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
+	"github.com/applyset-operator/applyset-operator/pkg/declared"
 )
 
 // defaultMaxInput bounds what -f reads in all, after decompression: the
 // operator's bound for one set's sources.
-const defaultMaxInput = 16 << 20
+var defaultMaxInput = declared.DefaultLimits.Bytes
 
 // manifestExtensions are the files a directory contributes, as for kubectl -f DIR.
 var manifestExtensions = []string{".yaml", ".yml", ".json"}

@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
 
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
@@ -44,6 +45,22 @@ type Input struct {
 // Decode reads the objects of a multi-document YAML or JSON stream. Empty
 // documents are skipped; a List's items are read as objects.
 func Decode(origin string, data []byte) ([]Input, error) {
+	return DecodeAtMost(origin, data, 0)
+}
+
+// TooManyObjectsError is a stream that holds more objects than allowed.
+type TooManyObjectsError struct {
+	Limit int
+}
+
+func (e *TooManyObjectsError) Error() string {
+	return fmt.Sprintf("more than the limit of %d objects", e.Limit)
+}
+
+// DecodeAtMost decodes as Decode does, and stops with a *TooManyObjectsError
+// as soon as the stream holds more than limit objects (0: no limit), so that
+// a hostile stream costs no more than the limit's worth of decoding.
+func DecodeAtMost(origin string, data []byte, limit int) ([]Input, error) {
 	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	var inputs []Input
 	for doc := 1; ; doc++ {
@@ -60,12 +77,20 @@ func Decode(origin string, data []byte) ([]Input, error) {
 		if len(bytes.TrimSpace(stripComments(raw))) == 0 {
 			continue
 		}
+		// A key given twice is ambiguous: refuse it rather than guess which
+		// one the author meant (the strict reading fails on nothing else).
+		if _, err := yaml.YAMLToJSONStrict(raw); err != nil {
+			return nil, fmt.Errorf("%s document %d: malformed YAML: %w", origin, doc, err)
+		}
 		obj := &unstructured.Unstructured{}
 		if err := utilyaml.Unmarshal(raw, &obj.Object); err != nil {
 			return nil, fmt.Errorf("%s document %d: malformed YAML: %w", origin, doc, err)
 		}
 		if obj.Object == nil {
 			continue
+		}
+		if limit > 0 && len(inputs) >= limit {
+			return nil, fmt.Errorf("%s document %d: %w", origin, doc, &TooManyObjectsError{Limit: limit})
 		}
 		where := fmt.Sprintf("%s document %d", origin, doc)
 		if obj.IsList() {

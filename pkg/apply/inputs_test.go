@@ -38,6 +38,22 @@ func testMapper() meta.RESTMapper {
 	return m
 }
 
+// aliasBomb is the "billion laughs": nine levels of nine aliases each, 9^9
+// strings once expanded.
+var aliasBomb = `a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
+b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
+c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
+d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
+e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
+f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
+g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
+h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
+i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: x}
+`
+
 func TestDecode(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -72,6 +88,26 @@ func TestDecode(t *testing.T) {
 			name:    "malformed YAML names the document",
 			data:    "apiVersion: v1\nkind: ConfigMap\n---\nkind: [unclosed\n",
 			wantErr: "src document 2: malformed YAML",
+		},
+		{
+			name:    "a key given twice is refused, not guessed at",
+			data:    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: one}\ndata: {k: two}\n",
+			wantErr: `src document 1: malformed YAML: yaml: unmarshal errors:` + "\n" + `  line 5: key "data" already set in map`,
+		},
+		{
+			name:    "an alias bomb stops at the parser's bound",
+			data:    aliasBomb,
+			wantErr: "src document 1: malformed YAML: yaml: document contains excessive aliasing",
+		},
+		{
+			name:    "nesting stops at the parser's depth bound",
+			data:    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: " + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "\n",
+			wantErr: "exceeded max depth of 10000",
+		},
+		{
+			name:    "invalid UTF-8 is refused",
+			data:    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: \xff\xfe}\n",
+			wantErr: "src document 1: malformed YAML: yaml: invalid leading UTF-8 octet",
 		},
 		{
 			name:    "a scalar document is not an object",

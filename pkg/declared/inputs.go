@@ -38,11 +38,41 @@ import (
 // ErrSourceNotFound marks a source that does not exist (yet).
 var ErrSourceNotFound = errors.New("source not found")
 
+// Limits bound what one set may declare, so that hostile input costs bounded
+// memory and time.
+type Limits struct {
+	// Bytes bounds what the sources hold together, decompressed.
+	Bytes int64
+	// Objects bounds the objects the set declares; 0 leaves them unbounded.
+	Objects int
+}
+
+// decode decodes one source key, having read so many objects before it.
+func (l Limits) decode(origin string, data []byte, before int) ([]apply.Input, error) {
+	if l.Objects <= 0 {
+		return apply.Decode(origin, data)
+	}
+	if before >= l.Objects {
+		// Not one more object: an empty key still passes.
+		decoded, err := apply.DecodeAtMost(origin, data, 1)
+		if err == nil && len(decoded) > 0 {
+			err = &apply.TooManyObjectsError{Limit: l.Objects}
+		}
+		return decoded, err
+	}
+	return apply.DecodeAtMost(origin, data, l.Objects-before)
+}
+
+// DefaultLimits leave room for the largest public install manifests (a few
+// MiB, some hundred objects) and for sets of thousands of objects.
+var DefaultLimits = Limits{Bytes: 16 << 20, Objects: 5000}
+
 // Gather decodes the inline resources and every source key, reading the
 // sources with reader: the set's own identity, so that a set reads nothing
-// its identity could not. A key may hold gzip; the sources together may hold
-// at most limit bytes, decompressed.
-func Gather(ctx context.Context, reader client.Reader, set applyv1alpha1.Set, limit int64) ([]apply.Input, error) {
+// its identity could not. A key may hold gzip. What the set declares must
+// stay within limits.
+func Gather(ctx context.Context, reader client.Reader, set applyv1alpha1.Set, limits Limits) ([]apply.Input, error) {
+	limit := limits.Bytes
 	var inputs []apply.Input
 	for i, r := range set.GetCommonSpec().Resources {
 		obj, err := r.Object()
@@ -68,7 +98,12 @@ func Gather(ctx context.Context, reader client.Reader, set applyv1alpha1.Set, li
 				return nil, fmt.Errorf("%s: %w", origin, err)
 			}
 			limit -= int64(len(plain))
-			decoded, err := apply.Decode(origin, plain)
+			decoded, err := limits.decode(origin, plain, len(inputs))
+			var tooMany *apply.TooManyObjectsError
+			if errors.As(err, &tooMany) {
+				return nil, fmt.Errorf("%s: the set declares more than the limit of %d objects, counted up to here; "+
+					"split it into several sets, or raise the limit (the operator's --max-set-objects)", origin, limits.Objects)
+			}
 			if err != nil {
 				return nil, err
 			}

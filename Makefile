@@ -19,6 +19,8 @@ KUBECTL ?= $(CONTROL_PLANE)/kubectl
 GO_TEST_FLAGS ?= -race
 BENCH ?= .
 BENCH_RUNS ?= 5
+# How long `make fuzz` runs each fuzz test.
+FUZZ_TIME ?= 10s
 # Extra flags for the manager under `make run`.
 ARGS ?= --zap-encoder=console
 
@@ -54,6 +56,15 @@ control-plane: ## Build kube-apiserver, etcd and kubectl into bin/k8s (once; cac
 .PHONY: test
 test: control-plane ## Run the unit tests and the envtest suites against a real kube-apiserver and etcd.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" $(GO) test $(GO_TEST_FLAGS) ./...
+
+.PHONY: fuzz
+fuzz: ## Run every fuzz test (every parser of input has one) for FUZZ_TIME each, as CI does.
+	@for dir in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
+		for target in $$(grep -h '^func Fuzz' $$dir/*_test.go | sed 's/^func \(Fuzz[A-Za-z0-9_]*\).*/\1/'); do \
+			echo "== $$dir $$target"; \
+			$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZ_TIME) $$dir || exit 1; \
+		done; \
+	done
 
 .PHONY: bench
 bench: control-plane ## Run the benchmarks and print their figures (the API-server ones BENCH_RUNS times).

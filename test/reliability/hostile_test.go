@@ -207,3 +207,5 @@ func warnings(ctx context.Context, ns, name string) func() []string {
 		return reasons
 	}
 }
+
+func keyOf(obj client.Object) client.ObjectKey { return client.ObjectKeyFromObject(obj) }

@@ -57,6 +57,11 @@ control-plane: ## Build kube-apiserver, etcd and kubectl into bin/k8s (once; cac
 test: control-plane ## Run the unit tests and the envtest suites against a real kube-apiserver and etcd.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" $(GO) test $(GO_TEST_FLAGS) ./...
 
+.PHONY: reliability
+reliability: control-plane ## Run the reliability suite at scale: RELIABILITY_OBJECTS (1000) objects, RELIABILITY_RUNS (5) runs.
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" RELIABILITY_OBJECTS=$${RELIABILITY_OBJECTS:-1000} RELIABILITY_RUNS=$${RELIABILITY_RUNS:-5} \
+		$(GO) test -count=1 -timeout 60m -v ./test/reliability/ -ginkgo.v
+
 .PHONY: fuzz
 fuzz: ## Run every fuzz test (every parser of input has one) for FUZZ_TIME each, as CI does.
 	@for dir in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do \

@@ -33,7 +33,9 @@ import (
 
 // Parents written by other tools are input too: the parent reconciler must
 // judge a huge or malformed hint, report it, and change nothing.
-var _ = Describe("Hostile hints on parents of other tools", func() {
+var _ = Describe("Hostile hints on parents of other tools", Ordered, func() {
+	BeforeAll(func() { env.StartManager(setupOperator) })
+
 	// kubectlParent creates a Secret parent as kubectl writes one, with the
 	// given hint, and a ConfigMap member of its set that the hint may omit.
 	kubectlParent := func(ctx context.Context, hint string) (string, *corev1.Secret) {

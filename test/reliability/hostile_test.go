@@ -58,7 +58,9 @@ const kept = "{apiVersion: v1, kind: ConfigMap, metadata: {name: kept}, data: {k
 // Each hostile source replaces a good one of a Ready set. The set must stall
 // with a message that names the problem, record it as an Event, apply nothing
 // and lose nothing: its member stays, labelled, and no other object joins it.
-var _ = Describe("Hostile input", func() {
+var _ = Describe("Hostile input", Ordered, func() {
+	BeforeAll(func() { env.StartManager(setupOperator) })
+
 	DescribeTable("is refused with a clear error, nothing applied, nothing lost",
 		func(ctx context.Context, hostile, reason, message string) {
 			ns := tenantNamespace(ctx)

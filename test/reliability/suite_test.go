@@ -47,10 +47,13 @@ func TestReliability(t *testing.T) {
 var _ = BeforeSuite(func(ctx context.Context) {
 	env = testenv.StartForSpecs(ctx)
 	k8sClient = env.Client
-	env.StartManager(func(mgr ctrl.Manager) error {
-		if err := applysets.SetupWithManager(mgr, applysets.Options{ToolingVersion: "v0.1.0", DefaultServiceAccount: "default"}); err != nil {
-			return err
-		}
-		return parents.SetupWithManager(mgr, parents.Options{OrphanPolicy: parents.OrphanReport, Resync: time.Hour})
-	})
 })
+
+// setupOperator sets a manager up as the operator runs: both set reconcilers
+// and the parent reconciler.
+func setupOperator(mgr ctrl.Manager) error {
+	if err := applysets.SetupWithManager(mgr, applysets.Options{ToolingVersion: "v0.1.0", DefaultServiceAccount: "default"}); err != nil {
+		return err
+	}
+	return parents.SetupWithManager(mgr, parents.Options{OrphanPolicy: parents.OrphanReport, Resync: time.Hour})
+}

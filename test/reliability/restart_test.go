@@ -1,0 +1,344 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package reliability
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+)
+
+// memberKinds are the kinds the scenario's sets declare, in turn.
+var memberKinds = []schema.GroupVersionKind{
+	corev1.SchemeGroupVersion.WithKind("ConfigMap"),
+	corev1.SchemeGroupVersion.WithKind("Secret"),
+	corev1.SchemeGroupVersion.WithKind("ServiceAccount"),
+}
+
+// outcome is what one run of a fault scenario counts.
+type outcome struct {
+	wrongDeletions, lostMembers, narrowHints int
+	converge                                 []time.Duration
+}
+
+// The operator is stopped at a random point (seeded: the seed is the suite's
+// random seed, printed by ginkgo) during the apply of a set and during its
+// prune, and a new one is started. RELIABILITY_OBJECTS and RELIABILITY_RUNS
+// scale it (make reliability).
+var _ = Describe("The operator stopped mid-apply and mid-prune", func() {
+	It("converges with no wrong deletion, no lost member, and hints never narrower than the members", func(ctx context.Context) {
+		n, runs := envInt("RELIABILITY_OBJECTS", 300), envInt("RELIABILITY_RUNS", 1)
+		rng := rand.New(rand.NewPCG(uint64(GinkgoRandomSeed()), 0))
+		var total outcome
+		for run := range runs {
+			o := restartScenario(ctx, rng, n)
+			GinkgoWriter.Printf("run %d (seed %d): %+v\n", run+1, GinkgoRandomSeed(), o)
+			total.wrongDeletions += o.wrongDeletions
+			total.lostMembers += o.lostMembers
+			total.narrowHints += o.narrowHints
+			total.converge = append(total.converge, o.converge...)
+		}
+		AddReportEntry(fmt.Sprintf("stopped mid-apply and mid-prune, %d objects", n), fmt.Sprintf(
+			"runs %d, wrong deletions %d, lost members %d, hints narrower than members %d, times to converge after restart %v",
+			runs, total.wrongDeletions, total.lostMembers, total.narrowHints, total.converge))
+		Expect(total.wrongDeletions).To(BeZero(), "objects that were not leaving members were deleted")
+		Expect(total.lostMembers).To(BeZero(), "declared objects were missing or unlabelled once Ready")
+		Expect(total.narrowHints).To(BeZero(), "the parent's hints were narrower than its members")
+	})
+})
+
+func restartScenario(ctx context.Context, rng *rand.Rand, n int) outcome {
+	var o outcome
+	home, other := tenantNamespace(ctx), tenantNamespace(ctx)
+	grantIn(ctx, other, home)
+	bystanders := createBystanders(ctx, home, other)
+
+	set := &applyv1alpha1.ApplySet{ObjectMeta: metav1.ObjectMeta{Namespace: home, Name: "big"}}
+	set.Spec.AdditionalNamespaces = []string{other}
+	set.Spec.Resources = declare(n, other)
+	id := applyset.ParentKey{GroupKind: applyv1alpha1.GroupVersion.WithKind("ApplySet").GroupKind(), Namespace: home, Name: set.Name}.ID()
+	s := startSampler(ctx, client.ObjectKeyFromObject(set), id, home, other)
+	defer s.stop()
+
+	By("stopping the operator mid-apply")
+	stop := runOperator()
+	Expect(k8sClient.Create(ctx, set)).To(Succeed())
+	applied := 1 + rng.IntN(n-1)
+	stop = stopAfter(ctx, stop, func() bool { return len(memberRefs(ctx, id, home, other)) >= applied })
+	o.converge = append(o.converge, restartUntilReady(ctx, &stop, set))
+	o.lostMembers += lost(ctx, id, n, home, other)
+	o.wrongDeletions += gone(ctx, bystanders)
+
+	By("stopping the operator mid-prune")
+	kept := uidsOf(ctx, declaredRefs(n/2, home, other))
+	s.pruning()
+	Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
+	set.Spec.Resources = declare(n/2, other)
+	Expect(k8sClient.Update(ctx, set)).To(Succeed())
+	left := n - 1 - rng.IntN(n-n/2-1) // members left when the operator stops
+	stop = stopAfter(ctx, stop, func() bool { return len(memberRefs(ctx, id, home, other)) <= left })
+	o.converge = append(o.converge, restartUntilReady(ctx, &stop, set))
+	Expect(stop()).To(Succeed())
+	o.lostMembers += lost(ctx, id, n/2, home, other)
+	o.wrongDeletions += gone(ctx, bystanders) + gone(ctx, kept)
+	Expect(memberRefs(ctx, id, home, other)).To(HaveLen(n/2), "members that left the set were not pruned")
+	o.narrowHints = s.stop()
+	return o
+}
+
+// declare returns n objects over memberKinds, the odd ones in namespace other.
+func declare(n int, other string) []applyv1alpha1.Resource {
+	GinkgoHelper()
+	out := make([]applyv1alpha1.Resource, 0, n)
+	for i := range n {
+		gvk := memberKinds[i%len(memberKinds)]
+		md := map[string]any{"name": fmt.Sprintf("m%d", i)}
+		if i%2 == 1 {
+			md["namespace"] = other
+		}
+		r, err := applyv1alpha1.NewResource(map[string]any{"apiVersion": gvk.GroupVersion().String(), "kind": gvk.Kind, "metadata": md})
+		Expect(err).NotTo(HaveOccurred())
+		out = append(out, r)
+	}
+	return out
+}
+
+// objectRef names an object of one of memberKinds.
+type objectRef struct {
+	kind            schema.GroupVersionKind
+	namespace, name string
+}
+
+func declaredRefs(n int, home, other string) []objectRef {
+	out := make([]objectRef, 0, n)
+	for i := range n {
+		ns := home
+		if i%2 == 1 {
+			ns = other
+		}
+		out = append(out, objectRef{kind: memberKinds[i%len(memberKinds)], namespace: ns, name: fmt.Sprintf("m%d", i)})
+	}
+	return out
+}
+
+// memberRefs lists the objects of memberKinds in the namespaces that carry id.
+func memberRefs(ctx context.Context, id string, namespaces ...string) []objectRef {
+	GinkgoHelper()
+	var out []objectRef
+	for _, gvk := range memberKinds {
+		for _, ns := range namespaces {
+			list := &metav1.PartialObjectMetadataList{}
+			list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+			Expect(k8sClient.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{applyset.PartOfLabel: id})).To(Succeed())
+			for _, item := range list.Items {
+				out = append(out, objectRef{kind: gvk, namespace: item.Namespace, name: item.Name})
+			}
+		}
+	}
+	return out
+}
+
+func metadataOf(ctx context.Context, ref objectRef) (*metav1.PartialObjectMetadata, error) {
+	obj := &metav1.PartialObjectMetadata{}
+	obj.SetGroupVersionKind(ref.kind)
+	return obj, k8sClient.Get(ctx, client.ObjectKey{Namespace: ref.namespace, Name: ref.name}, obj)
+}
+
+// lost counts the first n declared objects that are missing or do not carry id.
+func lost(ctx context.Context, id string, n int, home, other string) int {
+	count := 0
+	for _, ref := range declaredRefs(n, home, other) {
+		if obj, err := metadataOf(ctx, ref); err != nil || obj.Labels[applyset.PartOfLabel] != id {
+			count++
+		}
+	}
+	return count
+}
+
+// uidsOf records the UIDs of refs.
+func uidsOf(ctx context.Context, refs []objectRef) map[objectRef]types.UID {
+	GinkgoHelper()
+	out := map[objectRef]types.UID{}
+	for _, ref := range refs {
+		obj, err := metadataOf(ctx, ref)
+		Expect(err).NotTo(HaveOccurred())
+		out[ref] = obj.UID
+	}
+	return out
+}
+
+// gone counts the objects that were deleted (or replaced) since their UIDs were recorded.
+func gone(ctx context.Context, uids map[objectRef]types.UID) int {
+	count := 0
+	for ref, uid := range uids {
+		if obj, err := metadataOf(ctx, ref); err != nil || obj.UID != uid {
+			count++
+		}
+	}
+	return count
+}
+
+// createBystanders creates objects a prune must never touch: unlabelled
+// ones, and one labelled as a member of another set, in both namespaces.
+func createBystanders(ctx context.Context, namespaces ...string) map[objectRef]types.UID {
+	GinkgoHelper()
+	var refs []objectRef
+	for _, ns := range namespaces {
+		Expect(k8sClient.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bystander"}})).To(Succeed())
+		Expect(k8sClient.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "of-another-set",
+			Labels: map[string]string{applyset.PartOfLabel: "applyset-another-set-v1"}}})).To(Succeed())
+		refs = append(refs, objectRef{kind: memberKinds[0], namespace: ns, name: "bystander"},
+			objectRef{kind: memberKinds[0], namespace: ns, name: "of-another-set"})
+	}
+	return uidsOf(ctx, refs)
+}
+
+func runOperator() func() error {
+	GinkgoHelper()
+	stop, err := env.RunManager(setupOperator)
+	Expect(err).NotTo(HaveOccurred())
+	return stop
+}
+
+// stopAfter stops the operator once reached is true, and returns a stop that does nothing.
+func stopAfter(ctx context.Context, stop func() error, reached func() bool) func() error {
+	GinkgoHelper()
+	Eventually(reached).WithContext(ctx).WithPolling(20 * time.Millisecond).Should(BeTrue())
+	Expect(stop()).To(Succeed())
+	return func() error { return nil }
+}
+
+// restartUntilReady starts a new operator and returns how long the set took to be Ready.
+func restartUntilReady(ctx context.Context, stop *func() error, set *applyv1alpha1.ApplySet) time.Duration {
+	GinkgoHelper()
+	start := time.Now()
+	*stop = runOperator()
+	Eventually(ready(ctx, set)).WithTimeout(2 * time.Minute).Should(BeTrue())
+	return time.Since(start).Round(10 * time.Millisecond)
+}
+
+// grantIn lets the default ServiceAccount of saNamespace do anything in ns.
+func grantIn(ctx context.Context, ns, saNamespace string) {
+	GinkgoHelper()
+	Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "from-" + saNamespace},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "everything"},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: saNamespace, Name: "default"}}})).To(Succeed())
+}
+
+func envInt(name string, fallback int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return fallback
+}
+
+// sampler reads the parent and its members over and over, and counts the
+// samples in which a member lay outside the parent's hints.
+type sampler struct {
+	mu         sync.Mutex
+	prune      bool
+	violations int
+	done       chan struct{}
+	wg         sync.WaitGroup
+}
+
+func startSampler(ctx context.Context, parentKey client.ObjectKey, id, home, other string) *sampler {
+	s := &sampler{done: make(chan struct{})}
+	s.wg.Add(1)
+	go func() {
+		defer GinkgoRecover()
+		defer s.wg.Done()
+		for {
+			select {
+			case <-s.done:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			s.sample(ctx, parentKey, id, home, other)
+		}
+	}()
+	return s
+}
+
+// pruning switches the order of the reads: while members are only created,
+// reading them before the parent cannot see a member the hint does not yet
+// cover; while they are only deleted, reading the parent first cannot.
+func (s *sampler) pruning() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.prune = true
+}
+
+func (s *sampler) sample(ctx context.Context, parentKey client.ObjectKey, id, home, other string) {
+	s.mu.Lock()
+	prune := s.prune
+	s.mu.Unlock()
+	parent := &applyv1alpha1.ApplySet{}
+	readParent := func() bool { return k8sClient.Get(ctx, parentKey, parent) == nil }
+	var members []objectRef
+	if prune && !readParent() {
+		return
+	}
+	members = memberRefs(ctx, id, home, other)
+	if !prune && !readParent() {
+		return
+	}
+	kinds, err := applyset.ParseGroupKinds(parent.Annotations[applyset.GroupKindsAnnotation])
+	if err != nil {
+		kinds = nil
+	}
+	namespaces, err := applyset.ParseNamespaces(parent.Annotations[applyset.AdditionalNamespacesAnnotation])
+	if err != nil {
+		namespaces = nil
+	}
+	for _, m := range members {
+		if !kinds.Has(m.kind.GroupKind()) || (m.namespace != home && !namespaces.Has(m.namespace)) {
+			GinkgoWriter.Printf("hint narrower than member %v: kinds %v, namespaces %v\n", m, kinds, namespaces)
+			s.mu.Lock()
+			s.violations++
+			s.mu.Unlock()
+			return
+		}
+	}
+}
+
+// stop ends the sampling and returns the samples with a member outside the hints.
+func (s *sampler) stop() int {
+	select {
+	case <-s.done:
+	default:
+		close(s.done)
+	}
+	s.wg.Wait()
+	return s.violations
+}

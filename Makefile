@@ -58,8 +58,9 @@ test: control-plane ## Run the unit tests and the envtest suites against a real 
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" $(GO) test $(GO_TEST_FLAGS) ./...
 
 .PHONY: reliability
-reliability: control-plane ## Run the reliability suite at scale: RELIABILITY_OBJECTS (1000) objects, RELIABILITY_RUNS (5) runs.
+reliability: control-plane ## Run the reliability suite at scale: restarts over 1,000 objects 5 times, 50 sets of 100 at once, writers for a minute.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" RELIABILITY_OBJECTS=$${RELIABILITY_OBJECTS:-1000} RELIABILITY_RUNS=$${RELIABILITY_RUNS:-5} \
+		RELIABILITY_SETS=$${RELIABILITY_SETS:-50} RELIABILITY_SET_OBJECTS=$${RELIABILITY_SET_OBJECTS:-100} RELIABILITY_WINDOW=$${RELIABILITY_WINDOW:-60} \
 		$(GO) test -count=1 -timeout 60m -v ./test/reliability/ -ginkgo.v
 
 .PHONY: fuzz

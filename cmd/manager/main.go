@@ -85,6 +85,7 @@ type options struct {
 	singleTenant          bool
 	maxSetInputSize       resource.Quantity
 	maxSetObjects         int
+	setConcurrency        int
 
 	kubeAPIQPS   float64
 	kubeAPIBurst int
@@ -140,6 +141,8 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"Requests each of the operator's clients may make at once above --kube-api-qps.")
 	fs.IntVar(&o.maxSetObjects, "max-set-objects", declared.DefaultLimits.Objects,
 		"The most objects one set may declare, a bound on the operator's memory and on the time one set holds a worker.")
+	fs.IntVar(&o.setConcurrency, "concurrent-set-reconciles", applysets.DefaultConcurrency,
+		"How many ApplySets, and how many ClusterApplySets, are reconciled at once.")
 	fs.DurationVar(&o.reverifyInterval, "reverify-interval", time.Hour,
 		"How often every ApplySet parent is verified again without a change, a guard against missed events.")
 	o.webhooks.bindFlags(fs)
@@ -165,8 +168,8 @@ func main() {
 
 // validate checks what the flags' types cannot.
 func (o *options) validate() error {
-	if o.maxSetObjects <= 0 {
-		return fmt.Errorf("--max-set-objects must be positive, got %d", o.maxSetObjects)
+	if o.maxSetObjects <= 0 || o.setConcurrency <= 0 {
+		return fmt.Errorf("--max-set-objects and --concurrent-set-reconciles must be positive, got %d and %d", o.maxSetObjects, o.setConcurrency)
 	}
 	if o.kubeAPIQPS <= 0 || o.kubeAPIBurst <= 0 {
 		return fmt.Errorf("--kube-api-qps and --kube-api-burst must be positive, got %v and %d", o.kubeAPIQPS, o.kubeAPIBurst)
@@ -238,7 +241,7 @@ func run(opts options) error {
 	}
 	if err := applysets.SetupWithManager(mgr, applysets.Options{
 		ToolingVersion: version, DefaultServiceAccount: opts.defaultServiceAccount, SingleTenant: opts.singleTenant,
-		MaxInputBytes: opts.maxSetInputSize.Value(), MaxObjects: opts.maxSetObjects,
+		MaxInputBytes: opts.maxSetInputSize.Value(), MaxObjects: opts.maxSetObjects, Concurrency: opts.setConcurrency,
 	}); err != nil {
 		return fmt.Errorf("setting up the ApplySet reconcilers: %w", err)
 	}

@@ -28,6 +28,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -63,7 +64,15 @@ type Options struct {
 	// MaxObjects bounds the objects one set declares; 0 means
 	// declared.DefaultLimits.Objects.
 	MaxObjects int
+	// Concurrency is how many sets of each kind are reconciled at once; 0
+	// means DefaultConcurrency.
+	Concurrency int
 }
+
+// DefaultConcurrency lets a large set not hold up the small ones: each set
+// also applies up to eight objects at once, so four sets keep a few hundred
+// requests per second in flight, within the clients' rate.
+const DefaultConcurrency = 4
 
 // SetupWithManager adds the ApplySet and ClusterApplySet reconcilers to mgr.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
@@ -102,6 +111,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		}
 		err := ctrl.NewControllerManagedBy(mgr).
 			Named(k.name).
+			WithOptions(controller.Options{MaxConcurrentReconciles: cmp.Or(opts.Concurrency, DefaultConcurrency)}).
 			For(k.newSet(), builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, othersAnnotationsChanged))).
 			WatchesMetadata(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.setsReading("ConfigMap"))).
 			WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.setsReading("Secret"))).

@@ -56,6 +56,7 @@ control-plane: ## Build kube-apiserver, etcd and kubectl into bin/k8s (once; cac
 .PHONY: test
 test: control-plane ## Run the unit tests and the envtest suites against a real kube-apiserver and etcd.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" $(GO) test $(GO_TEST_FLAGS) ./...
+	$(GO) test -C hack/tools ./benchtable/
 
 .PHONY: reliability
 reliability: control-plane ## Run the reliability suite at scale: restarts over 1,000 objects 5 times, 50 sets of 100 at once, writers for a minute.
@@ -73,9 +74,12 @@ fuzz: ## Run every fuzz test (every parser of input has one) for FUZZ_TIME each,
 	done
 
 .PHONY: bench
-bench: control-plane ## Run the benchmarks and print their figures (the API-server ones BENCH_RUNS times).
-	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem ./pkg/... ./api/...
-	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" $(GO) test -run '^$$' -bench '$(BENCH)' -benchtime $(BENCH_RUNS)x ./test/bench/
+bench: control-plane ## Run the benchmarks and print their figures (the API-server ones BENCH_RUNS times), then one Markdown table of them.
+	@mkdir -p bin
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem ./pkg/... ./api/... | tee bin/bench.txt
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" $(GO) test -run '^$$' -bench '$(BENCH)' -benchtime $(BENCH_RUNS)x ./test/bench/ | tee -a bin/bench.txt
+	@echo
+	@$(GO) run -C hack/tools ./benchtable < bin/bench.txt
 
 .PHONY: lint
 lint: ## Check formatting, run go vet and golangci-lint.

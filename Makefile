@@ -86,16 +86,19 @@ lint: ## Check formatting, run go vet and golangci-lint.
 	@unformatted="$$(gofmt -s -l $$(git ls-files --cached --others --exclude-standard '*.go'))"; \
 	if [[ -n "$$unformatted" ]]; then echo "gofmt -s needed on:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -C hack/tools ./benchtable/
+	$(GO) vet -C test/peers ./...
 	$(GOLANGCI_LINT) run ./...
 
 .PHONY: verify
 verify: manifests generate ## Fail when generated files (CRDs, RBAC, deepcopy) or go.mod are stale.
 	$(GO) mod tidy
 	cd hack/tools && $(GO) mod tidy
-	@if [[ -n "$$(git status --porcelain -- go.mod go.sum hack/tools api config)" ]]; then \
+	cd test/peers && $(GO) mod tidy
+	@if [[ -n "$$(git status --porcelain -- go.mod go.sum hack/tools test/peers api config)" ]]; then \
 		echo "Generated files are stale; run 'make manifests generate' and 'go mod tidy', then commit:"; \
-		git status --porcelain -- go.mod go.sum hack/tools api config; \
-		git --no-pager diff --stat -- go.mod go.sum hack/tools api config; \
+		git status --porcelain -- go.mod go.sum hack/tools test/peers api config; \
+		git --no-pager diff --stat -- go.mod go.sum hack/tools test/peers api config; \
 		exit 1; \
 	fi
 

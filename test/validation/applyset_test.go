@@ -60,7 +60,7 @@ var _ = Describe("ApplySet validation", func() {
 	})
 
 	DescribeTable("rules", func(ctx context.Context, manifest string, want *rejection) {
-		expectOutcome(dryRunCreate(ctx, manifest), want)
+		expectBoth(ctx, manifest, want)
 	},
 		Entry("a complete spec is accepted", applySet(`{
 			resources: [`+configMap("a", "")+`, `+configMap("b", "namespace: "+other+", labels: {app: b}")+`],
@@ -235,7 +235,7 @@ var _ = Describe("ApplySet validation", func() {
 
 var _ = Describe("ClusterApplySet validation", func() {
 	DescribeTable("rules", func(ctx context.Context, manifest string, want *rejection) {
-		expectOutcome(dryRunCreate(ctx, manifest), want)
+		expectBoth(ctx, manifest, want)
 	},
 		Entry("resources in any namespace and sources with namespaces are accepted", clusterApplySet(`{
 			resources: [`+configMap("a", "namespace: "+home)+`, `+configMap("b", "namespace: "+other)+`,

@@ -32,7 +32,7 @@ func gate(name, preRelease, fields string) string {
 
 var _ = Describe("CustomFeatureGates validation", func() {
 	DescribeTable("rules", func(ctx context.Context, manifest string, want *rejection) {
-		expectOutcome(dryRunCreate(ctx, manifest), want)
+		expectBoth(ctx, manifest, want)
 	},
 		Entry("gates of every maturity are accepted", featureGates("widgets.example.com", `{component: widgets,
 			featureGates: [

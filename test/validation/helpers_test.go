@@ -22,12 +22,15 @@ import (
 	"fmt"
 	"strings"
 
+	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
+
+	"github.com/applyset-operator/applyset-operator/pkg/crdvalidate"
 )
 
 // rejection is what the API server must answer for an invalid object: the cause's
@@ -81,6 +84,47 @@ func parse(manifest string) *unstructured.Unstructured {
 // dryRunCreate asks the API server to validate manifest as a create, storing nothing.
 func dryRunCreate(ctx context.Context, manifest string) error {
 	return k8sClient.Create(ctx, parse(manifest), client.DryRunAll)
+}
+
+// offline is kubectl applyset validate's validator: the CRDs and the
+// namespace-scope policy built into the binary.
+var offline = func() *crdvalidate.Validator {
+	v, err := crdvalidate.Operator()
+	if err != nil {
+		panic(err)
+	}
+	return v
+}()
+
+// expectBoth asks the API server to validate manifest (dry-run create) and
+// checks its answer against want; then validates manifest offline and fails
+// unless the offline answer is the API server's: accepted by both, or
+// refused by both with the same causes (field, type, message), or denied by
+// the same policy with the same message.
+func expectBoth(ctx context.Context, manifest string, want *rejection) {
+	GinkgoHelper()
+	serverErr := dryRunCreate(ctx, manifest)
+	expectOutcome(serverErr, want)
+
+	obj := parse(manifest)
+	errs, err := offline.Check(ctx, obj)
+	var denial *crdvalidate.PolicyDenial
+	switch {
+	case errors.As(err, &denial):
+		Expect(serverErr).To(HaveOccurred(), "offline validation denied what the API server accepted: %v", denial)
+		Expect(serverErr.Error()).To(ContainSubstring(denial.Error()), "the policy's message differs offline")
+	case err != nil:
+		Fail(fmt.Sprintf("offline validation could not check the object: %v", err))
+	case len(errs) == 0:
+		Expect(serverErr).NotTo(HaveOccurred(), "offline validation accepted what the API server refused")
+	default:
+		Expect(serverErr).To(HaveOccurred(), "offline validation refused what the API server accepted: %v", errs)
+		var status apierrors.APIStatus
+		Expect(errors.As(serverErr, &status)).To(BeTrue())
+		Expect(status.Status().Details).NotTo(BeNil(), serverErr.Error())
+		offlineCauses := apierrors.NewInvalid(obj.GroupVersionKind().GroupKind(), obj.GetName(), errs).Status().Details.Causes
+		Expect(offlineCauses).To(ConsistOf(status.Status().Details.Causes), "offline causes differ from the API server's")
+	}
 }
 
 // expectOutcome checks err against want; accepted (nil) wants no error.

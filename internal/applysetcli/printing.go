@@ -107,7 +107,7 @@ func printSummaries(w io.Writer, items []summary, output string, withNamespace b
 		}
 		return nil
 	case outputJSON, outputYAML:
-		return printStructured(w, map[string]any{"apiVersion": "v1", "kind": "List", "items": items}, output)
+		return printStructured(w, asList(items), output)
 	}
 	return fmt.Errorf("unknown output format %q: want wide, name, json or yaml", output)
 }
@@ -174,4 +174,9 @@ func age(t time.Time) string {
 		return "<unknown>"
 	}
 	return duration.HumanDuration(time.Since(t))
+}
+
+// asList wraps items as kubectl wraps the objects of a list in -o json and -o yaml.
+func asList(items any) map[string]any {
+	return map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
 }

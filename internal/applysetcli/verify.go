@@ -135,7 +135,7 @@ func report(w io.Writer, checked []checkedParent, output string) error {
 	}
 	switch output {
 	case outputJSON, outputYAML:
-		if err := printStructured(w, map[string]any{"apiVersion": "v1", "kind": "List", "items": items}, output); err != nil {
+		if err := printStructured(w, asList(items), output); err != nil {
 			return err
 		}
 	case "":

@@ -108,6 +108,9 @@ func expectBoth(ctx context.Context, manifest string, want *rejection) {
 
 	obj := parse(manifest)
 	errs, err := offline.Check(ctx, obj)
+	if err == nil {
+		recordCase(obj, errs)
+	}
 	var denial *crdvalidate.PolicyDenial
 	switch {
 	case errors.As(err, &denial):

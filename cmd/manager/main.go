@@ -41,7 +41,6 @@ import (
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/controllers/applysets"
-	"github.com/applyset-operator/applyset-operator/controllers/featuregates"
 	"github.com/applyset-operator/applyset-operator/controllers/parents"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/pkg/declared"
@@ -80,6 +79,8 @@ type options struct {
 	orphanPolicy      string
 	orphanGracePeriod time.Duration
 	reverifyInterval  time.Duration
+
+	featureGateBackend string
 
 	defaultServiceAccount string
 	singleTenant          bool
@@ -145,6 +146,9 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"How many ApplySets, and how many ClusterApplySets, are reconciled at once.")
 	fs.DurationVar(&o.reverifyInterval, "reverify-interval", time.Hour,
 		"How often every ApplySet parent is verified again without a change, a guard against missed events.")
+	fs.StringVar(&o.featureGateBackend, "featuregate-backend", backendAuto,
+		"What enforces CustomFeatureGates: policy (admission policies the API server runs, no webhook), webhook, "+
+			"or auto (policy where the API server serves admissionregistration.k8s.io/v1 MutatingAdmissionPolicies).")
 	o.webhooks.bindFlags(fs)
 }
 
@@ -246,15 +250,8 @@ func run(opts options) error {
 		return fmt.Errorf("setting up the ApplySet reconcilers: %w", err)
 	}
 
-	gateOpts := featuregates.Options{WebhookConfiguration: opts.webhooks.configuration}
-	if opts.webhooks.disabled {
-		gateOpts.WebhookConfiguration = ""
-	}
-	if err := featuregates.SetupWithManager(mgr, gateOpts); err != nil {
-		return fmt.Errorf("setting up the CustomFeatureGates reconciler: %w", err)
-	}
-	if err := setupWebhooks(mgr, opts.webhooks, tlsOpts); err != nil {
-		return fmt.Errorf("setting up the feature gate webhook: %w", err)
+	if err := setupFeatureGates(mgr, cfg, opts, tlsOpts); err != nil {
+		return err
 	}
 
 	// Logged once caches have synced and controllers run, so a person (or a

@@ -110,7 +110,7 @@ func (o *webhookOptions) endpoint() (webhooks.Endpoint, error) {
 
 // setupWebhooks registers the webhook entries and serves the webhook. With
 // certificate rotation the server starts once its certificate is in place.
-func setupWebhooks(mgr ctrl.Manager, o webhookOptions, tlsOpts []func(*tls.Config)) error {
+func setupWebhooks(mgr ctrl.Manager, o webhookOptions, backend string, tlsOpts []func(*tls.Config)) error {
 	if o.disabled {
 		setupLog.Info("Webhooks disabled: CustomFeatureGates drop no field")
 		return nil
@@ -153,6 +153,7 @@ func setupWebhooks(mgr ctrl.Manager, o webhookOptions, tlsOpts []func(*tls.Confi
 	}
 	if err := featuregates.SetupWebhook(mgr, server, &featuregates.Registrar{
 		Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Configuration: o.configuration, Endpoint: ep,
+		Policies: backend == featuregates.BackendPolicy,
 	}); err != nil {
 		return err
 	}

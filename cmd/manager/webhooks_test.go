@@ -67,7 +67,7 @@ var _ = Describe("webhooks with certificate rotation", func() {
 			port: port, certDir: certDir, configuration: featuregates.DefaultConfigurationName,
 			service: ns + "/applyset-operator-webhook-service", certRotation: true, certSecret: secret.Name,
 		}
-		env.StartManager(func(mgr ctrl.Manager) error { return setupWebhooks(mgr, opts, nil) })
+		env.StartManager(func(mgr ctrl.Manager) error { return setupWebhooks(mgr, opts, featuregates.BackendWebhook, nil) })
 
 		crd := testenv.OpenCRD("example.com", "Gadget")
 		Expect(c.Create(ctx, crd)).To(Succeed())

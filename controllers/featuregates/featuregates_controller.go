@@ -28,6 +28,7 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
@@ -59,12 +60,19 @@ type Options struct {
 	// writes; empty when the operator runs without webhooks, and no field is
 	// dropped.
 	WebhookConfiguration string
+	// Backend enforces the gates: BackendWebhook (the default) or
+	// BackendPolicy, which needs an API server that serves
+	// MutatingAdmissionPolicies and no webhook.
+	Backend string
 }
 
 // Reconcile evaluates one CustomFeatureGates object.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	cfg := &featuresv1alpha1.CustomFeatureGates{}
 	if err := r.Client.Get(ctx, req.NamespacedName, cfg); err != nil {
+		if apierrors.IsNotFound(err) && r.Backend == BackendPolicy {
+			return reconcile.Result{}, r.removePolicies(ctx, req.Name)
+		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	base := cfg.DeepCopy()
@@ -77,14 +85,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		crd = nil
 	}
-	webhook, err := r.webhookState(ctx, cfg.Name)
-	if err != nil {
+	var state enforcement
+	if r.Backend == BackendPolicy {
+		// Status reports a failed write; the error brings the retry.
+		state = enforcement{backend: BackendPolicy, err: r.applyPolicies(ctx, cfg, crd)}
+		state.registered = state.err == nil
+	} else if state, err = r.webhookState(ctx, cfg.Name); err != nil {
 		return reconcile.Result{}, err
 	}
-	computeStatus(cfg, crd, webhook)
+	computeStatus(cfg, crd, state)
 
 	if equality.Semantic.DeepEqual(base.Status, cfg.Status) {
-		return reconcile.Result{}, nil
+		return reconcile.Result{}, state.err
 	}
 	if ready := apimeta.FindStatusCondition(cfg.Status.Conditions, featuresv1alpha1.ConditionReady); ready != nil {
 		old := apimeta.FindStatusCondition(base.Status.Conditions, featuresv1alpha1.ConditionReady)
@@ -99,13 +111,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := r.Client.Status().Patch(ctx, cfg, client.MergeFrom(base)); err != nil {
 		return reconcile.Result{}, fmt.Errorf("patching status: %w", err)
 	}
-	return reconcile.Result{}, nil
+	return reconcile.Result{}, state.err
 }
 
 // webhookState reports whether the webhook configuration has an entry for the
 // CRD named crd.
-func (r *Reconciler) webhookState(ctx context.Context, crd string) (webhookState, error) {
-	state := webhookState{configuration: r.WebhookConfiguration}
+func (r *Reconciler) webhookState(ctx context.Context, crd string) (enforcement, error) {
+	state := enforcement{backend: BackendWebhook, configuration: r.WebhookConfiguration}
 	if state.configuration == "" {
 		return state, nil
 	}
@@ -129,7 +141,11 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			func(_ context.Context, crd client.Object) []reconcile.Request {
 				return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: crd.GetName()}}}
 			}))
-	if opts.WebhookConfiguration != "" {
+	if opts.Backend == BackendPolicy {
+		// A policy deleted or changed by hand is written again.
+		b = b.Owns(&admissionv1.MutatingAdmissionPolicy{}).Owns(&admissionv1.MutatingAdmissionPolicyBinding{}).
+			Owns(&admissionv1.ValidatingAdmissionPolicy{}).Owns(&admissionv1.ValidatingAdmissionPolicyBinding{})
+	} else if opts.WebhookConfiguration != "" {
 		b = b.Watches(&admissionv1.MutatingWebhookConfiguration{}, handler.EnqueueRequestsFromMapFunc(r.all),
 			builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
 				return o.GetName() == opts.WebhookConfiguration

@@ -62,6 +62,10 @@ type Registrar struct {
 	Recorder      events.EventRecorder
 	Configuration string
 	Endpoint      webhooks.Endpoint
+	// Policies is set when admission policies enforce the gates: the
+	// configuration then holds no entry, so that none an earlier run left
+	// enforces them twice (or refuses writes once its handler is gone).
+	Policies bool
 }
 
 // Reconcile registers an entry for every CustomFeatureGates object whose CRD
@@ -107,6 +111,9 @@ func (r *Registrar) register(ctx context.Context, gates []featuresv1alpha1.Custo
 // desiredWebhooks returns one entry per object of gates whose CRD exists,
 // sorted by name.
 func (r *Registrar) desiredWebhooks(ctx context.Context, gates []featuresv1alpha1.CustomFeatureGates) ([]*admissionv1ac.MutatingWebhookApplyConfiguration, error) {
+	if r.Policies {
+		return nil, nil
+	}
 	var entries []*admissionv1ac.MutatingWebhookApplyConfiguration
 	for _, cfg := range gates {
 		if !cfg.DeletionTimestamp.IsZero() {

@@ -37,17 +37,23 @@ const (
 	ReasonDefaultedPaths = "DefaultedFieldPaths"
 	ReasonWebhookPending = "WebhookPending"
 	ReasonWebhooksOff    = "WebhooksDisabled"
+	ReasonPolicyFailed   = "PolicyApplyFailed"
 )
 
-// webhookState is what status says of the webhook entry of one object.
-type webhookState struct {
-	configuration string // empty: webhooks are off
-	registered    bool
+// enforcement is what status says of how one object's gates are enforced.
+type enforcement struct {
+	backend string // BackendWebhook or BackendPolicy
+	// configuration is the webhook configuration; empty when webhooks are off.
+	configuration string
+	// registered says the webhook entry, or the policies, are in place.
+	registered bool
+	// err says why the policies could not be written.
+	err error
 }
 
 // computeStatus fills in the status from the gates, the target CRD (nil when
-// it does not exist) and its webhook entry. It makes no API calls.
-func computeStatus(cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv1.CustomResourceDefinition, webhook webhookState) {
+// it does not exist) and how they are enforced. It makes no API calls.
+func computeStatus(cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv1.CustomResourceDefinition, webhook enforcement) {
 	status := &cfg.Status
 	status.FeatureGates = nil
 	var paths []string
@@ -89,6 +95,15 @@ func computeStatus(cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv
 			"remove the default or the gate", strings.Join(status.DefaultedFieldPaths, ", "), cfg.Name)
 		set(featuresv1alpha1.ConditionReady, metav1.ConditionFalse, ReasonDefaultedPaths, msg)
 		set(featuresv1alpha1.ConditionStalled, metav1.ConditionTrue, ReasonDefaultedPaths, msg)
+	case webhook.backend == BackendPolicy && webhook.err != nil:
+		msg := fmt.Sprintf("%s; writing the admission policies that enforce them failed: %v", gatesSummary(cfg), webhook.err)
+		set(featuresv1alpha1.ConditionReady, metav1.ConditionFalse, ReasonPolicyFailed, msg)
+		set(featuresv1alpha1.ConditionReconciling, metav1.ConditionTrue, ReasonPolicyFailed, msg)
+		apimeta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.ConditionStalled)
+	case webhook.backend == BackendPolicy:
+		msg := fmt.Sprintf("%s; enforced by the API server, admission policies %s", gatesSummary(cfg), featuregate.PolicyName(cfg.Name))
+		set(featuresv1alpha1.ConditionReady, metav1.ConditionTrue, ReasonGatesEvaluated, msg)
+		apimeta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.ConditionStalled)
 	case webhook.configuration == "":
 		msg := fmt.Sprintf("%s; the operator runs with --disable-webhooks, so no field is dropped", gatesSummary(cfg))
 		set(featuresv1alpha1.ConditionReady, metav1.ConditionFalse, ReasonWebhooksOff, msg)
@@ -99,7 +114,8 @@ func computeStatus(cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv
 		set(featuresv1alpha1.ConditionReconciling, metav1.ConditionTrue, ReasonWebhookPending, msg)
 		apimeta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.ConditionStalled)
 	default:
-		set(featuresv1alpha1.ConditionReady, metav1.ConditionTrue, ReasonGatesEvaluated, gatesSummary(cfg))
+		msg := fmt.Sprintf("%s; enforced by the webhook, MutatingWebhookConfiguration %s", gatesSummary(cfg), webhook.configuration)
+		set(featuresv1alpha1.ConditionReady, metav1.ConditionTrue, ReasonGatesEvaluated, msg)
 		apimeta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.ConditionStalled)
 	}
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package featuregates
 
 import (
+	"errors"
 	"testing"
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -31,12 +32,12 @@ func TestComputeStatus(t *testing.T) {
 		{Name: "On", PreRelease: featuresv1alpha1.Alpha, Enabled: ptr.To(true), FieldPaths: []string{".spec.replicas"}},
 		{Name: "Off", PreRelease: featuresv1alpha1.Alpha, FieldPaths: []string{".spec.foo"}},
 	}
-	registered := webhookState{configuration: DefaultConfigurationName, registered: true}
+	registered := enforcement{backend: BackendWebhook, configuration: DefaultConfigurationName, registered: true}
 	tests := []struct {
 		name        string
 		gates       []featuresv1alpha1.FeatureGate
 		noCRD       bool
-		webhook     webhookState
+		webhook     enforcement
 		ready       metav1.ConditionStatus
 		reason      string
 		message     string
@@ -49,14 +50,25 @@ func TestComputeStatus(t *testing.T) {
 	}, {
 		name: "registered", gates: gates, webhook: registered,
 		ready: metav1.ConditionTrue, reason: ReasonGatesEvaluated,
-		message: "1 of 2 gates enabled over fields of crontabs.stable.example.com",
+		message: "1 of 2 gates enabled over fields of crontabs.stable.example.com; " +
+			"enforced by the webhook, MutatingWebhookConfiguration applyset-operator-featuregates",
 	}, {
-		name: "entry not written yet", gates: gates, webhook: webhookState{configuration: DefaultConfigurationName},
+		name: "policies applied", gates: gates, webhook: enforcement{backend: BackendPolicy, registered: true},
+		ready: metav1.ConditionTrue, reason: ReasonGatesEvaluated,
+		message: "1 of 2 gates enabled over fields of crontabs.stable.example.com; " +
+			"enforced by the API server, admission policies featuregates.crontabs.stable.example.com",
+	}, {
+		name: "policies refused", gates: gates, webhook: enforcement{backend: BackendPolicy, err: errors.New("forbidden")},
+		ready: metav1.ConditionFalse, reason: ReasonPolicyFailed, reconciling: true,
+		message: "1 of 2 gates enabled over fields of crontabs.stable.example.com; " +
+			"writing the admission policies that enforce them failed: forbidden",
+	}, {
+		name: "entry not written yet", gates: gates, webhook: enforcement{backend: BackendWebhook, configuration: DefaultConfigurationName},
 		ready: metav1.ConditionFalse, reason: ReasonWebhookPending, reconciling: true,
 		message: "1 of 2 gates enabled over fields of crontabs.stable.example.com; " +
 			"registering the webhook for it in MutatingWebhookConfiguration applyset-operator-featuregates",
 	}, {
-		name: "webhooks disabled", gates: gates, webhook: webhookState{},
+		name: "webhooks disabled", gates: gates, webhook: enforcement{backend: BackendWebhook},
 		ready: metav1.ConditionFalse, reason: ReasonWebhooksOff,
 		message: "1 of 2 gates enabled over fields of crontabs.stable.example.com; the operator runs with --disable-webhooks, so no field is dropped",
 	}, {

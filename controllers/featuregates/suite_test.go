@@ -42,11 +42,18 @@ func TestFeatureGates(t *testing.T) {
 var _ = BeforeSuite(func(ctx context.Context) {
 	env = testenv.StartForSpecs(ctx)
 	k8sClient = env.Client
+})
+
+// startOperator runs the operator's feature gate controllers with backend
+// until the calling node's scope ends. The webhook is served and its
+// registrar runs under both backends, as in the manager.
+func startOperator(backend string) {
+	GinkgoHelper()
 	env.StartManager(func(mgr ctrl.Manager) error {
-		if err := SetupWithManager(mgr, Options{WebhookConfiguration: DefaultConfigurationName}); err != nil {
+		if err := SetupWithManager(mgr, Options{WebhookConfiguration: DefaultConfigurationName, Backend: backend}); err != nil {
 			return err
 		}
 		return SetupWebhook(mgr, mgr.GetWebhookServer(), &Registrar{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(),
-			Endpoint: webhooks.Endpoint{URL: env.WebhookURL(), CABundle: env.WebhookCA()}})
+			Endpoint: webhooks.Endpoint{URL: env.WebhookURL(), CABundle: env.WebhookCA()}, Policies: backend == BackendPolicy})
 	})
-})
+}

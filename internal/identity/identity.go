@@ -35,6 +35,9 @@ const (
 	// WebhooksFieldManager owns the webhook entries the operator registers:
 	// one per gated CRD, and the one that checks sets.
 	WebhooksFieldManager = "applyset-operator-webhooks"
+	// PoliciesFieldManager owns the admission policies and bindings that
+	// enforce feature gates when the API server runs them (--featuregate-backend=policy).
+	PoliciesFieldManager = "applyset-operator-policies"
 	// CertsFieldManager writes the caBundle of those entries when the
 	// operator rotates its own certificates.
 	CertsFieldManager = "applyset-operator-certs"

@@ -45,11 +45,7 @@ func (o Outcome) Changed() bool { return len(o.Dropped) > 0 || len(o.Kept) > 0 }
 // top-level field such as .spec, which the seed's tables keep.
 func (s *Set) Drop(obj, old map[string]any) Outcome {
 	out := Outcome{}
-	var off []fieldpath.Path // handled paths whose gate is off; their subtrees are settled
-	for _, gp := range s.paths {
-		if under(gp.path, off) {
-			continue
-		}
+	for _, gp := range s.active {
 		value, inNew := lookup(obj, gp.names)
 		if gp.deprecated != "" && inNew {
 			out.Warnings = append(out.Warnings, gp.deprecated)
@@ -57,7 +53,6 @@ func (s *Set) Drop(obj, old map[string]any) Outcome {
 		if gp.enabled {
 			continue
 		}
-		off = append(off, gp.path)
 		stored, inOld := lookup(old, gp.names)
 		switch {
 		case inOld && (!inNew || !reflect.DeepEqual(value, stored)):

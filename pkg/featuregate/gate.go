@@ -112,6 +112,9 @@ type gatedPath struct {
 type Set struct {
 	// paths are sorted by depth, ancestors first.
 	paths []gatedPath
+	// active are the paths no disabled gate on an ancestor path settles, in
+	// the same order: the ones Drop and the policies act on.
+	active []gatedPath
 	// all holds every gated path, for ancestor lookups.
 	all *fieldpath.Set
 }
@@ -138,5 +141,15 @@ func Compile(gates []Gate) (*Set, error) {
 		}
 	}
 	slices.SortStableFunc(s.paths, func(a, b gatedPath) int { return len(a.path) - len(b.path) })
+	var off []fieldpath.Path
+	for _, gp := range s.paths {
+		if under(gp.path, off) {
+			continue
+		}
+		s.active = append(s.active, gp)
+		if !gp.enabled {
+			off = append(off, gp.path)
+		}
+	}
 	return s, nil
 }

@@ -1,0 +1,141 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package featuregates
+
+import (
+	"context"
+	"fmt"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/pkg/featuregate"
+)
+
+// Backends that enforce the gates.
+const (
+	// BackendWebhook drops fields in the operator's mutating webhook.
+	BackendWebhook = "webhook"
+	// BackendPolicy compiles the gates into admission policies, which the API
+	// server runs itself: no webhook hop, and no operator replica on the write path.
+	BackendPolicy = "policy"
+)
+
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingadmissionpolicies;mutatingadmissionpolicybindings;validatingadmissionpolicies;validatingadmissionpolicybindings,verbs=get;list;watch;create;update;patch;delete
+
+// policyObject is one of the four objects of a CRD's policies: want is nil
+// when the gates do not need it.
+type policyObject struct {
+	want  client.Object
+	empty client.Object
+}
+
+// policyObjects lists p's objects, each binding after its policy.
+func policyObjects(p featuregate.Policies) []policyObject {
+	objects := []policyObject{
+		{empty: &admissionv1.MutatingAdmissionPolicy{}}, {empty: &admissionv1.MutatingAdmissionPolicyBinding{}},
+		{empty: &admissionv1.ValidatingAdmissionPolicy{}}, {empty: &admissionv1.ValidatingAdmissionPolicyBinding{}},
+	}
+	// Typed nil pointers must not become non-nil interfaces.
+	if p.Mutating != nil {
+		objects[0].want, objects[1].want = p.Mutating, p.MutatingBinding
+	}
+	if p.Validating != nil {
+		objects[2].want, objects[3].want = p.Validating, p.ValidatingBinding
+	}
+	return objects
+}
+
+// applyPolicies writes the policies that enforce cfg's gates on crd (nil when
+// it does not exist) with server-side apply, owned by cfg so that they leave
+// with it, and deletes the ones the gates no longer need. Gate states are
+// compiled in, so a flip of enabled rewrites the policies.
+func (r *Reconciler) applyPolicies(ctx context.Context, cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv1.CustomResourceDefinition) error {
+	var policies featuregate.Policies
+	if version := storageVersion(crd); version != nil && cfg.DeletionTimestamp.IsZero() {
+		set, err := featuregate.Compile(featuregate.FromAPI(cfg.Spec.FeatureGates))
+		if err != nil {
+			return err
+		}
+		policies = set.Policies(featuregate.Target{CRD: crd.Name, Group: crd.Spec.Group, Version: version.Name, Plural: crd.Spec.Names.Plural})
+	}
+	owner := metav1.OwnerReference{
+		APIVersion: featuresv1alpha1.GroupVersion.String(), Kind: "CustomFeatureGates",
+		Name: cfg.Name, UID: cfg.UID, Controller: ptr.To(true),
+	}
+	objects := policyObjects(policies)
+	// Deleted bindings first, applied policies first: no binding names a missing policy.
+	for i := len(objects) - 1; i >= 0; i-- {
+		if objects[i].want == nil {
+			if err := r.deletePolicyObject(ctx, objects[i].empty, cfg.Name); err != nil {
+				return err
+			}
+		}
+	}
+	for _, o := range objects {
+		if o.want == nil {
+			continue
+		}
+		o.want.SetOwnerReferences([]metav1.OwnerReference{owner})
+		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o.want)
+		if err != nil {
+			return err
+		}
+		apply := client.ApplyConfigurationFromUnstructured(&unstructured.Unstructured{Object: content})
+		if err := r.Client.Apply(ctx, apply, client.FieldOwner(identity.PoliciesFieldManager), client.ForceOwnership); err != nil {
+			return fmt.Errorf("applying %s %s: %w", o.want.GetObjectKind().GroupVersionKind().Kind, o.want.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// removePolicies deletes the policies of the CustomFeatureGates named gates,
+// which is gone: the garbage collector would too, but only where one runs.
+func (r *Reconciler) removePolicies(ctx context.Context, gates string) error {
+	objects := policyObjects(featuregate.Policies{})
+	for i := len(objects) - 1; i >= 0; i-- {
+		if err := r.deletePolicyObject(ctx, objects[i].empty, gates); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deletePolicyObject deletes the policy object of the kind of empty that the
+// CustomFeatureGates named gates controls, if there is one; the cache says so,
+// so a CRD without Deprecated gates costs no request.
+func (r *Reconciler) deletePolicyObject(ctx context.Context, empty client.Object, gates string) error {
+	obj := empty.DeepCopyObject().(client.Object)
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: featuregate.PolicyName(gates)}, obj); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	ref := metav1.GetControllerOf(obj)
+	if ref == nil || ref.Kind != "CustomFeatureGates" || ref.Name != gates {
+		return nil // not ours
+	}
+	if err := r.Client.Delete(ctx, obj, client.Preconditions{UID: ptr.To(obj.GetUID())}); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("deleting %s: %w", obj.GetName(), err)
+	}
+	return nil
+}

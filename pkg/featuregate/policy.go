@@ -1,0 +1,125 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package featuregate
+
+import (
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+// Target is the resource a CRD serves, at its storage version: the policies
+// match it there with matchPolicy Equivalent, so requests in any version are
+// gated by paths of the storage version, as the webhook is.
+type Target struct {
+	// CRD is the CustomResourceDefinition's name, <plural>.<group>.
+	CRD, Group, Version, Plural string
+}
+
+// Policies are the admission policies that enforce one CRD's gates inside the
+// API server, without a webhook.
+type Policies struct {
+	// Mutating and its binding drop and keep fields; nil when no gate is off.
+	Mutating        *admissionv1.MutatingAdmissionPolicy
+	MutatingBinding *admissionv1.MutatingAdmissionPolicyBinding
+	// Validating and its binding warn of fields of Deprecated gates that are
+	// on; nil when there are none.
+	Validating        *admissionv1.ValidatingAdmissionPolicy
+	ValidatingBinding *admissionv1.ValidatingAdmissionPolicyBinding
+}
+
+// PolicyName names every policy and binding of the gates of crd.
+func PolicyName(crd string) string { return "featuregates." + crd }
+
+// Policies compiles the gates, at their current states, into admission
+// policies for t. Each path Drop acts on is one JSON patch mutation, in Drop's
+// order: mutations see the object the previous ones patched, so removals that
+// empty a shared map and restores that create one compose as in Drop.
+func (s *Set) Policies(t Target) Policies {
+	var mutations []admissionv1.Mutation
+	var validations []admissionv1.Validation
+	for _, gp := range s.active {
+		if !gp.enabled {
+			mutations = append(mutations, admissionv1.Mutation{
+				PatchType: admissionv1.PatchTypeJSONPatch,
+				JSONPatch: &admissionv1.JSONPatch{Expression: mutation(gp.names)},
+			})
+			continue
+		}
+		// Validating policies see the object after mutation: a field of a
+		// Deprecated gate that is off is dropped or stored by then, so only
+		// the gates that are on can warn.
+		if gp.deprecated != "" {
+			validations = append(validations, admissionv1.Validation{
+				Expression: "!(" + has(object, gp.names) + ")", Message: gp.deprecated,
+			})
+		}
+	}
+
+	name := PolicyName(t.CRD)
+	match := &admissionv1.MatchResources{
+		ResourceRules: []admissionv1.NamedRuleWithOperations{{RuleWithOperations: admissionv1.RuleWithOperations{
+			Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
+			Rule: admissionv1.Rule{
+				APIGroups: []string{t.Group}, APIVersions: []string{t.Version},
+				Resources: []string{t.Plural, t.Plural + "/status"},
+			},
+		}}},
+		MatchPolicy: ptr.To(admissionv1.Equivalent),
+	}
+	var out Policies
+	if len(mutations) > 0 {
+		out.Mutating = &admissionv1.MutatingAdmissionPolicy{
+			TypeMeta:   metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "MutatingAdmissionPolicy"},
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: admissionv1.MutatingAdmissionPolicySpec{
+				MatchConstraints: match,
+				Mutations:        mutations,
+				// A gated CRD refuses writes rather than store forbidden fields.
+				FailurePolicy: ptr.To(admissionv1.Fail),
+				// The mutations are idempotent; a later webhook that sets a
+				// gated field has them run again, as the webhook backend does.
+				ReinvocationPolicy: admissionv1.IfNeededReinvocationPolicy,
+			},
+		}
+		out.MutatingBinding = &admissionv1.MutatingAdmissionPolicyBinding{
+			TypeMeta:   metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "MutatingAdmissionPolicyBinding"},
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec:       admissionv1.MutatingAdmissionPolicyBindingSpec{PolicyName: name},
+		}
+	}
+	if len(validations) > 0 {
+		out.Validating = &admissionv1.ValidatingAdmissionPolicy{
+			TypeMeta:   metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicy"},
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: admissionv1.ValidatingAdmissionPolicySpec{
+				MatchConstraints: match.DeepCopy(),
+				Validations:      validations,
+				// A warning must never block a write.
+				FailurePolicy: ptr.To(admissionv1.Ignore),
+			},
+		}
+		out.ValidatingBinding = &admissionv1.ValidatingAdmissionPolicyBinding{
+			TypeMeta:   metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicyBinding"},
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
+				PolicyName: name, ValidationActions: []admissionv1.ValidationAction{admissionv1.Warn},
+			},
+		}
+	}
+	return out
+}

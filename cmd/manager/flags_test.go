@@ -29,10 +29,11 @@ func TestClientRateFlags(t *testing.T) {
 		burst   int
 		wantErr string
 	}{
-		{args: nil, qps: 50, burst: 100},
+		{args: nil, qps: -1, burst: 100},
 		{args: []string{"--kube-api-qps=200", "--kube-api-burst=400"}, qps: 200, burst: 400},
 		{args: []string{"--kube-api-qps=0"}, wantErr: "must be positive"},
-		{args: []string{"--kube-api-burst=-1"}, wantErr: "must be positive"},
+		{args: []string{"--kube-api-qps=50", "--kube-api-burst=0"}, wantErr: "with a positive --kube-api-burst"},
+		{args: []string{"--kube-api-burst=0"}, qps: -1, burst: 0},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -133,13 +133,15 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		o.maxSetInputSize = q
 		return nil
 	})
-	// kube-controller-manager's defaults: a set of a thousand objects needs about
-	// as many requests, which controller-runtime's 20 per second would stretch
-	// over a minute; API Priority and Fairness protects the API server beyond that.
-	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 50,
-		"Requests per second each of the operator's clients may make on average: its own, and one per ServiceAccount a set acts as.")
+	// No client-side limit by default, as controller-runtime has it: API
+	// Priority and Fairness shares the API server fairly, and a limit of 50
+	// per second would stretch the first apply of a thousand objects over 20
+	// seconds. An admin who wants one sets it.
+	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", -1,
+		"Requests per second each of the operator's clients may make on average (its own, and one per ServiceAccount a set acts as); "+
+			"negative leaves the rate to the API server's Priority and Fairness.")
 	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 100,
-		"Requests each of the operator's clients may make at once above --kube-api-qps.")
+		"Requests each of the operator's clients may make at once above --kube-api-qps, when that is positive.")
 	fs.IntVar(&o.maxSetObjects, "max-set-objects", declared.DefaultLimits.Objects,
 		"The most objects one set may declare, a bound on the operator's memory and on the time one set holds a worker.")
 	fs.IntVar(&o.setConcurrency, "concurrent-set-reconciles", applysets.DefaultConcurrency,
@@ -175,8 +177,9 @@ func (o *options) validate() error {
 	if o.maxSetObjects <= 0 || o.setConcurrency <= 0 {
 		return fmt.Errorf("--max-set-objects and --concurrent-set-reconciles must be positive, got %d and %d", o.maxSetObjects, o.setConcurrency)
 	}
-	if o.kubeAPIQPS <= 0 || o.kubeAPIBurst <= 0 {
-		return fmt.Errorf("--kube-api-qps and --kube-api-burst must be positive, got %v and %d", o.kubeAPIQPS, o.kubeAPIBurst)
+	if o.kubeAPIQPS == 0 || o.kubeAPIQPS > 0 && o.kubeAPIBurst <= 0 {
+		return fmt.Errorf("--kube-api-qps must be positive (with a positive --kube-api-burst) or negative for no client-side limit, got %v and %d",
+			o.kubeAPIQPS, o.kubeAPIBurst)
 	}
 	return nil
 }

@@ -18,9 +18,12 @@ package validation
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -77,7 +80,7 @@ var _ = Describe("Authority: a set can do no more than its author could", func()
 		Eventually(func(ctx context.Context) error { return tenant.Create(ctx, parse(manifest), client.DryRunAll) }).
 			WithContext(ctx).Should(HaveOccurred(), "the authority policy never took effect")
 		forbiddenByPolicy(tenant.Create(ctx, parse(manifest), client.DryRunAll), namespacePolicy,
-			"spec.additionalNamespaces: tenant-a may not create ApplySets in each of kube-system")
+			"spec.additionalNamespaces: tenant-a may not create ApplySets in kube-system")
 		Expect(tenant.Create(ctx, parse(applySet("{additionalNamespaces: ["+other+"]}")), client.DryRunAll)).NotTo(Succeed())
 
 		By("granting the author ApplySets in the other namespace")
@@ -85,6 +88,30 @@ var _ = Describe("Authority: a set can do no more than its author could", func()
 		Eventually(func(ctx context.Context) error {
 			return tenant.Create(ctx, parse(applySet("{additionalNamespaces: ["+other+"]}")), client.DryRunAll)
 		}).WithContext(ctx).Should(Succeed())
+	})
+
+	It("judges the most namespaces a set may list, each on its own", func(ctx context.Context) {
+		const user = "tenant-many"
+		var names []string
+		for i := range 16 {
+			ns := fmt.Sprintf("many-%d", i)
+			Expect(client.IgnoreAlreadyExists(k8sClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))).To(Succeed())
+			names = append(names, ns)
+		}
+		grant(ctx, user, home, "apply.applyset.dev", sets, nil, []string{"create"})
+		for _, ns := range names[:15] {
+			grant(ctx, user, ns, "apply.applyset.dev", sets, nil, []string{"create"})
+		}
+		tenant := asUser(user)
+		manifest := applySet("{additionalNamespaces: [" + strings.Join(names, ", ") + "]}")
+		Eventually(func(ctx context.Context) error { return tenant.Create(ctx, parse(manifest), client.DryRunAll) }).
+			WithContext(ctx).Should(HaveOccurred())
+		forbiddenByPolicy(tenant.Create(ctx, parse(manifest), client.DryRunAll), namespacePolicy,
+			"tenant-many may not create ApplySets in many-15")
+
+		grant(ctx, user, names[15], "apply.applyset.dev", sets, nil, []string{"create"})
+		Eventually(func(ctx context.Context) error { return tenant.Create(ctx, parse(manifest), client.DryRunAll) }).
+			WithContext(ctx).Should(Succeed(), "16 namespaces, the most allowed, overran the policy's budget")
 	})
 
 	It("lets another person edit a set without the rights of its author, so long as no namespace is added", func(ctx context.Context) {

@@ -50,7 +50,9 @@ type CommonSpec struct {
 
 	// additionalNamespaces are the namespaces, besides the parent's own, that
 	// members may live in (the ApplySet additional-namespaces annotation).
-	// +kubebuilder:validation:MaxItems=64
+	// At most 16: admission checks the author's right in each, and a request
+	// may spend no more than that on authorizer checks.
+	// +kubebuilder:validation:MaxItems=16
 	// +kubebuilder:validation:items:MaxLength=63
 	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
 	// +listType=set

@@ -62,6 +62,7 @@ test: control-plane ## Run the unit tests and the envtest suites against a real 
 reliability: control-plane ## Run the reliability suite at scale: restarts over 1,000 objects 5 times, 50 sets of 100 at once, writers for a minute.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" RELIABILITY_OBJECTS=$${RELIABILITY_OBJECTS:-1000} RELIABILITY_RUNS=$${RELIABILITY_RUNS:-5} \
 		RELIABILITY_SETS=$${RELIABILITY_SETS:-50} RELIABILITY_SET_OBJECTS=$${RELIABILITY_SET_OBJECTS:-100} RELIABILITY_WINDOW=$${RELIABILITY_WINDOW:-60} \
+		RELIABILITY_PARENTS=$${RELIABILITY_PARENTS:-2000} RELIABILITY_CHURN=$${RELIABILITY_CHURN:-60} \
 		$(GO) test -count=1 -timeout 60m -v ./test/reliability/ -ginkgo.v
 
 .PHONY: fuzz

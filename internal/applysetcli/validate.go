@@ -52,8 +52,9 @@ func newValidateCommand(o *Options) *cobra.Command {
 rules of their CRDs, built into this plugin, with the API server's own validation code: the
 same field paths and messages a create would be refused with, without a cluster. It also
 applies the policy that keeps a namespaced ApplySet's inline resources in its namespaces.
-The policies on which namespaces and ServiceAccounts a set may name depend on who applies
-it, and only the API server checks them. Objects of other kinds are skipped.
+Fields the schema does not declare are errors, as under kubectl's default strict field
+validation. The policies on which namespaces and ServiceAccounts a set may name depend on
+who applies it, and only the API server checks them. Objects of other kinds are skipped.
 
 Exit status: 0 all valid, 1 some invalid, 2 a manifest could not be read.`,
 		Example: `  # Check the sets of a repository before committing
@@ -128,10 +129,16 @@ func (v *validateOptions) run(ctx context.Context, o *Options) error {
 
 func check(ctx context.Context, validator *crdvalidate.Validator, in apply.Input) verdict {
 	vd := verdict{Origin: in.Origin, Kind: in.Object.GetKind(), Name: in.Object.GetName(), Valid: true}
+	// kubectl applies with strict field validation by default: a field the
+	// schema lacks is an error, not something the API server drops quietly.
+	for _, path := range validator.UnknownFields(in.Object) {
+		vd.Valid = false
+		vd.Errors = append(vd.Errors, fmt.Sprintf("unknown field %q", path))
+	}
 	errs, err := validator.Check(ctx, in.Object)
 	switch {
 	case err != nil:
-		vd.Valid, vd.Errors = false, []string{err.Error()}
+		vd.Valid, vd.Errors = false, append(vd.Errors, err.Error())
 	case len(errs) > 0:
 		vd.Valid = false
 		for _, e := range errs {

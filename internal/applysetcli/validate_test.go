@@ -48,6 +48,9 @@ func TestValidateCommand(t *testing.T) {
 		{name: "the namespace-scope policy", stdin: outside, args: []string{"-f", "-"}, code: validateInvalid,
 			want: []string{"standard input document 1: ApplySet/far: ValidatingAdmissionPolicy 'applyset-namespace-scope'",
 				"ConfigMap elsewhere/a lie outside the ApplySet's namespaces (shop)"}},
+		{name: "unknown fields as kubectl's strict validation refuses them", files: map[string]string{"a.yaml": "{apiVersion: apply.applyset.dev/v1alpha1, " +
+			"kind: ApplySet, metadata: {name: typo, namespace: shop}, spec: {prunne: false, sources: [{kind: ConfigMap, name: m, kee: x}]}}\n"},
+			code: validateInvalid, want: []string{`ApplySet/typo: unknown field "spec.prunne"`, `ApplySet/typo: unknown field "spec.sources[0].kee"`}},
 		{name: "JSON", files: map[string]string{"a.yaml": invalid}, args: []string{"-o", "json"}, code: validateInvalid,
 			want: []string{`"valid": false`, `"spec.resources[0].apiVersion: Required value"`}},
 		{name: "a manifest that does not parse", files: map[string]string{"a.yaml": "kind: [\n"}, code: validateProblems,

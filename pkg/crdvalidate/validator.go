@@ -139,6 +139,18 @@ func (v *Validator) Validate(ctx context.Context, obj *unstructured.Unstructured
 	return out, k.validate(ctx, out), nil
 }
 
+// UnknownFields lists the fields of obj its schema does not declare, which
+// the API server drops, or refuses under kubectl's default strict field
+// validation.
+func (v *Validator) UnknownFields(obj *unstructured.Unstructured) []string {
+	k, ok := v.kinds[obj.GroupVersionKind()]
+	if !ok {
+		return nil
+	}
+	return structuralpruning.PruneWithOptions(obj.DeepCopy().Object, k.structural, true,
+		structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
+}
+
 // Check validates obj as Validate does and, when its schema accepts it, runs
 // the policies that match it, as the API server runs validating admission
 // after the schema. It returns the schema's errors, or a *PolicyDenial, or

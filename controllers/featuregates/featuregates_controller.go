@@ -85,12 +85,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		crd = nil
 	}
-	var state enforcement
-	if r.Backend == BackendPolicy {
-		// Status reports a failed write; the error brings the retry.
-		state = enforcement{backend: BackendPolicy, err: r.applyPolicies(ctx, cfg, crd)}
-		state.registered = state.err == nil
-	} else if state, err = r.webhookState(ctx, cfg.Name); err != nil {
+	state, err := r.enforce(ctx, cfg, crd)
+	if err != nil {
 		return reconcile.Result{}, err
 	}
 	computeStatus(cfg, crd, state)
@@ -152,6 +148,26 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			})))
 	}
 	return b.Complete(r)
+}
+
+// enforce has the backend put cfg's gates in force on crd, and says how
+// that stands; an error is for what status cannot report.
+func (r *Reconciler) enforce(ctx context.Context, cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv1.CustomResourceDefinition) (
+	enforcement, error) {
+	if r.Backend == BackendPolicy {
+		// Status reports a failed write; the error brings the retry.
+		state := enforcement{backend: BackendPolicy, err: r.applyPolicies(ctx, cfg, crd)}
+		state.registered = state.err == nil
+		return state, nil
+	}
+	state, err := r.webhookState(ctx, cfg.Name)
+	if err != nil {
+		return state, err
+	}
+	if err := r.removeLeftoverPolicies(ctx, cfg.Name); err != nil {
+		return state, fmt.Errorf("removing the policies of the policy backend: %w", err)
+	}
+	return state, nil
 }
 
 // all lists every CustomFeatureGates object for reconciling.

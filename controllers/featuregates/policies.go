@@ -22,6 +22,7 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -88,7 +89,7 @@ func (r *Reconciler) applyPolicies(ctx context.Context, cfg *featuresv1alpha1.Cu
 	// Deleted bindings first, applied policies first: no binding names a missing policy.
 	for i := len(objects) - 1; i >= 0; i-- {
 		if objects[i].want == nil {
-			if err := r.deletePolicyObject(ctx, objects[i].empty, cfg.Name); err != nil {
+			if err := r.deletePolicyObject(ctx, r.Client, objects[i].empty, cfg.Name); err != nil {
 				return err
 			}
 		}
@@ -113,9 +114,22 @@ func (r *Reconciler) applyPolicies(ctx context.Context, cfg *featuresv1alpha1.Cu
 // removePolicies deletes the policies of the CustomFeatureGates named gates,
 // which is gone: the garbage collector would too, but only where one runs.
 func (r *Reconciler) removePolicies(ctx context.Context, gates string) error {
+	return r.deletePolicies(ctx, r.Client, gates)
+}
+
+// removeLeftoverPolicies deletes, under the webhook backend, the policies an
+// earlier run with the policy backend left for the CustomFeatureGates named
+// gates: their gate states are frozen, and they would go on dropping fields
+// whose gates are on. It reads live, so that the webhook backend starts no
+// informers for policy types, which its API server may not serve.
+func (r *Reconciler) removeLeftoverPolicies(ctx context.Context, gates string) error {
+	return r.deletePolicies(ctx, r.Reader, gates)
+}
+
+func (r *Reconciler) deletePolicies(ctx context.Context, reader client.Reader, gates string) error {
 	objects := policyObjects(featuregate.Policies{})
 	for i := len(objects) - 1; i >= 0; i-- {
-		if err := r.deletePolicyObject(ctx, objects[i].empty, gates); err != nil {
+		if err := r.deletePolicyObject(ctx, reader, objects[i].empty, gates); err != nil {
 			return err
 		}
 	}
@@ -125,9 +139,12 @@ func (r *Reconciler) removePolicies(ctx context.Context, gates string) error {
 // deletePolicyObject deletes the policy object of the kind of empty that the
 // CustomFeatureGates named gates controls, if there is one; the cache says so,
 // so a CRD without Deprecated gates costs no request.
-func (r *Reconciler) deletePolicyObject(ctx context.Context, empty client.Object, gates string) error {
+func (r *Reconciler) deletePolicyObject(ctx context.Context, reader client.Reader, empty client.Object, gates string) error {
 	obj := empty.DeepCopyObject().(client.Object)
-	if err := r.Client.Get(ctx, client.ObjectKey{Name: featuregate.PolicyName(gates)}, obj); err != nil {
+	if err := reader.Get(ctx, client.ObjectKey{Name: featuregate.PolicyName(gates)}, obj); err != nil {
+		if meta.IsNoMatchError(err) {
+			return nil // the API server serves no policies, so none was left
+		}
 		return client.IgnoreNotFound(err)
 	}
 	ref := metav1.GetControllerOf(obj)

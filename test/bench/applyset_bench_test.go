@@ -17,19 +17,15 @@ limitations under the License.
 package bench
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -41,31 +37,11 @@ import (
 // requestCounts reads apiserver_request_total from the API server, by verb.
 func requestCounts(ctx context.Context, b *testing.B) map[string]float64 {
 	b.Helper()
-	cs, err := kubernetes.NewForConfig(cp.Config)
+	totals, err := testenv.RequestTotals(ctx, cp.Config)
 	if err != nil {
 		b.Fatal(err)
 	}
-	raw, err := cs.RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	counts := map[string]float64{}
-	scanner := bufio.NewScanner(bytes.NewReader(raw))
-	scanner.Buffer(make([]byte, 1<<20), 1<<20)
-	for scanner.Scan() {
-		line := scanner.Text()
-		if !strings.HasPrefix(line, "apiserver_request_total{") {
-			continue
-		}
-		labels, value, _ := strings.Cut(strings.TrimPrefix(line, "apiserver_request_total{"), "} ")
-		v, _ := strconv.ParseFloat(value, 64)
-		for _, l := range strings.Split(labels, ",") {
-			if verb, ok := strings.CutPrefix(l, `verb="`); ok {
-				counts[strings.TrimSuffix(verb, `"`)] += v
-			}
-		}
-	}
-	return counts
+	return testenv.SumBy(totals, "verb")
 }
 
 func diffCounts(before, after map[string]float64, skip map[string]float64) map[string]float64 {

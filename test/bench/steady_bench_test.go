@@ -17,21 +17,18 @@ limitations under the License.
 package bench
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
 
 // everydayObjects returns n objects over eight kinds people declare every
@@ -79,38 +76,21 @@ func everydayObjects(n int) []map[string]any {
 // writesByResource reads apiserver_request_total's mutating requests by resource.
 func writesByResource(ctx context.Context, b *testing.B) map[string]float64 {
 	b.Helper()
-	cs, err := kubernetes.NewForConfig(cp.Config)
-	if err != nil {
-		b.Fatal(err)
-	}
-	raw, err := cs.RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	totals, err := testenv.RequestTotals(ctx, cp.Config)
 	if err != nil {
 		b.Fatal(err)
 	}
 	out := map[string]float64{}
-	scanner := bufio.NewScanner(bytes.NewReader(raw))
-	scanner.Buffer(make([]byte, 1<<20), 1<<20)
-	for scanner.Scan() {
-		line := scanner.Text()
-		if !strings.HasPrefix(line, "apiserver_request_total{") {
-			continue
-		}
-		labels, value, _ := strings.Cut(strings.TrimPrefix(line, "apiserver_request_total{"), "} ")
-		fields := map[string]string{}
-		for _, l := range strings.Split(labels, ",") {
-			k, v, _ := strings.Cut(l, "=")
-			fields[k] = strings.Trim(v, `"`)
-		}
-		switch fields["verb"] {
+	for _, t := range totals {
+		switch t.Labels["verb"] {
 		case "POST", "PUT", "PATCH", "APPLY", "DELETE":
 		default:
 			continue
 		}
-		if fields["resource"] == "leases" || fields["resource"] == "events" || fields["resource"] == "selfsubjectaccessreviews" {
+		if r := t.Labels["resource"]; r == "leases" || r == "events" || r == "selfsubjectaccessreviews" {
 			continue // the API server's own heartbeat, and the operator's Events and permission questions
 		}
-		v, _ := strconv.ParseFloat(value, 64)
-		out[fields["verb"]+" "+fields["resource"]+"/"+fields["subresource"]] += v
+		out[t.Labels["verb"]+" "+t.Labels["resource"]+"/"+t.Labels["subresource"]] += t.Value
 	}
 	return out
 }

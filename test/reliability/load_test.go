@@ -17,14 +17,10 @@ limitations under the License.
 package reliability
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"runtime"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -32,10 +28,10 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
@@ -147,29 +143,12 @@ func heapInUse() uint64 {
 	return m.HeapInuse
 }
 
-// requestsByVerb reads apiserver_request_total from the API server.
+// requestsByVerb reads apiserver_request_total from the API server, by verb.
 func requestsByVerb(ctx context.Context) map[string]float64 {
 	GinkgoHelper()
-	cs, err := kubernetes.NewForConfig(env.Config)
+	totals, err := testenv.RequestTotals(ctx, env.Config)
 	Expect(err).NotTo(HaveOccurred())
-	raw, err := cs.RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
-	Expect(err).NotTo(HaveOccurred())
-	counts := map[string]float64{}
-	scanner := bufio.NewScanner(bytes.NewReader(raw))
-	scanner.Buffer(make([]byte, 1<<20), 1<<20)
-	for scanner.Scan() {
-		labels, value, ok := strings.Cut(strings.TrimPrefix(scanner.Text(), "apiserver_request_total{"), "} ")
-		if !ok || !strings.HasPrefix(scanner.Text(), "apiserver_request_total{") {
-			continue
-		}
-		v, _ := strconv.ParseFloat(value, 64)
-		for _, l := range strings.Split(labels, ",") {
-			if verb, ok := strings.CutPrefix(l, `verb="`); ok {
-				counts[strings.TrimSuffix(verb, `"`)] += v
-			}
-		}
-	}
-	return counts
+	return testenv.SumBy(totals, "verb")
 }
 
 func difference(before, after map[string]float64) map[string]int {

@@ -1,0 +1,75 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package testenv
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// RequestTotal is one series of the API server's apiserver_request_total.
+type RequestTotal struct {
+	// Labels are the series' labels: verb, resource, subresource, code...
+	Labels map[string]string
+	Value  float64
+}
+
+// RequestTotals reads apiserver_request_total from the API server's metrics,
+// for suites and benchmarks that count the requests something made.
+func RequestTotals(ctx context.Context, cfg *rest.Config) ([]RequestTotal, error) {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := cs.RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading the API server's metrics: %w", err)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("parsing the API server's metrics: %w", err)
+	}
+	family := families["apiserver_request_total"]
+	if family == nil {
+		return nil, nil
+	}
+	out := make([]RequestTotal, 0, len(family.GetMetric()))
+	for _, m := range family.GetMetric() {
+		labels := map[string]string{}
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		out = append(out, RequestTotal{Labels: labels, Value: m.GetCounter().GetValue()})
+	}
+	return out, nil
+}
+
+// SumBy adds up the totals by the value of one label, e.g. "verb".
+func SumBy(totals []RequestTotal, label string) map[string]float64 {
+	out := map[string]float64{}
+	for _, t := range totals {
+		out[t.Labels[label]] += t.Value
+	}
+	return out
+}

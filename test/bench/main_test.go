@@ -31,10 +31,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -175,27 +172,11 @@ func waitFor(b *testing.B, timeout time.Duration, done func() bool) {
 
 func namespace(ctx context.Context, b *testing.B, prefix string) string {
 	b.Helper()
-	ns := &unstructured.Unstructured{}
-	ns.SetAPIVersion("v1")
-	ns.SetKind("Namespace")
-	ns.SetGenerateName(prefix)
-	if err := k8sClient.Create(ctx, ns); err != nil {
-		b.Fatal(err)
-	}
 	// The operator's default: a set acts as its namespace's default
 	// ServiceAccount, here allowed everything in the namespace.
-	name := ns.GetName()
-	for _, obj := range []client.Object{
-		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: name, Name: "default"}},
-		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: name, Name: "everything"},
-			Rules: []rbacv1.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}}}},
-		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: name, Name: "default"},
-			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "everything"},
-			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "default", Namespace: name}}},
-	} {
-		if err := k8sClient.Create(ctx, obj); err != nil {
-			b.Fatal(err)
-		}
+	name, err := testenv.TenantNamespace(ctx, k8sClient, prefix)
+	if err != nil {
+		b.Fatal(err)
 	}
 	return name
 }

@@ -28,13 +28,13 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/controllers/applysets"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
@@ -135,15 +135,9 @@ func gzipped(s string) []byte {
 // sets act as, may do anything in it.
 func tenantNamespace(ctx context.Context) string {
 	GinkgoHelper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "hostile-"}}
-	Expect(k8sClient.Create(ctx, ns)).To(Succeed())
-	Expect(k8sClient.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "default"}})).To(Succeed())
-	Expect(k8sClient.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "everything"},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}}}})).To(Succeed())
-	Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "default-everything"},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "everything"},
-		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: ns.Name, Name: "default"}}})).To(Succeed())
-	return ns.Name
+	ns, err := testenv.TenantNamespace(ctx, k8sClient, "hostile-")
+	Expect(err).NotTo(HaveOccurred())
+	return ns
 }
 
 func ready(ctx context.Context, set *applyv1alpha1.ApplySet) func() bool {

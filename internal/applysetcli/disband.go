@@ -60,15 +60,11 @@ releases the members. It shows what it will do and asks first, unless --yes.`,
 			if ref.Type.GroupKind.Group == applyv1alpha1.GroupVersion.Group {
 				return orphanAndDelete(cmd, o, c, ref, yes)
 			}
-			snap, err := o.snapshot(cmd, c, membership.SnapshotOptions{Namespace: ref.Namespace})
+			p, v, err := o.verifyParent(cmd, c, ref)
 			if err != nil {
 				return err
 			}
-			p, err := findParent(snap, ref)
-			if err != nil {
-				return err
-			}
-			return disband(cmd, o, c, p, snap.Verify(p, membership.DefaultAppliers()), yes)
+			return disband(cmd, o, c, p, v, yes)
 		},
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "Disband without asking.")

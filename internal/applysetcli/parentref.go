@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -84,13 +85,18 @@ func inNamespace(ns string) string {
 	return " in namespace " + ns
 }
 
-// findParent returns the parent of the snapshot that ref names.
-func findParent(snap *membership.Snapshot, ref membership.ParentRef) (membership.Parent, error) {
+// verifyParent reads the parent ref names with its namespace's members, and
+// judges it as the operator's parent reconciler would.
+func (o *Options) verifyParent(cmd *cobra.Command, c *clients, ref membership.ParentRef) (membership.Parent, membership.Verdict, error) {
+	snap, err := o.snapshot(cmd, c, membership.SnapshotOptions{Namespace: ref.Namespace})
+	if err != nil {
+		return membership.Parent{}, membership.Verdict{}, err
+	}
 	for _, p := range snap.Parents {
 		if p.Ref.Key() == ref.Key() {
-			return p, nil
+			return p, snap.Verify(p, membership.DefaultAppliers()), nil
 		}
 	}
-	return membership.Parent{}, fmt.Errorf("%s%s was not read: its type is no parent type (a Secret, a ConfigMap, "+
+	return membership.Parent{}, membership.Verdict{}, fmt.Errorf("%s%s was not read: its type is no parent type (a Secret, a ConfigMap, "+
 		"or a custom resource of a CRD labelled %s)", parentName(ref), inNamespace(ref.Namespace), applyset.ParentTypeLabel)
 }

@@ -71,15 +71,10 @@ func newViewCommand(o *Options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			snap, err := o.snapshot(cmd, c, membership.SnapshotOptions{Namespace: ref.Namespace})
+			p, v, err := o.verifyParent(cmd, c, ref)
 			if err != nil {
 				return err
 			}
-			p, err := findParent(snap, ref)
-			if err != nil {
-				return err
-			}
-			v := snap.Verify(p, membership.DefaultAppliers())
 			out := view{summary: summarize(p, v), MemberList: judge(cmd.Context(), c, v.Members)}
 			out.HintKinds = sorted(v.HintKinds, func(gk schema.GroupKind) string { return gk.String() })
 			out.AdditionalNamespaces = sets.List(v.Parent.Scope.AdditionalNamespaces)

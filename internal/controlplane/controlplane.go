@@ -25,6 +25,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -96,6 +98,17 @@ type ControlPlane struct {
 	BinaryDir string
 
 	env *envtest.Environment
+	// certDir keeps the API server's certificates, and the CA of its users,
+	// across StopAPIServer and StartAPIServer.
+	certDir string
+}
+
+// Options adjust a control plane for suites that put it under faults.
+type Options struct {
+	// EtcdFront, when set, is called with etcd's client address (host:port)
+	// before etcd starts and returns the address kube-apiserver reaches etcd
+	// at instead: a proxy that slows or cuts the traffic between them.
+	EtcdFront func(etcdAddr string) (string, error)
 }
 
 // Start runs a new control plane, installs the CRDs from config/crd/bases
@@ -105,6 +118,11 @@ type ControlPlane struct {
 // It also prepares a serving address and certificate for a local webhook
 // server: WebhookServing and WebhookCA give them.
 func Start(ctx context.Context) (*ControlPlane, error) {
+	return StartWith(ctx, Options{})
+}
+
+// StartWith is Start with options.
+func StartWith(ctx context.Context, opts Options) (*ControlPlane, error) {
 	bin, err := BinaryDir(ctx)
 	if err != nil {
 		return nil, err
@@ -113,20 +131,57 @@ func Start(ctx context.Context) (*ControlPlane, error) {
 	if err != nil {
 		return nil, err
 	}
+	certDir, err := os.MkdirTemp("", "kube-apiserver-")
+	if err != nil {
+		return nil, err
+	}
 	env := &envtest.Environment{
 		BinaryAssetsDirectory: bin,
 		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases")},
 		ErrorIfCRDPathMissing: true,
 	}
+	// A directory of our own, not envtest's temporary one, so that a restart
+	// keeps the serving certificate, the port and every user's credentials.
+	apiServer := env.ControlPlane.GetAPIServer()
+	apiServer.CertDir = certDir
+	// Stop as an API server behind a load balancer does: answer 429 with
+	// Retry-After until the requests in flight are done, then close open
+	// watches after 2 s, rather than waiting up to a minute for them.
+	apiServer.Configure().Set("shutdown-send-retry-after", "true")
+	if opts.EtcdFront != nil {
+		if err := frontEtcd(env, opts.EtcdFront); err != nil {
+			return nil, errors.Join(err, os.RemoveAll(certDir))
+		}
+	}
 	cfg, err := env.Start()
 	if err != nil {
-		return nil, fmt.Errorf("starting the local control plane from %s: %w", bin, err)
+		return nil, errors.Join(fmt.Errorf("starting the local control plane from %s: %w", bin, err), os.RemoveAll(certDir))
 	}
-	cp := &ControlPlane{Config: cfg, BinaryDir: bin, env: env}
+	cp := &ControlPlane{Config: cfg, BinaryDir: bin, env: env, certDir: certDir}
 	if err := installManifests(ctx, cfg, filepath.Join(root, "config", "policy")); err != nil {
 		return nil, errors.Join(err, cp.Stop())
 	}
 	return cp, nil
+}
+
+// frontEtcd gives etcd a client address chosen now, so that front can stand
+// before it, and points kube-apiserver at the address front returns.
+func frontEtcd(env *envtest.Environment, front func(string) (string, error)) error {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("choosing a port for etcd: %w", err)
+	}
+	etcdAddr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		return err
+	}
+	via, err := front(etcdAddr)
+	if err != nil {
+		return fmt.Errorf("standing before etcd: %w", err)
+	}
+	env.ControlPlane.Etcd = &envtest.Etcd{URL: &url.URL{Scheme: "http", Host: etcdAddr}}
+	env.ControlPlane.GetAPIServer().Configure().Set("etcd-servers", "http://"+via)
+	return nil
 }
 
 // installManifests creates the objects of the YAML files in dir, leaving out
@@ -202,7 +257,19 @@ func (c *ControlPlane) WriteKubeconfig(path string) error {
 	return os.WriteFile(path, data, 0o600)
 }
 
+// StopAPIServer stops kube-apiserver and leaves etcd running.
+func (c *ControlPlane) StopAPIServer() error {
+	return c.env.ControlPlane.APIServer.Stop()
+}
+
+// StartAPIServer starts kube-apiserver again after StopAPIServer, on the
+// same port, etcd and certificates, and returns once it is healthy: clients
+// made before the stop reach it again.
+func (c *ControlPlane) StartAPIServer() error {
+	return c.env.ControlPlane.APIServer.Start()
+}
+
 // Stop ends kube-apiserver and etcd and removes their temporary data.
 func (c *ControlPlane) Stop() error {
-	return c.env.Stop()
+	return errors.Join(c.env.Stop(), os.RemoveAll(c.certDir))
 }

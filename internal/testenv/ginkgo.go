@@ -25,6 +25,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/applyset-operator/applyset-operator/internal/controlplane"
 )
 
 // StartForSpecs starts a control plane from a ginkgo node (BeforeSuite, or a
@@ -33,9 +35,15 @@ import (
 // suites all want.
 func StartForSpecs(ctx context.Context) *Env {
 	ginkgo.GinkgoHelper()
+	return StartForSpecsWith(ctx, controlplane.Options{})
+}
+
+// StartForSpecsWith is StartForSpecs with options for the control plane.
+func StartForSpecsWith(ctx context.Context, opts controlplane.Options) *Env {
+	ginkgo.GinkgoHelper()
 	logf.SetLogger(zap.New(zap.WriteTo(ginkgo.GinkgoWriter), zap.UseDevMode(true)))
 	gomega.SetDefaultEventuallyTimeout(30 * time.Second)
-	env, err := Start(ctx, ginkgo.GinkgoT().TempDir())
+	env, err := StartWith(ctx, ginkgo.GinkgoT().TempDir(), opts)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	ginkgo.DeferCleanup(env.Stop)
 	return env

@@ -60,6 +60,11 @@ type Env struct {
 
 // Start runs a control plane and writes its kubeconfig into dir.
 func Start(ctx context.Context, dir string) (*Env, error) {
+	return StartWith(ctx, dir, controlplane.Options{})
+}
+
+// StartWith is Start with options for the control plane.
+func StartWith(ctx context.Context, dir string, opts controlplane.Options) (*Env, error) {
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
 		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, applyv1alpha1.AddToScheme, featuresv1alpha1.AddToScheme,
@@ -68,7 +73,7 @@ func Start(ctx context.Context, dir string) (*Env, error) {
 			return nil, err
 		}
 	}
-	cp, err := controlplane.Start(ctx)
+	cp, err := controlplane.StartWith(ctx, opts)
 	if err != nil {
 		return nil, err
 	}

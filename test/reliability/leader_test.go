@@ -18,10 +18,7 @@ package reliability
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"sync"
@@ -38,6 +35,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
@@ -48,14 +46,17 @@ var _ = Describe("Two replicas with leader election", func() {
 	It("hand over mid-apply: the old leader writes nothing after the new one holds the lease", func(ctx context.Context) {
 		n := envInt("RELIABILITY_OBJECTS", 300)
 		const leaseID = "applyset-operator-reliability"
-		proxy := startProxy(env.Config.Host)
-		defer proxy.cut()
+		apiServer, err := url.Parse(env.Config.Host)
+		Expect(err).NotTo(HaveOccurred())
+		proxy, err := testenv.StartProxy(apiServer.Host)
+		Expect(err).NotTo(HaveOccurred())
+		defer func() { Expect(proxy.Cut()).To(Succeed()) }()
 
 		writesA := &writeLog{}
 		cfgA := rest.CopyConfig(env.Config)
 		cfgA.Wrap(writesA.wrap)
 		leaseCfgA := rest.CopyConfig(env.Config)
-		leaseCfgA.Host = proxy.url
+		leaseCfgA.Host = "https://" + proxy.Addr
 		a, errA := startReplica(cfgA, leaseCfgA, leaseID)
 		Eventually(a.Elected()).WithTimeout(time.Minute).Should(BeClosed())
 		b, errB := startReplica(rest.CopyConfig(env.Config), nil, leaseID)
@@ -73,7 +74,7 @@ var _ = Describe("Two replicas with leader election", func() {
 			Should(BeNumerically(">=", n/4))
 
 		cut := time.Now()
-		proxy.cut()
+		Expect(proxy.Cut()).To(Succeed())
 		Eventually(errA).WithTimeout(time.Minute).Should(Receive(MatchError(ContainSubstring("leader election lost"))))
 		stopped := time.Now()
 		Eventually(b.Elected()).WithTimeout(time.Minute).Should(BeClosed())
@@ -168,54 +169,3 @@ func (w *writeLog) after(t time.Time) int {
 type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
-
-// proxy forwards TCP connections to the API server until it is cut, which
-// closes every connection at once, as a partition would.
-type proxy struct {
-	url      string
-	listener net.Listener
-	mu       sync.Mutex
-	conns    []net.Conn
-	once     sync.Once
-}
-
-func startProxy(host string) *proxy {
-	GinkgoHelper()
-	target, err := url.Parse(host)
-	Expect(err).NotTo(HaveOccurred())
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	Expect(err).NotTo(HaveOccurred())
-	p := &proxy{url: "https://" + l.Addr().String(), listener: l}
-	go func() {
-		for {
-			in, err := l.Accept()
-			if err != nil {
-				return
-			}
-			out, err := net.Dial("tcp", target.Host)
-			if err != nil {
-				_ = in.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, in, out)
-			p.mu.Unlock()
-			go func() { _, _ = io.Copy(out, in); _ = out.Close() }()
-			go func() { _, _ = io.Copy(in, out); _ = in.Close() }()
-		}
-	}()
-	return p
-}
-
-func (p *proxy) cut() {
-	p.once.Do(func() {
-		_ = p.listener.Close()
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		for _, c := range p.conns {
-			if err := c.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
-				GinkgoWriter.Printf("closing a proxied connection: %v\n", err)
-			}
-		}
-	})
-}

@@ -19,8 +19,11 @@ package reliability
 import (
 	"context"
 	"fmt"
+	"iter"
+	"maps"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -32,6 +35,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
@@ -48,7 +53,10 @@ var memberKinds = []schema.GroupVersionKind{
 // outcome is what one run of a fault scenario counts.
 type outcome struct {
 	wrongDeletions, lostMembers, narrowHints int
-	converge                                 []time.Duration
+	// converge is the time from each strike until the set was Ready again;
+	// phases the time from each change of the set (create, then the update
+	// that prunes) until it was Ready.
+	converge, phases []time.Duration
 }
 
 // The operator is stopped at a random point (seeded: the seed is the suite's
@@ -57,27 +65,64 @@ type outcome struct {
 // scale it (make reliability).
 var _ = Describe("The operator stopped mid-apply and mid-prune", func() {
 	It("converges with no wrong deletion, no lost member, and hints never narrower than the members", func(ctx context.Context) {
-		n, runs := envInt("RELIABILITY_OBJECTS", 300), envInt("RELIABILITY_RUNS", 1)
-		rng := rand.New(rand.NewPCG(uint64(GinkgoRandomSeed()), 0))
-		var total outcome
-		for run := range runs {
-			o := restartScenario(ctx, rng, n)
-			GinkgoWriter.Printf("run %d (seed %d): %+v\n", run+1, GinkgoRandomSeed(), o)
-			total.wrongDeletions += o.wrongDeletions
-			total.lostMembers += o.lostMembers
-			total.narrowHints += o.narrowHints
-			total.converge = append(total.converge, o.converge...)
-		}
-		AddReportEntry(fmt.Sprintf("stopped mid-apply and mid-prune, %d objects", n), fmt.Sprintf(
-			"runs %d, wrong deletions %d, lost members %d, hints narrower than members %d, times to converge after restart %v",
-			runs, total.wrongDeletions, total.lostMembers, total.narrowHints, total.converge))
-		Expect(total.wrongDeletions).To(BeZero(), "objects that were not leaving members were deleted")
-		Expect(total.lostMembers).To(BeZero(), "declared objects were missing or unlabelled once Ready")
-		Expect(total.narrowHints).To(BeZero(), "the parent's hints were narrower than its members")
+		runFaultScenarios(ctx, "operator stopped mid-apply and mid-prune", func(op *operator) { op.restart() })
 	})
 })
 
-func restartScenario(ctx context.Context, rng *rand.Rand, n int) outcome {
+// The API server is stopped at a random point of an apply and of a prune and
+// started again on the same etcd while the operator runs on: its watches
+// break, its requests fail for the seconds the API server is down, and it
+// must pick up where it was.
+var _ = Describe("The API server restarted mid-apply and mid-prune", func() {
+	It("converges with no wrong deletion, no lost member, and hints never narrower than the members", func(ctx context.Context) {
+		runFaultScenarios(ctx, "API server restarted mid-apply and mid-prune", func(*operator) {
+			start := time.Now()
+			Expect(env.StopAPIServer()).To(Succeed())
+			stopped := time.Now()
+			Expect(env.StartAPIServer()).To(Succeed())
+			GinkgoWriter.Printf("API server stopped in %s, down for %s\n", stopped.Sub(start), time.Since(stopped))
+		})
+	})
+})
+
+// runFaultScenarios runs faultScenario RELIABILITY_RUNS times with strike
+// and reports the counts, which must all be zero.
+func runFaultScenarios(ctx context.Context, name string, strike func(*operator)) {
+	GinkgoHelper()
+	n, runs := envInt("RELIABILITY_OBJECTS", 300), envInt("RELIABILITY_RUNS", 1)
+	rng := rand.New(rand.NewPCG(uint64(GinkgoRandomSeed()), 0))
+	var total outcome
+	for run := range runs {
+		o := faultScenario(ctx, rng, n, strike)
+		GinkgoWriter.Printf("run %d (seed %d): %+v\n", run+1, GinkgoRandomSeed(), o)
+		total.wrongDeletions += o.wrongDeletions
+		total.lostMembers += o.lostMembers
+		total.narrowHints += o.narrowHints
+		total.converge = append(total.converge, o.converge...)
+	}
+	AddReportEntry(fmt.Sprintf("%s, %d objects", name, n), fmt.Sprintf(
+		"runs %d, wrong deletions %d, lost members %d, hints narrower than members %d, times to converge after the fault %v",
+		runs, total.wrongDeletions, total.lostMembers, total.narrowHints, total.converge))
+	Expect(total.wrongDeletions).To(BeZero(), "objects that were not leaving members were deleted")
+	Expect(total.lostMembers).To(BeZero(), "declared objects were missing or unlabelled once Ready")
+	Expect(total.narrowHints).To(BeZero(), "the parent's hints were narrower than its members")
+}
+
+// operator is the operator of a fault scenario.
+type operator struct{ stop func() error }
+
+// restart stops the operator and starts a new one, as a crash and a new Pod would.
+func (o *operator) restart() {
+	GinkgoHelper()
+	Expect(o.stop()).To(Succeed())
+	o.stop = runOperator()
+}
+
+// faultScenario applies n objects and then prunes half of them, striking at
+// a random point of each; strike returns once the fault's cause is gone, and
+// the time from then until the set is Ready again is what converge records.
+// With no strike it runs the same steps undisturbed.
+func faultScenario(ctx context.Context, rng *rand.Rand, n int, strike func(*operator)) outcome {
 	var o outcome
 	home, other := tenantNamespace(ctx), tenantNamespace(ctx)
 	grantIn(ctx, other, home)
@@ -90,25 +135,33 @@ func restartScenario(ctx context.Context, rng *rand.Rand, n int) outcome {
 	s := startSampler(ctx, client.ObjectKeyFromObject(set), id, home, other)
 	defer s.stop()
 
-	By("stopping the operator mid-apply")
-	stop := runOperator()
+	By("striking mid-apply")
+	op := &operator{stop: runOperator()}
+	defer func() { Expect(op.stop()).To(Succeed()) }()
 	Expect(k8sClient.Create(ctx, set)).To(Succeed())
+	changed := time.Now()
 	applied := 1 + rng.IntN(n-1)
-	stop = stopAfter(ctx, stop, func() bool { return len(memberRefs(ctx, id, home, other)) >= applied })
-	o.converge = append(o.converge, restartUntilReady(ctx, &stop, set))
+	o.strikeWhen(ctx, op, strike, set, func() bool { return len(memberRefs(ctx, id, home, other)) >= applied })
+	o.phases = append(o.phases, time.Since(changed).Round(10*time.Millisecond))
 	o.lostMembers += lost(ctx, id, n, home, other)
 	o.wrongDeletions += gone(ctx, bystanders)
 
-	By("stopping the operator mid-prune")
+	By("striking mid-prune")
 	kept := uidsOf(ctx, declaredRefs(n/2, home, other))
 	s.pruning()
-	Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
-	set.Spec.Resources = declare(n/2, other)
-	Expect(k8sClient.Update(ctx, set)).To(Succeed())
-	left := n - 1 - rng.IntN(n-n/2-1) // members left when the operator stops
-	stop = stopAfter(ctx, stop, func() bool { return len(memberRefs(ctx, id, home, other)) <= left })
-	o.converge = append(o.converge, restartUntilReady(ctx, &stop, set))
-	Expect(stop()).To(Succeed())
+	halved := declare(n/2, other)
+	// The operator may still write the set's status or hints after a fault.
+	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(set), set); err != nil {
+			return err
+		}
+		set.Spec.Resources = halved
+		return k8sClient.Update(ctx, set)
+	})).To(Succeed())
+	changed = time.Now()
+	left := n - 1 - rng.IntN(n-n/2-1) // members left at the strike
+	o.strikeWhen(ctx, op, strike, set, func() bool { return len(memberRefs(ctx, id, home, other)) <= left })
+	o.phases = append(o.phases, time.Since(changed).Round(10*time.Millisecond))
 	o.lostMembers += lost(ctx, id, n/2, home, other)
 	o.wrongDeletions += gone(ctx, bystanders) + gone(ctx, kept)
 	Expect(memberRefs(ctx, id, home, other)).To(HaveLen(n/2), "members that left the set were not pruned")
@@ -154,31 +207,59 @@ func declaredRefs(n int, home, other string) []objectRef {
 // memberRefs lists the objects of memberKinds in the namespaces that carry id.
 func memberRefs(ctx context.Context, id string, namespaces ...string) []objectRef {
 	GinkgoHelper()
-	var out []objectRef
+	out, err := listMembers(ctx, id, namespaces...)
+	Expect(err).NotTo(HaveOccurred())
+	return out
+}
+
+func listMembers(ctx context.Context, id string, namespaces ...string) ([]objectRef, error) {
+	objs, err := listObjects(ctx, client.MatchingLabels{applyset.PartOfLabel: id}, namespaces...)
+	out := make([]objectRef, 0, len(objs))
+	for ref := range objs {
+		out = append(out, ref)
+	}
+	return out, err
+}
+
+// listObjects reads the objects of memberKinds in namespaces, metadata only:
+// one LIST per kind and namespace, so that counting stays cheap when the API
+// server is slow.
+func listObjects(ctx context.Context, selector client.MatchingLabels, namespaces ...string) (map[objectRef]metav1.PartialObjectMetadata, error) {
+	out := map[objectRef]metav1.PartialObjectMetadata{}
 	for _, gvk := range memberKinds {
 		for _, ns := range namespaces {
 			list := &metav1.PartialObjectMetadataList{}
 			list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-			Expect(k8sClient.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{applyset.PartOfLabel: id})).To(Succeed())
+			if err := k8sClient.List(ctx, list, client.InNamespace(ns), selector); err != nil {
+				return nil, err
+			}
 			for _, item := range list.Items {
-				out = append(out, objectRef{kind: gvk, namespace: item.Namespace, name: item.Name})
+				out[objectRef{kind: gvk, namespace: item.Namespace, name: item.Name}] = item
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
-func metadataOf(ctx context.Context, ref objectRef) (*metav1.PartialObjectMetadata, error) {
-	obj := &metav1.PartialObjectMetadata{}
-	obj.SetGroupVersionKind(ref.kind)
-	return obj, k8sClient.Get(ctx, client.ObjectKey{Namespace: ref.namespace, Name: ref.name}, obj)
+// objectsOf reads the objects of memberKinds in the namespaces of refs.
+func objectsOf(ctx context.Context, refs iter.Seq[objectRef]) map[objectRef]metav1.PartialObjectMetadata {
+	GinkgoHelper()
+	namespaces := sets.New[string]()
+	for ref := range refs {
+		namespaces.Insert(ref.namespace)
+	}
+	objs, err := listObjects(ctx, nil, sets.List(namespaces)...)
+	Expect(err).NotTo(HaveOccurred())
+	return objs
 }
 
 // lost counts the first n declared objects that are missing or do not carry id.
 func lost(ctx context.Context, id string, n int, home, other string) int {
+	refs := declaredRefs(n, home, other)
+	objs := objectsOf(ctx, slices.Values(refs))
 	count := 0
-	for _, ref := range declaredRefs(n, home, other) {
-		if obj, err := metadataOf(ctx, ref); err != nil || obj.Labels[applyset.PartOfLabel] != id {
+	for _, ref := range refs {
+		if obj, ok := objs[ref]; !ok || obj.Labels[applyset.PartOfLabel] != id {
 			count++
 		}
 	}
@@ -188,10 +269,11 @@ func lost(ctx context.Context, id string, n int, home, other string) int {
 // uidsOf records the UIDs of refs.
 func uidsOf(ctx context.Context, refs []objectRef) map[objectRef]types.UID {
 	GinkgoHelper()
+	objs := objectsOf(ctx, slices.Values(refs))
 	out := map[objectRef]types.UID{}
 	for _, ref := range refs {
-		obj, err := metadataOf(ctx, ref)
-		Expect(err).NotTo(HaveOccurred())
+		obj, ok := objs[ref]
+		Expect(ok).To(BeTrue(), "%v does not exist", ref)
 		out[ref] = obj.UID
 	}
 	return out
@@ -199,9 +281,10 @@ func uidsOf(ctx context.Context, refs []objectRef) map[objectRef]types.UID {
 
 // gone counts the objects that were deleted (or replaced) since their UIDs were recorded.
 func gone(ctx context.Context, uids map[objectRef]types.UID) int {
+	objs := objectsOf(ctx, maps.Keys(uids))
 	count := 0
 	for ref, uid := range uids {
-		if obj, err := metadataOf(ctx, ref); err != nil || obj.UID != uid {
+		if obj, ok := objs[ref]; !ok || obj.UID != uid {
 			count++
 		}
 	}
@@ -230,21 +313,19 @@ func runOperator() func() error {
 	return stop
 }
 
-// stopAfter stops the operator once reached is true, and returns a stop that does nothing.
-func stopAfter(ctx context.Context, stop func() error, reached func() bool) func() error {
+// strikeWhen strikes once reached is true, waits until the set is Ready and
+// records how long that took after the strike. With no strike it only waits.
+func (o *outcome) strikeWhen(ctx context.Context, op *operator, strike func(*operator), set *applyv1alpha1.ApplySet, reached func() bool) {
 	GinkgoHelper()
-	Eventually(reached).WithContext(ctx).WithPolling(20 * time.Millisecond).Should(BeTrue())
-	Expect(stop()).To(Succeed())
-	return func() error { return nil }
-}
-
-// restartUntilReady starts a new operator and returns how long the set took to be Ready.
-func restartUntilReady(ctx context.Context, stop *func() error, set *applyv1alpha1.ApplySet) time.Duration {
-	GinkgoHelper()
+	if strike != nil {
+		Eventually(reached).WithContext(ctx).WithPolling(20 * time.Millisecond).Should(BeTrue())
+		strike(op)
+	}
 	start := time.Now()
-	*stop = runOperator()
-	Eventually(ready(ctx, set)).WithTimeout(2 * time.Minute).Should(BeTrue())
-	return time.Since(start).Round(10 * time.Millisecond)
+	Eventually(ready(ctx, set)).WithTimeout(5 * time.Minute).Should(BeTrue())
+	if strike != nil {
+		o.converge = append(o.converge, time.Since(start).Round(10*time.Millisecond))
+	}
 }
 
 // grantIn lets the default ServiceAccount of saNamespace do anything in ns.
@@ -305,12 +386,12 @@ func (s *sampler) sample(ctx context.Context, parentKey client.ObjectKey, id, ho
 	s.mu.Unlock()
 	parent := &applyv1alpha1.ApplySet{}
 	readParent := func() bool { return k8sClient.Get(ctx, parentKey, parent) == nil }
-	var members []objectRef
+	// A sample fails while the API server is down; the next one is taken.
 	if prune && !readParent() {
 		return
 	}
-	members = memberRefs(ctx, id, home, other)
-	if !prune && !readParent() {
+	members, err := listMembers(ctx, id, home, other)
+	if err != nil || (!prune && !readParent()) {
 		return
 	}
 	kinds, err := applyset.ParseGroupKinds(parent.Annotations[applyset.GroupKindsAnnotation])

@@ -31,12 +31,16 @@ import (
 
 	"github.com/applyset-operator/applyset-operator/controllers/applysets"
 	"github.com/applyset-operator/applyset-operator/controllers/parents"
+	"github.com/applyset-operator/applyset-operator/internal/controlplane"
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
 
 var (
 	env       *testenv.Env
 	k8sClient client.Client
+	// etcdLink carries everything between kube-apiserver and etcd, so that
+	// a spec can slow it down.
+	etcdLink *testenv.Proxy
 )
 
 func TestReliability(t *testing.T) {
@@ -45,7 +49,15 @@ func TestReliability(t *testing.T) {
 }
 
 var _ = BeforeSuite(func(ctx context.Context) {
-	env = testenv.StartForSpecs(ctx)
+	env = testenv.StartForSpecsWith(ctx, controlplane.Options{EtcdFront: func(etcd string) (string, error) {
+		var err error
+		if etcdLink, err = testenv.StartProxy(etcd); err != nil {
+			return "", err
+		}
+		// Registered before the control plane's own cleanup, so it runs after it.
+		DeferCleanup(etcdLink.Cut)
+		return etcdLink.Addr, nil
+	}})
 	k8sClient = env.Client
 })
 

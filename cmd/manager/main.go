@@ -43,6 +43,7 @@ import (
 	"github.com/applyset-operator/applyset-operator/controllers/applysets"
 	"github.com/applyset-operator/applyset-operator/controllers/parents"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/declared"
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
@@ -87,6 +88,7 @@ type options struct {
 	maxSetInputSize       resource.Quantity
 	maxSetObjects         int
 	setConcurrency        int
+	applyConcurrency      int
 
 	kubeAPIQPS   float64
 	kubeAPIBurst int
@@ -146,6 +148,8 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"The most objects one set may declare, a bound on the operator's memory and on the time one set holds a worker.")
 	fs.IntVar(&o.setConcurrency, "concurrent-set-reconciles", applysets.DefaultConcurrency,
 		"How many ApplySets, and how many ClusterApplySets, are reconciled at once.")
+	fs.IntVar(&o.applyConcurrency, "concurrent-applies", apply.DefaultConcurrency,
+		"How many requests (applies, deletes, reads) one set has in flight at once.")
 	fs.DurationVar(&o.reverifyInterval, "reverify-interval", time.Hour,
 		"How often every ApplySet parent is verified again without a change, a guard against missed events.")
 	fs.StringVar(&o.featureGateBackend, "featuregate-backend", backendAuto,
@@ -174,8 +178,9 @@ func main() {
 
 // validate checks what the flags' types cannot.
 func (o *options) validate() error {
-	if o.maxSetObjects <= 0 || o.setConcurrency <= 0 {
-		return fmt.Errorf("--max-set-objects and --concurrent-set-reconciles must be positive, got %d and %d", o.maxSetObjects, o.setConcurrency)
+	if o.maxSetObjects <= 0 || o.setConcurrency <= 0 || o.applyConcurrency <= 0 {
+		return fmt.Errorf("--max-set-objects, --concurrent-set-reconciles and --concurrent-applies must be positive, got %d, %d and %d",
+			o.maxSetObjects, o.setConcurrency, o.applyConcurrency)
 	}
 	if o.kubeAPIQPS == 0 || o.kubeAPIQPS > 0 && o.kubeAPIBurst <= 0 {
 		return fmt.Errorf("--kube-api-qps must be positive (with a positive --kube-api-burst) or negative for no client-side limit, got %v and %d",
@@ -249,6 +254,7 @@ func run(opts options) error {
 	if err := applysets.SetupWithManager(mgr, applysets.Options{
 		ToolingVersion: version, DefaultServiceAccount: opts.defaultServiceAccount, SingleTenant: opts.singleTenant,
 		MaxInputBytes: opts.maxSetInputSize.Value(), MaxObjects: opts.maxSetObjects, Concurrency: opts.setConcurrency,
+		ApplyConcurrency: opts.applyConcurrency,
 	}); err != nil {
 		return fmt.Errorf("setting up the ApplySet reconcilers: %w", err)
 	}

@@ -86,7 +86,7 @@ func (r *Reconciler) actorOf(set applyv1alpha1.Set) (actor, error) {
 // ServiceAccount exists, and the reader of the set's sources: every read and
 // write made for the set is made as its actor.
 func (r *Reconciler) engine(ctx context.Context, a actor) (*apply.Engine, client.Reader, error) {
-	engine := &apply.Engine{FieldManager: identity.MembersFieldManager, NamespaceExists: r.namespaceExists}
+	engine := &apply.Engine{FieldManager: identity.MembersFieldManager, NamespaceExists: r.namespaceExists, Concurrency: r.ApplyConcurrency}
 	if a.serviceAccount == nil {
 		engine.Client, engine.Reader = r.Client, r.Reader
 		return engine, r.Reader, nil

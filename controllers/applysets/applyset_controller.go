@@ -78,6 +78,9 @@ type Reconciler struct {
 	SingleTenant bool
 	// Limits bound what one set may declare.
 	Limits declared.Limits
+	// ApplyConcurrency bounds the requests one set has in flight; 0 means
+	// apply.DefaultConcurrency.
+	ApplyConcurrency int
 
 	clients sync.Map // impersonated user -> client.Client
 	applied sync.Map // set key -> appliedState of its last full reconcile

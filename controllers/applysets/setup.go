@@ -67,11 +67,14 @@ type Options struct {
 	// Concurrency is how many sets of each kind are reconciled at once; 0
 	// means DefaultConcurrency.
 	Concurrency int
+	// ApplyConcurrency is how many requests one set has in flight at once; 0
+	// means apply.DefaultConcurrency.
+	ApplyConcurrency int
 }
 
 // DefaultConcurrency lets a large set not hold up the small ones: each set
-// also applies up to eight objects at once, so four sets keep a few hundred
-// requests per second in flight, within the clients' rate.
+// also has up to apply.DefaultConcurrency requests in flight, which API
+// Priority and Fairness queues fairly with everyone else's.
 const DefaultConcurrency = 4
 
 // SetupWithManager adds the ApplySet and ClusterApplySet reconcilers to mgr.
@@ -106,6 +109,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder(identity.EventReporter), NewSet: k.newSet, NewSetList: k.newList,
 			GroupKind:      schema.GroupKind{Group: applyv1alpha1.GroupVersion.Group, Kind: k.kind},
 			ToolingVersion: opts.ToolingVersion, DefaultServiceAccount: opts.DefaultServiceAccount, SingleTenant: opts.SingleTenant,
+			ApplyConcurrency: opts.ApplyConcurrency,
 			Limits: declared.Limits{Bytes: cmp.Or(opts.MaxInputBytes, declared.DefaultLimits.Bytes),
 				Objects: cmp.Or(opts.MaxObjects, declared.DefaultLimits.Objects)},
 		}

@@ -131,7 +131,7 @@ func (e *Engine) checkAccess(ctx context.Context, perms []Permission, denied ...
 	var mu sync.Mutex
 	missing := slices.Clone(denied)
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(cmp.Or(e.Concurrency, defaultConcurrency))
+	g.SetLimit(cmp.Or(e.Concurrency, DefaultConcurrency))
 	for _, p := range perms {
 		g.Go(func() error {
 			review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{

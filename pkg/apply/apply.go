@@ -56,8 +56,11 @@ type ApplyOptions struct { //nolint:revive // apply.ApplyOptions reads as the op
 	Ready func(*unstructured.Unstructured) (bool, string)
 }
 
-// defaultConcurrency bounds the requests the engine has in flight at once.
-const defaultConcurrency = 8
+// DefaultConcurrency bounds the requests the engine has in flight at once.
+// The API server's CPU, not the round trip, limits a large apply: 16 in
+// flight took 1,000 objects in about three quarters of the time 8 did
+// (make bench BENCH=ApplySetVersusKubectl).
+const DefaultConcurrency = 16
 
 // Apply applies the objects with server-side apply, each labelled as a member
 // of the set, in the groups Order puts them in. It first checks the order (no
@@ -234,7 +237,7 @@ func (e *Engine) writeAll(ctx context.Context, plans []objectPlan, opts ApplyOpt
 		errs []error
 	)
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(cmp.Or(e.Concurrency, defaultConcurrency))
+	g.SetLimit(cmp.Or(e.Concurrency, DefaultConcurrency))
 	for _, p := range plans {
 		g.Go(func() error {
 			w := written{change: p.done, err: p.err}

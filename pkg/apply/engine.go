@@ -39,7 +39,7 @@ type Engine struct {
 	Reader client.Reader
 	// FieldManager owns the fields the engine applies.
 	FieldManager string
-	// Concurrency bounds the objects applied at once; 0 means 8.
+	// Concurrency bounds the requests in flight at once; 0 means DefaultConcurrency.
 	Concurrency int
 	// EstablishTimeout bounds the wait for applied CRDs to be served; 0 means a minute.
 	EstablishTimeout time.Duration

@@ -56,7 +56,7 @@ func (e *Engine) inspect(ctx context.Context, objects []Object, opts ApplyOption
 	plans := make([]objectPlan, len(objects))
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(cmp.Or(e.Concurrency, defaultConcurrency))
+	g.SetLimit(cmp.Or(e.Concurrency, DefaultConcurrency))
 	for i, o := range objects {
 		g.Go(func() error {
 			p := e.inspectOne(gctx, o, opts, known)

@@ -173,7 +173,7 @@ func (e *Engine) deleteAll(ctx context.Context, members []member, dryRun bool) (
 	changes := make([]Change, len(members))
 	errs := make([]error, len(members))
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(cmp.Or(e.Concurrency, defaultConcurrency))
+	g.SetLimit(cmp.Or(e.Concurrency, DefaultConcurrency))
 	for i, m := range members {
 		g.Go(func() error {
 			// Background, as kubectl deletes: a Job's pods go with it, where the

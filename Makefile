@@ -19,6 +19,9 @@ KUBECTL ?= $(CONTROL_PLANE)/kubectl
 GO_TEST_FLAGS ?= -race
 BENCH ?= .
 BENCH_RUNS ?= 5
+# The scale benchmarks (BenchmarkScale*) take minutes each and run once: in a
+# full run, or when BENCH names one.
+BENCH_SCALE ?= $(if $(filter .,$(BENCH)),Scale,$(filter Scale%,$(BENCH)))
 # How long `make fuzz` runs each fuzz test.
 FUZZ_TIME ?= 10s
 # Extra flags for the manager under `make run`.
@@ -78,7 +81,8 @@ fuzz: ## Run every fuzz test (every parser of input has one) for FUZZ_TIME each,
 bench: control-plane ## Run the benchmarks and print their figures (the API-server ones BENCH_RUNS times), then one Markdown table of them.
 	@mkdir -p bin
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem ./pkg/... ./api/... | tee bin/bench.txt
-	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" $(GO) test -run '^$$' -bench '$(BENCH)' -benchtime $(BENCH_RUNS)x ./test/bench/ | tee -a bin/bench.txt
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" $(GO) test -run '^$$' -bench '$(BENCH)' -skip '^BenchmarkScale' -benchtime $(BENCH_RUNS)x -timeout 60m ./test/bench/ | tee -a bin/bench.txt
+	$(if $(BENCH_SCALE),KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" $(GO) test -run '^$$' -bench '$(BENCH_SCALE)' -benchtime 1x -timeout 60m ./test/bench/ | tee -a bin/bench.txt)
 	@echo
 	@$(GO) run -C hack/tools ./benchtable < bin/bench.txt
 

@@ -247,17 +247,8 @@ func resources(b *testing.B, objs []map[string]any) []applyv1alpha1.Resource {
 // waitReady polls the set until it is Ready at its generation; it returns the
 // number of GET requests the polling made.
 func waitReady(ctx context.Context, b *testing.B, set *applyv1alpha1.ApplySet) float64 {
-	polls := 0.0
-	waitFor(b, 5*time.Minute, func() bool {
-		polls++
-		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(set), set); err != nil {
-			return false
-		}
-		c := apimeta.FindStatusCondition(set.Status.Conditions, applyv1alpha1.ConditionReady)
-		return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == set.Generation &&
-			c.LastTransitionTime.After(time.Time{})
-	})
-	return polls
+	b.Helper()
+	return waitSetReady(ctx, b, set, 5*time.Minute)
 }
 
 // retrigger makes the operator reconcile the set again, with new resources if

@@ -150,24 +150,43 @@ func createKind(ctx context.Context, b *testing.B, kind string) {
 // createMember creates an object of kind claiming setID.
 func createMember(ctx context.Context, b *testing.B, kind, namespace, name, setID string) {
 	b.Helper()
+	if err := newMember(ctx, kind, namespace, name, setID); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// newMember is createMember for goroutines other than the benchmark's.
+func newMember(ctx context.Context, kind, namespace, name, setID string) error {
 	obj := &unstructured.Unstructured{}
 	obj.SetGroupVersionKind(schema.GroupVersionKind{Group: "bench.example.com", Version: "v1", Kind: kind})
 	obj.SetNamespace(namespace)
 	obj.SetName(name)
 	obj.SetLabels(map[string]string{applyset.PartOfLabel: setID})
 	// A CRD that was just established may take a moment to be served.
-	waitFor(b, 30*time.Second, func() bool { return k8sClient.Create(ctx, obj.DeepCopy()) == nil })
+	var err error
+	if waitErr := poll(30*time.Second, func() bool { err = k8sClient.Create(ctx, obj.DeepCopy()); return err == nil }); waitErr != nil {
+		return fmt.Errorf("creating %s %s/%s: %w", kind, namespace, name, err)
+	}
+	return nil
 }
 
 func waitFor(b *testing.B, timeout time.Duration, done func() bool) {
 	b.Helper()
+	if err := poll(timeout, done); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// poll calls done every 20 ms until it is true, or fails after timeout.
+func poll(timeout time.Duration, done func() bool) error {
 	deadline := time.Now().Add(timeout)
 	for !done() {
 		if time.Now().After(deadline) {
-			b.Fatalf("condition not met within %s", timeout)
+			return fmt.Errorf("condition not met within %s", timeout)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	return nil
 }
 
 func namespace(ctx context.Context, b *testing.B, prefix string) string {

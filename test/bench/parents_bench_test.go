@@ -70,15 +70,21 @@ func largeSet(ctx context.Context, b *testing.B, ns, setID string) {
 
 // kubectlParent creates a Secret parent as kubectl writes it, with the given hint.
 func kubectlParent(ctx context.Context, b *testing.B, ns, name, hint string) string {
+	id, err := newKubectlParent(ctx, ns, name, hint)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return id
+}
+
+// newKubectlParent is kubectlParent for goroutines other than the benchmark's.
+func newKubectlParent(ctx context.Context, ns, name, hint string) (string, error) {
 	key := applyset.ParentKey{GroupKind: schema.GroupKind{Kind: "Secret"}, Namespace: ns, Name: name}
 	parent := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name,
 		Labels:      map[string]string{applyset.IDLabel: key.ID()},
 		Annotations: map[string]string{applyset.ToolingAnnotation: "kubectl/v1.37.1", applyset.GroupKindsAnnotation: hint},
 	}}
-	if err := k8sClient.Create(ctx, parent); err != nil {
-		b.Fatal(err)
-	}
-	return key.ID()
+	return key.ID(), k8sClient.Create(ctx, parent)
 }
 
 // BenchmarkSteadyStateRequests counts the API requests the operator makes while

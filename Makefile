@@ -61,6 +61,13 @@ test: control-plane ## Run the unit tests and the envtest suites against a real 
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" $(GO) test $(GO_TEST_FLAGS) ./...
 	$(GO) test -C hack/tools ./benchtable/
 
+.PHONY: test-e2e
+test-e2e: ## Run the e2e suite: the operator installed with kubectl apply -k into a single-node cluster of its own (root; see README).
+	$(MAKE) image IMG=applyset-operator:e2e IMAGE_TAR=bin/image/manager-e2e.tar
+	$(GO) test -c -o bin/e2e.test ./test/e2e
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" hack/e2e-cluster.sh run -- \
+		bin/e2e.test -test.v -test.timeout 20m -ginkgo.v $(if $(E2E_FOCUS),-ginkgo.focus '$(E2E_FOCUS)')
+
 .PHONY: reliability
 reliability: control-plane ## Run the reliability suite at scale: restarts over 1,000 objects 5 times, 50 sets of 100 at once, writers for a minute.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" RELIABILITY_OBJECTS=$${RELIABILITY_OBJECTS:-1000} RELIABILITY_RUNS=$${RELIABILITY_RUNS:-5} \

@@ -185,6 +185,8 @@ evictionHard: {memory.available: 100Mi, nodefs.available: 1%, imagefs.available:
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 maxPods: 30
+# Mounted Secrets (the webhook's certificate) follow their object within seconds.
+syncFrequency: 10s
 EOF
   cat >"${state}/kube-proxy.yaml" <<EOF
 apiVersion: kubeproxy.config.k8s.io/v1alpha1

@@ -166,6 +166,15 @@ var _ = Describe("The operator installed with kubectl apply -k", Ordered, func()
 			"--clusterrole", "edit", "--serviceaccount", "e2e-sets:default")
 		applySet("a", "b")
 		Expect(configMaps()).To(ConsistOf("a", "b"))
+
+		// The health-check webhook, through its Service, refuses CEL that does not compile.
+		_, _, err := kubectlIn(`{"apiVersion": "apply.applyset.dev/v1alpha1", "kind": "ApplySet",
+			"metadata": {"name": "bad", "namespace": "e2e-sets"},
+			"spec": {"resources": [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "bad"}}],
+				"healthChecks": [{"apiVersion": "v1", "kind": "ConfigMap", "current": "not CEL ((("}]}}`,
+			"create", "-f", "-")
+		Expect(err).To(MatchError(ContainSubstring(`admission webhook "healthchecks.apply.applyset.dev" denied the request`)))
+
 		applySet("a")
 		Eventually(configMaps).Should(ConsistOf("a"))
 	})

@@ -59,7 +59,7 @@ control-plane: ## Build kube-apiserver, etcd and kubectl into bin/k8s (once; cac
 .PHONY: test
 test: control-plane ## Run the unit tests and the envtest suites against a real kube-apiserver and etcd.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" $(GO) test $(GO_TEST_FLAGS) ./...
-	$(GO) test -C hack/tools ./benchtable/
+	$(GO) test -C hack/tools ./benchtable/ ./image/
 
 .PHONY: test-e2e
 test-e2e: ## Run the e2e suite: the operator installed with kubectl apply -k into a single-node cluster of its own (root; see README).

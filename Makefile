@@ -63,7 +63,7 @@ test: control-plane ## Run the unit tests and the envtest suites against a real 
 
 .PHONY: test-e2e
 test-e2e: ## Run the e2e suite: the operator installed with kubectl apply -k into a single-node cluster of its own (root; see README).
-	$(MAKE) image IMG=applyset-operator:e2e IMAGE_TAR=bin/image/manager-e2e.tar
+	$(MAKE) image IMG=applyset-operator:latest IMAGE_TAR=bin/image/manager.tar
 	$(GO) test -c -o bin/e2e.test ./test/e2e
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" hack/e2e-cluster.sh run -- \
 		bin/e2e.test -test.v -test.timeout 20m -ginkgo.v $(if $(E2E_FOCUS),-ginkgo.focus '$(E2E_FOCUS)')

@@ -55,7 +55,7 @@ var _ = Describe("The operator installed with kubectl apply -k", Ordered, func()
 		}
 		Expect(json.Unmarshal([]byte(out), &pod)).To(Succeed())
 		c := pod.Spec.Containers[0]
-		Expect(c.Image).To(Equal("applyset-operator:e2e"))
+		Expect(c.Image).To(Equal("applyset-operator:latest"))
 		Expect(c.ImagePullPolicy).To(Equal("IfNotPresent"))
 		Expect(c.ReadinessProbe).NotTo(BeNil())
 		Expect(c.LivenessProbe).NotTo(BeNil())

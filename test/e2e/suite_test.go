@@ -62,7 +62,7 @@ var _ = BeforeSuite(func() {
 
 	image := os.Getenv("E2E_IMAGE_TAR")
 	if image == "" {
-		image = filepath.Join(root, "bin", "image", "manager-e2e.tar")
+		image = filepath.Join(root, "bin", "image", "manager.tar")
 	}
 	By("importing the manager image into the node's containerd")
 	run("ctr", "images", "import", image)

@@ -34,9 +34,16 @@ $(tail -n 15 "${state}/logs/${names[i]}.log")"
   die "no ${what} after ${seconds}s; logs are in ${state}/logs"
 }
 
-# stop_all stops the components in the reverse order of their start, each by PID.
+# stop_all stops the components in the reverse order of their start, each by PID,
+# after whatever else runs in the namespace (Pods' containers and their shims), whose
+# watches would hold the API server up.
 stop_all() {
-  local i n
+  local i n pid
+  for pid in /proc/[0-9]*; do
+    pid="${pid#/proc/}"
+    [[ "${pid}" == 1 || " ${pids[*]} " == *" ${pid} "* ]] && continue
+    kill -KILL "${pid}" 2>/dev/null || true
+  done
   for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
     kill -TERM "${pids[i]}" 2>/dev/null || continue
     for ((n = 0; n < 40; n++)); do kill -0 "${pids[i]}" 2>/dev/null || break; sleep 0.25; done

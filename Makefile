@@ -2,6 +2,9 @@
 
 # The manager image, for deploying to a real cluster.
 IMG ?= applyset-operator:latest
+# Where `make image` writes the manager image, as a tarball `docker load` and
+# `ctr images import` read.
+IMAGE_TAR ?= bin/image/manager.tar
 # Where the kustomize tree places the manager.
 NAMESPACE ?= applyset-operator-system
 
@@ -59,7 +62,14 @@ control-plane: ## Build kube-apiserver, etcd and kubectl into bin/k8s (once; cac
 .PHONY: test
 test: control-plane ## Run the unit tests and the envtest suites against a real kube-apiserver and etcd.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" $(GO) test $(GO_TEST_FLAGS) ./...
-	$(GO) test -C hack/tools ./benchtable/
+	$(GO) test -C hack/tools ./benchtable/ ./image/
+
+.PHONY: test-e2e
+test-e2e: ## Run the e2e suite: the operator installed with kubectl apply -k into a single-node cluster of its own (root; see README).
+	$(MAKE) image IMG=applyset-operator:latest IMAGE_TAR=bin/image/manager.tar
+	$(GO) test -c -o bin/e2e.test ./test/e2e
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" hack/e2e-cluster.sh run -- \
+		bin/e2e.test -test.v -test.timeout 20m -ginkgo.v $(if $(E2E_FOCUS),-ginkgo.focus '$(E2E_FOCUS)')
 
 .PHONY: reliability
 reliability: control-plane ## Run the reliability suite at scale: restarts over 1,000 objects 5 times, 50 sets of 100 at once, writers for a minute.
@@ -91,7 +101,7 @@ lint: ## Check formatting, run go vet and golangci-lint.
 	@unformatted="$$(gofmt -s -l $$(git ls-files --cached --others --exclude-standard '*.go'))"; \
 	if [[ -n "$$unformatted" ]]; then echo "gofmt -s needed on:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) vet -C hack/tools ./benchtable/
+	$(GO) vet -C hack/tools ./benchtable/ ./image/ ./pause/
 	$(GO) vet -C test/peers ./...
 	$(GOLANGCI_LINT) run ./...
 
@@ -112,6 +122,12 @@ verify: manifests generate ## Fail when generated files (CRDs, RBAC, deepcopy) o
 .PHONY: build
 build: ## Build the manager binary into bin/manager.
 	$(GO) build -o bin/manager ./cmd/manager
+
+.PHONY: image
+image: ## Build the manager image (static binary, user 65532) as a tarball into IMAGE_TAR, without a container engine.
+	@mkdir -p bin/image $(dir $(IMAGE_TAR))
+	CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -o bin/image/manager ./cmd/manager
+	$(GO) run -C hack/tools ./image -binary $(CURDIR)/bin/image/manager -path /manager -tag $(IMG) -out $(abspath $(IMAGE_TAR))
 
 .PHONY: plugins
 plugins: ## Build the kubectl plugins into bin/ (put bin on PATH: kubectl applyset, kubectl feature-gates).

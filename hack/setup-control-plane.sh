@@ -9,6 +9,10 @@
 #   - etcd from go.etcd.io/etcd/server/v3.
 # KUBEBUILDER_ASSETS, when set to a directory holding all three, is used as is.
 # ENVTEST_DOWNLOAD=1 opts in to downloading prebuilt envtest binaries instead.
+#
+# With --node it installs instead kubelet, kube-controller-manager, kube-scheduler and
+# kube-proxy, built the same way, for the e2e cluster (hack/e2e-cluster.sh), and prints
+# their directory; KUBEBUILDER_ASSETS is used when it holds them too.
 set -euo pipefail
 
 KUBERNETES_VERSION="${KUBERNETES_VERSION:-v1.37.1}"
@@ -17,6 +21,16 @@ ETCD_VERSION="${ETCD_VERSION:-v3.6.16}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dest="${root}/bin/k8s/${KUBERNETES_VERSION}"
 binaries=(kube-apiserver etcd kubectl)
+# The binaries built from k8s.io/kubernetes: all of them are imported by the
+# scratch module so that one go.sum serves every build.
+kubernetes_commands=(kube-apiserver kubectl kubelet kube-controller-manager kube-scheduler kube-proxy)
+kubernetes_binaries=(kube-apiserver kubectl)
+node=0
+if [[ "${1:-}" == "--node" ]]; then
+  node=1
+  binaries=(kubelet kube-controller-manager kube-scheduler kube-proxy)
+  kubernetes_binaries=("${binaries[@]}")
+fi
 
 log() { printf 'control-plane: %s\n' "$*" >&2; }
 die() { printf 'control-plane: error: %s\n' "$*" >&2; exit 1; }
@@ -27,10 +41,11 @@ complete() {
 }
 
 if [[ -n "${KUBEBUILDER_ASSETS:-}" ]]; then
-  complete "${KUBEBUILDER_ASSETS}" ||
-    die "KUBEBUILDER_ASSETS=${KUBEBUILDER_ASSETS} lacks one of: ${binaries[*]}"
-  echo "${KUBEBUILDER_ASSETS}"
-  exit 0
+  if complete "${KUBEBUILDER_ASSETS}"; then
+    echo "${KUBEBUILDER_ASSETS}"
+    exit 0
+  fi
+  [[ "${node}" == 1 ]] || die "KUBEBUILDER_ASSETS=${KUBEBUILDER_ASSETS} lacks one of: ${binaries[*]}"
 fi
 
 if complete "${dest}"; then
@@ -50,7 +65,7 @@ fi
 command -v go >/dev/null || die "go is not on PATH; install Go $(sed -n 's/^go //p' "${root}/go.mod") or newer"
 mkdir -p "${dest}"
 
-if [[ "${ENVTEST_DOWNLOAD:-0}" == "1" ]]; then
+if [[ "${ENVTEST_DOWNLOAD:-0}" == "1" && "${node}" == 0 ]]; then
   log "ENVTEST_DOWNLOAD=1: downloading prebuilt binaries with setup-envtest"
   assets="$(cd "${root}" && go run sigs.k8s.io/controller-runtime/tools/setup-envtest@release-0.25 \
     use "${KUBERNETES_VERSION#v}" --bin-dir "${root}/bin/k8s/download" -p path)" ||
@@ -85,8 +100,12 @@ build_kubernetes() {
     # releases of the same code carry the version v0.<minor>.<patch>.
     sed -n 's#^[[:space:]]*\(k8s.io/[a-z0-9-]*\) => ./staging/src/.*#replace \1 => \1 '"${staging}"'#p' "${gomod}"
   } > go.mod
-  [[ -f tools.go ]] || printf '//go:build tools\n\npackage tools\n\nimport (\n\t_ "k8s.io/kubernetes/cmd/kube-apiserver"\n\t_ "k8s.io/kubernetes/cmd/kubectl"\n)\n' > tools.go
-  log "downloading modules for kube-apiserver and kubectl"
+  {
+    printf '//go:build tools\n\npackage tools\n\nimport (\n'
+    printf '\t_ "k8s.io/kubernetes/cmd/%s"\n' "${kubernetes_commands[@]}"
+    printf ')\n'
+  } > tools.go
+  log "downloading modules for ${kubernetes_binaries[*]}"
   GOFLAGS=-mod=mod go mod tidy >&2 || die "could not resolve the modules of k8s.io/kubernetes@${KUBERNETES_VERSION}"
   local ld="" pkg
   for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
@@ -95,9 +114,9 @@ build_kubernetes() {
     ld+=" -X ${pkg}.gitTreeState=clean"
     ld+=" -X ${pkg}.buildDate=1970-01-01T00:00:00Z"
   done
-  for b in kube-apiserver kubectl; do
+  for b in "${kubernetes_binaries[@]}"; do
     complete_one "${b}" && continue
-    log "building ${b} ${KUBERNETES_VERSION}$([[ ${b} == kube-apiserver ]] && echo ' (a few minutes on 2 cores)')"
+    log "building ${b} ${KUBERNETES_VERSION}$([[ ${b} == kube-apiserver || ${b} == kubelet ]] && echo ' (a few minutes on 2 cores)')"
     CGO_ENABLED=0 go build -trimpath -ldflags "-s -w${ld}" -o "${dest}/${b}.tmp" "k8s.io/kubernetes/cmd/${b}" >&2 ||
       die "building ${b} failed"
     mv "${dest}/${b}.tmp" "${dest}/${b}"
@@ -121,7 +140,7 @@ build_etcd() {
 
 complete_one() { [[ -x "${dest}/$1" ]]; }
 
-build_etcd
+[[ "${node}" == 1 ]] || build_etcd
 build_kubernetes
 complete "${dest}" || die "binaries missing from ${dest} after the build"
 log "ready in ${dest}"

@@ -1,0 +1,324 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// The specs build on each other as a user's session would: install, use,
+// scale, uninstall.
+var _ = Describe("The operator installed with kubectl apply -k", Ordered, func() {
+	It("starts a Pod that becomes Ready through its probes", func() {
+		// config/default with the image set by kustomize, as a user installs it.
+		run("kubectl", "apply", "--server-side", "-k", "test/e2e/testdata/install")
+		run("kubectl", "rollout", "status", "-n", namespace, "deployment/"+deployment, "--timeout", "3m")
+
+		pods := managerPods()
+		Expect(pods).To(HaveLen(1))
+		out := run("kubectl", "get", "pod", "-n", namespace, pods[0], "-o", "json")
+		var pod struct {
+			Spec struct {
+				Containers []struct {
+					Image           string
+					ImagePullPolicy string
+					ReadinessProbe  *json.RawMessage
+					LivenessProbe   *json.RawMessage
+				}
+			}
+			Status struct {
+				Conditions        []struct{ Type, Status string }
+				ContainerStatuses []struct{ RestartCount int }
+			}
+		}
+		Expect(json.Unmarshal([]byte(out), &pod)).To(Succeed())
+		c := pod.Spec.Containers[0]
+		Expect(c.Image).To(Equal("applyset-operator:latest"))
+		Expect(c.ImagePullPolicy).To(Equal("IfNotPresent"))
+		Expect(c.ReadinessProbe).NotTo(BeNil())
+		Expect(c.LivenessProbe).NotTo(BeNil())
+		Expect(pod.Status.Conditions).To(ContainElement(And(
+			HaveField("Type", "Ready"), HaveField("Status", "True"))))
+		Expect(pod.Status.ContainerStatuses[0].RestartCount).To(BeZero())
+	})
+
+	It("serves metrics over HTTPS only to clients the RBAC allows", func() {
+		run("kubectl", "create", "namespace", "e2e-metrics")
+		run("kubectl", "create", "serviceaccount", "-n", "e2e-metrics", "scraper")
+		run("kubectl", "create", "serviceaccount", "-n", "e2e-metrics", "stranger")
+		run("kubectl", "create", "clusterrolebinding", "e2e-metrics-scraper",
+			"--clusterrole", "applyset-operator-metrics-reader", "--serviceaccount", "e2e-metrics:scraper")
+		allowed := strings.TrimSpace(run("kubectl", "create", "token", "-n", "e2e-metrics", "scraper"))
+		refused := strings.TrimSpace(run("kubectl", "create", "token", "-n", "e2e-metrics", "stranger"))
+		ip := strings.TrimSpace(run("kubectl", "get", "service", "-n", namespace,
+			"applyset-operator-controller-manager-metrics-service", "-o", "jsonpath={.spec.clusterIP}"))
+		url := "https://" + ip + ":8443/metrics"
+
+		Eventually(func(g Gomega) {
+			code, body, err := scrape(url, allowed)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(code).To(Equal(200))
+			g.Expect(body).To(ContainSubstring("controller_runtime_reconcile_total"))
+		}).Should(Succeed())
+		code, _, err := scrape(url, refused)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(code).To(Equal(403), "a ServiceAccount without the metrics-reader role")
+		code, _, err = scrape(url, "")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(code).To(Equal(401), "no token")
+		code, body, err := scrape("http://"+ip+":8443/metrics", allowed)
+		if err == nil {
+			Expect(body).NotTo(ContainSubstring("controller_runtime"), "metrics served over plain HTTP")
+			Expect(code).To(Equal(400))
+		}
+	})
+
+	It("drops gated fields of the README's sample through admission policies, the default backend", func() {
+		Expect(logsOf(managerPods()[0])).To(ContainSubstring("Feature gates enforced by the policy backend"))
+		run("kubectl", "apply", "-f", "config/samples/try/widgets_crd.yaml")
+		run("kubectl", "apply", "-f", "config/samples/features_v1alpha1_customfeaturegates.yaml")
+		run("kubectl", "wait", "cfg/widgets.example.com", "--for", "condition=Ready", "--timeout", "2m")
+		run("kubectl", "get", "mutatingadmissionpolicy", "featuregates.widgets.example.com")
+		Eventually(func(g Gomega) {
+			spec, _, err := dryRunWidget()
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(spec).To(HaveKey("replicas"))
+			g.Expect(spec).NotTo(HaveKey("autoscaling"))
+			g.Expect(spec).NotTo(HaveKey("color"))
+		}).Should(Succeed())
+	})
+
+	It("generates its certificate and drops gated fields through the webhook Service under --featuregate-backend=webhook", func() {
+		run("kubectl", "apply", "--server-side", "-k", "test/e2e/testdata/webhook")
+		run("kubectl", "rollout", "status", "-n", namespace, "deployment/"+deployment, "--timeout", "3m")
+
+		var secret struct{ Data map[string]string }
+		out := run("kubectl", "get", "secret", "-n", namespace, "applyset-operator-webhook-server-cert", "-o", "json")
+		Expect(json.Unmarshal([]byte(out), &secret)).To(Succeed())
+		Expect(secret.Data).To(HaveKey("tls.key"))
+		Expect(secret.Data).To(HaveKey("ca.crt"))
+		cert := parseCert(secret.Data["tls.crt"])
+		Expect(cert.DNSNames).To(ContainElement("applyset-operator-webhook-service." + namespace + ".svc"))
+
+		var config struct {
+			Webhooks []struct {
+				FailurePolicy string
+				ClientConfig  struct {
+					CABundle string
+					Service  struct{ Namespace, Name string }
+				}
+			}
+		}
+		Eventually(func(g Gomega) {
+			out, _, err := kubectl("get", "mutatingwebhookconfiguration", "applyset-operator-featuregates", "-o", "json")
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(json.Unmarshal([]byte(out), &config)).To(Succeed())
+			g.Expect(config.Webhooks).To(HaveLen(1))
+			g.Expect(config.Webhooks[0].ClientConfig.CABundle).To(Equal(secret.Data["ca.crt"]))
+		}).Should(Succeed())
+		Expect(config.Webhooks[0].ClientConfig.Service.Namespace).To(Equal(namespace))
+		Expect(config.Webhooks[0].ClientConfig.Service.Name).To(Equal("applyset-operator-webhook-service"))
+		Expect(config.Webhooks[0].FailurePolicy).To(Equal("Fail"))
+
+		// Only the webhook warns of a deprecated gate's field it drops.
+		Eventually(func(g Gomega) {
+			spec, warnings, err := dryRunWidget()
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(spec).To(HaveKey("replicas"))
+			g.Expect(spec).To(HaveKey("storage"))
+			g.Expect(spec).NotTo(HaveKey("autoscaling"))
+			g.Expect(spec).NotTo(HaveKey("color"))
+			g.Expect(warnings).To(ContainSubstring("spec.color is deprecated"))
+		}).Should(Succeed())
+		Eventually(func() error {
+			_, _, err := kubectl("get", "mutatingadmissionpolicy", "featuregates.widgets.example.com")
+			return err
+		}).Should(MatchError(ContainSubstring("NotFound")), "the policy backend's policies are removed")
+	})
+
+	It("applies and prunes an ApplySet with only the shipped RBAC", func() {
+		run("kubectl", "create", "namespace", "e2e-sets")
+		// The set acts as the namespace's default ServiceAccount, which the user
+		// lets edit the namespace; the operator itself has only config/rbac.
+		run("kubectl", "create", "rolebinding", "-n", "e2e-sets", "default-edit",
+			"--clusterrole", "edit", "--serviceaccount", "e2e-sets:default")
+		applySet("a", "b")
+		Expect(configMaps()).To(ConsistOf("a", "b"))
+
+		// The health-check webhook, through its Service, refuses CEL that does not compile.
+		_, _, err := kubectlIn(`{"apiVersion": "apply.applyset.dev/v1alpha1", "kind": "ApplySet",
+			"metadata": {"name": "bad", "namespace": "e2e-sets"},
+			"spec": {"resources": [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "bad"}}],
+				"healthChecks": [{"apiVersion": "v1", "kind": "ConfigMap", "current": "not CEL ((("}]}}`,
+			"create", "-f", "-")
+		Expect(err).To(MatchError(ContainSubstring(`admission webhook "healthchecks.apply.applyset.dev" denied the request`)))
+
+		applySet("a")
+		Eventually(configMaps).Should(ConsistOf("a"))
+	})
+
+	It("elects one leader of two replicas and hands over when the leader's Pod is deleted", func() {
+		run("kubectl", "scale", "-n", namespace, "deployment/"+deployment, "--replicas", "2")
+		run("kubectl", "rollout", "status", "-n", namespace, "deployment/"+deployment, "--timeout", "3m")
+		pods := managerPods()
+		Expect(pods).To(HaveLen(2))
+		var first string
+		Eventually(func(g Gomega) {
+			var err error
+			first, err = leader()
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(pods).To(ContainElement(first))
+		}).Should(Succeed())
+		Expect(acquired(pods)).To(ConsistOf(first), "exactly one replica acquired the lease")
+
+		before := resourceVersion("a")
+		deleted := time.Now()
+		run("kubectl", "delete", "pod", "-n", namespace, first, "--wait=false")
+		var second string
+		Eventually(func(g Gomega) {
+			var err error
+			second, err = leader()
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(second).NotTo(BeEmpty())
+			g.Expect(second).NotTo(Equal(first))
+		}).Should(Succeed())
+		GinkgoWriter.Printf("the lease moved from %s to %s %s after the delete\n", first, second, time.Since(deleted).Round(100*time.Millisecond))
+
+		// The new leader picks up a change, and rewrites nothing that was up to date.
+		applySet("a", "c")
+		Expect(configMaps()).To(ConsistOf("a", "c"))
+		Expect(resourceVersion("a")).To(Equal(before), "an up-to-date member was written again")
+	})
+
+	It("was refused nothing by the API server with only the shipped RBAC", func() {
+		for _, pod := range managerPods() {
+			logs := logsOf(pod)
+			for _, line := range strings.Split(logs, "\n") {
+				if strings.Contains(line, `"level":"error"`) {
+					GinkgoWriter.Println(pod, line)
+				}
+			}
+			Expect(logs).NotTo(ContainSubstring("forbidden"), pod)
+		}
+	})
+
+	It("leaves no webhook entry that fails closed after kubectl delete -k config/default", func() {
+		run("kubectl", "delete", "-n", "e2e-sets", "applyset", "web", "--timeout", "2m")
+		run("kubectl", "delete", "-k", "config/default", "--ignore-not-found", "--timeout", "5m")
+		Eventually(func(g Gomega) {
+			for _, kind := range []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"} {
+				out, err := get(`{range .items[*]}{.metadata.name}{" "}{range .webhooks[*]}{.failurePolicy}{" "}{.clientConfig.service.namespace}{"\n"}{end}{end}`,
+					"get", kind)
+				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(out).NotTo(ContainSubstring("Fail "+namespace), kind)
+			}
+		}).Should(Succeed())
+		// A gated CRD outlives the operator, and writes to it go through.
+		run("kubectl", "create", "-f", "config/samples/try/widget.yaml")
+	})
+})
+
+// applySet applies the ApplySet web in e2e-sets with one ConfigMap per name and
+// waits until the operator reports the generation Ready.
+func applySet(names ...string) {
+	GinkgoHelper()
+	var resources []map[string]any
+	for _, name := range names {
+		resources = append(resources, map[string]any{
+			"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": name}, "data": map[string]any{"key": "value"},
+		})
+	}
+	set, err := json.Marshal(map[string]any{
+		"apiVersion": "apply.applyset.dev/v1alpha1", "kind": "ApplySet",
+		"metadata": map[string]any{"name": "web", "namespace": "e2e-sets"},
+		"spec":     map[string]any{"prune": true, "resources": resources},
+	})
+	Expect(err).NotTo(HaveOccurred())
+	_, _, err = kubectlIn(string(set), "apply", "--server-side", "-f", "-")
+	Expect(err).NotTo(HaveOccurred())
+	Eventually(func(g Gomega) {
+		out, err := get(`{.metadata.generation} {.status.observedGeneration} {.status.conditions[?(@.type=="Ready")].status}`,
+			"get", "applyset", "-n", "e2e-sets", "web")
+		g.Expect(err).NotTo(HaveOccurred())
+		f := strings.Fields(out)
+		g.Expect(f).To(HaveLen(3), out)
+		g.Expect(f[1]).To(Equal(f[0]), "observed generation")
+		g.Expect(f[2]).To(Equal("True"), "Ready")
+	}).Should(Succeed())
+}
+
+// configMaps are the members of web in e2e-sets.
+func configMaps() []string {
+	GinkgoHelper()
+	out := run("kubectl", "get", "configmaps", "-n", "e2e-sets", "-l", "applyset.kubernetes.io/part-of",
+		"-o", "jsonpath={.items[*].metadata.name}")
+	return strings.Fields(out)
+}
+
+func resourceVersion(configMap string) string {
+	GinkgoHelper()
+	return run("kubectl", "get", "configmap", "-n", "e2e-sets", configMap, "-o", "jsonpath={.metadata.resourceVersion}")
+}
+
+// acquired lists the Pods whose log says they acquired the lease.
+func acquired(pods []string) []string {
+	GinkgoHelper()
+	var leaders []string
+	for _, pod := range pods {
+		if strings.Contains(strings.ToLower(logsOf(pod)), "successfully acquired lease") {
+			leaders = append(leaders, pod)
+		}
+	}
+	return leaders
+}
+
+func parseCert(b64 string) *x509.Certificate {
+	GinkgoHelper()
+	data, err := base64.StdEncoding.DecodeString(b64)
+	Expect(err).NotTo(HaveOccurred())
+	block, _ := pem.Decode(data)
+	Expect(block).NotTo(BeNil())
+	cert, err := x509.ParseCertificate(block.Bytes)
+	Expect(err).NotTo(HaveOccurred())
+	return cert
+}
+
+func logsOf(pod string) string {
+	GinkgoHelper()
+	return run("kubectl", "logs", "-n", namespace, pod)
+}
+
+// dryRunWidget creates the README's sample widget with server-side dry-run and
+// returns the spec that would be stored and the warnings.
+func dryRunWidget() (map[string]any, string, error) {
+	stdout, stderr, err := kubectl("create", "--dry-run=server", "-o", "json", "-f", "config/samples/try/widget.yaml")
+	if err != nil {
+		return nil, stderr, err
+	}
+	var widget struct{ Spec map[string]any }
+	err = json.Unmarshal([]byte(stdout), &widget)
+	return widget.Spec, stderr, err
+}

@@ -1,0 +1,84 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package e2e installs the operator into a real single-node cluster with
+// `kubectl apply -k` and checks it as a user would. It runs only inside the
+// cluster hack/e2e-cluster.sh starts (`make test-e2e`), which sets
+// E2E_CLUSTER_STATE; elsewhere it is skipped.
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+const (
+	namespace  = "applyset-operator-system"
+	deployment = "applyset-operator-controller-manager"
+	managerSel = "control-plane=controller-manager"
+)
+
+// root is the repository, found from the working directory.
+var root string
+
+func TestE2E(t *testing.T) {
+	if os.Getenv("E2E_CLUSTER_STATE") == "" {
+		t.Skip("runs in the cluster of hack/e2e-cluster.sh: make test-e2e")
+	}
+	RegisterFailHandler(Fail)
+	SetDefaultEventuallyTimeout(2 * time.Minute)
+	SetDefaultEventuallyPollingInterval(time.Second)
+	RunSpecs(t, "E2E suite")
+}
+
+var _ = BeforeSuite(func() {
+	dir, err := os.Getwd()
+	Expect(err).NotTo(HaveOccurred())
+	for ; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "config", "default", "kustomization.yaml")); err == nil {
+			break
+		}
+		Expect(dir).NotTo(Equal(filepath.Dir(dir)), "no repository above the working directory")
+	}
+	root = dir
+
+	image := os.Getenv("E2E_IMAGE_TAR")
+	if image == "" {
+		image = filepath.Join(root, "bin", "image", "manager.tar")
+	}
+	By("importing the manager image into the node's containerd")
+	run("ctr", "images", "import", image)
+})
+
+// dumpOnFailure leaves what a person needs to see in the test output.
+var _ = ReportAfterEach(func(report SpecReport) {
+	if !report.Failed() {
+		return
+	}
+	for _, args := range [][]string{
+		{"get", "pods", "-A", "-o", "wide"},
+		{"get", "events", "-A", "--sort-by=.lastTimestamp"},
+		{"logs", "-n", namespace, "-l", managerSel, "--tail", "60", "--prefix"},
+	} {
+		out, _, _ := kubectl(args...)
+		GinkgoWriter.Printf("$ kubectl %v\n%s\n", args, out)
+	}
+})

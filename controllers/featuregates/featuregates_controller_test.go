@@ -166,6 +166,8 @@ func gateSpecs(backend string) {
 		})
 	})
 
+	versionSpecs(backend)
+
 	Describe("the field-dropping webhook", func() {
 		BeforeAll(func(ctx context.Context) {
 			updateGates(ctx, func(cfg *featuresv1alpha1.CustomFeatureGates) { cfg.Spec.FeatureGates = gates() })

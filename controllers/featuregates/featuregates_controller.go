@@ -41,9 +41,13 @@ import (
 
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/internal/text"
 )
 
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
+
+// maxEventNote is the longest note of an Event the API server takes.
+const maxEventNote = 1024
 
 // Reconciler keeps the status of CustomFeatureGates objects.
 type Reconciler struct {
@@ -102,7 +106,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			if ready.Status != metav1.ConditionTrue {
 				eventType = "Warning"
 			}
-			r.Recorder.Eventf(cfg, nil, eventType, ready.Reason, "Evaluate", "%s", ready.Message)
+			// The API server refuses a longer note, and the Event would be lost.
+			r.Recorder.Eventf(cfg, nil, eventType, ready.Reason, "Evaluate", "%s", text.Truncate(ready.Message, maxEventNote))
 		}
 	}
 	if err := r.Client.Status().Patch(ctx, cfg, client.MergeFrom(base)); err != nil {

@@ -77,12 +77,11 @@ func policyObjects(p featuregate.Policies) []policyObject {
 func (r *Reconciler) applyPolicies(ctx context.Context, cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv1.CustomResourceDefinition) (
 	featuregate.Policies, error) {
 	var policies featuregate.Policies
-	if version := storageVersion(crd); version != nil && cfg.DeletionTimestamp.IsZero() {
-		set, err := featuregate.Compile(featuregate.FromAPI(cfg.Spec.FeatureGates))
-		if err != nil {
+	if crd != nil && cfg.DeletionTimestamp.IsZero() {
+		var err error
+		if policies, err = featuregate.ForCRD(cfg, crd); err != nil {
 			return policies, err
 		}
-		policies = set.Policies(featuregate.Target{CRD: crd.Name, Group: crd.Spec.Group, Version: version.Name, Plural: crd.Spec.Names.Plural})
 	}
 	owner := metav1.OwnerReference{
 		APIVersion: featuresv1alpha1.GroupVersion.String(), Kind: "CustomFeatureGates",

@@ -88,7 +88,7 @@ func Check(p Policies) (int, error) {
 // matchCondition is the accessor of a policy's match condition.
 type matchCondition struct{ admissionv1.MatchCondition }
 
-func (m *matchCondition) GetExpression() string   { return m.Expression }
+func (m *matchCondition) GetExpression() string    { return m.Expression }
 func (m *matchCondition) ReturnTypes() []*cel.Type { return []*cel.Type{cel.BoolType} }
 
 // admissionCompiler is the API server's compiler of policy expressions.

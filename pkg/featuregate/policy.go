@@ -17,9 +17,15 @@ limitations under the License.
 package featuregate
 
 import (
+	"fmt"
+
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
+
+	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
 )
 
 // Target is the resource a CRD serves, at its storage version: the policies
@@ -131,6 +137,39 @@ func (s *Set) Policies(t Target) Policies {
 				PolicyName: name, ValidationActions: []admissionv1.ValidationAction{admissionv1.Warn},
 			},
 		}
+	}
+	return out
+}
+
+// ForCRD compiles the gates of cfg into the policies for crd, at its storage
+// version: what the operator writes, `kubectl feature-gates render` prints and
+// featuregatetest installs. It returns no policies when crd has no storage
+// version.
+func ForCRD(cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv1.CustomResourceDefinition) (Policies, error) {
+	if cfg.Name != crd.Name {
+		return Policies{}, fmt.Errorf("CustomFeatureGates %s names another CRD than %s", cfg.Name, crd.Name)
+	}
+	set, err := Compile(FromAPI(cfg.Spec.FeatureGates))
+	if err != nil {
+		return Policies{}, err
+	}
+	for _, v := range crd.Spec.Versions {
+		if v.Storage {
+			return set.Policies(Target{CRD: crd.Name, Group: crd.Spec.Group, Version: v.Name, Plural: crd.Spec.Names.Plural}), nil
+		}
+	}
+	return Policies{}, nil
+}
+
+// Objects lists the policies and their bindings that p holds, each binding
+// after its policy: the order to write them in.
+func (p Policies) Objects() []runtime.Object {
+	var out []runtime.Object
+	if p.Mutating != nil {
+		out = append(out, p.Mutating, p.MutatingBinding)
+	}
+	if p.Validating != nil {
+		out = append(out, p.Validating, p.ValidatingBinding)
 	}
 	return out
 }

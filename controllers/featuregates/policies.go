@@ -22,7 +22,6 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -121,7 +120,7 @@ func (r *Reconciler) policyLoaded(ctx context.Context, cfg *featuresv1alpha1.Cus
 	switch {
 	case featuregate.IsProbeAnswer(err, policies.Mutating.Name):
 		return true, nil
-	case err != nil && !apierrors.IsInvalid(err):
+	case err != nil && !featuregate.IsProbeWait(err):
 		return false, err
 	}
 	// Accepted: an older revision, or none, runs. Refused otherwise: by a

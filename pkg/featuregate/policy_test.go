@@ -22,6 +22,8 @@ import (
 	"testing"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 )
 
@@ -197,6 +199,33 @@ func TestPolicyAnswersItsProbe(t *testing.T) {
 			if _, err := run(); err != nil {
 				t.Errorf("%+v, %s: %v", gs, name, err)
 			}
+		}
+	}
+}
+
+// The answers a probe can get: the policy's refusal, a wait, or an error that
+// status reports.
+func TestProbeAnswers(t *testing.T) {
+	gr := probeResource.GroupResource()
+	refusal := apierrors.NewInvalid(schema.GroupKind{Group: gr.Group, Kind: "CustomFeatureGates"}, "x", nil)
+	refusal.ErrStatus.Message = "policy 'featuregates.x' with binding 'featuregates.x' denied request: JSON Patch: remove " + probeAnswerPath
+	tests := []struct {
+		name         string
+		err          error
+		answer, wait bool
+	}{
+		{"the policy's refusal", refusal, true, true},
+		{"another policy's refusal", apierrors.NewInvalid(schema.GroupKind{Group: gr.Group, Kind: "CustomFeatureGates"}, "x", nil), false, true},
+		{"the policy plugin does not know the schema yet", apierrors.NewServiceUnavailable("Resource kind not found"), false, true},
+		{"forbidden", apierrors.NewForbidden(gr, "x", fmt.Errorf("no")), false, false},
+		{"accepted", nil, false, false},
+	}
+	for _, tt := range tests {
+		if got := IsProbeAnswer(tt.err, "featuregates.x"); got != tt.answer {
+			t.Errorf("%s: IsProbeAnswer = %v", tt.name, got)
+		}
+		if got := tt.err != nil && IsProbeWait(tt.err); got != tt.wait {
+			t.Errorf("%s: IsProbeWait = %v", tt.name, got)
 		}
 	}
 }

@@ -68,6 +68,14 @@ func IsProbeAnswer(err error, policy string) bool {
 	return strings.Contains(msg, fmt.Sprintf("policy '%s'", policy)) && strings.Contains(msg, probeAnswerPath)
 }
 
+// IsProbeWait reports whether err, the answer to a probe, means only that the
+// API server is not there yet: another policy or one it has not compiled
+// refused the probe (Invalid), or its policy plugin does not know the
+// CustomFeatureGates schema yet, as for a while after it starts (503).
+func IsProbeWait(err error) bool {
+	return apierrors.IsInvalid(err) || apierrors.IsServiceUnavailable(err)
+}
+
 // probeRule matches the probe: status updates of the CustomFeatureGates
 // object named gates only.
 func probeRule(gates string) admissionv1.NamedRuleWithOperations {

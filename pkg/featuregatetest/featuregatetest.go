@@ -91,15 +91,11 @@ func Install(ctx context.Context, config *rest.Config, gates *featuresv1alpha1.C
 		if featuregate.IsProbeAnswer(err, policies.Mutating.Name) {
 			return true, nil
 		}
-		return false, client.IgnoreNotFound(ignoreInvalid(err))
+		if err != nil && !featuregate.IsProbeWait(err) {
+			return false, err
+		}
+		return false, nil
 	})
-}
-
-func ignoreInvalid(err error) error {
-	if apierrors.IsInvalid(err) {
-		return nil
-	}
-	return err
 }
 
 // installAPI creates the CustomFeatureGates CRD the operator ships, unless

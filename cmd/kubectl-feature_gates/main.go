@@ -16,13 +16,16 @@ limitations under the License.
 
 // Command kubectl-feature_gates is a kubectl plugin: `kubectl feature-gates
 // [CRD]` lists the feature gates declared over CRD fields, like `kubectl
-// api-resources` lists resources.
+// api-resources` lists resources; `kubectl feature-gates render -f` prints the
+// admission policies that enforce them, for clusters without the operator.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -40,12 +43,22 @@ func main() {
 	kubeContext := flags.String("context", "", "The kubeconfig context to use.")
 	output := flags.String("o", "", "Output format: wide, name, json or yaml.")
 	flags.StringVar(output, "output", "", "Output format: wide, name, json or yaml.")
+	var files fileList
+	flags.Var(&files, "f", "render: a manifest file (- for stdin) with CustomFeatureGates and their CRDs; repeatable.")
+	flags.Var(&files, "filename", "render: as -f.")
 	flags.Usage = func() {
-		fmt.Fprintln(flags.Output(), "Usage: kubectl feature-gates [CRD] [-o wide|name|json|yaml]")
+		fmt.Fprintln(flags.Output(), "Usage: kubectl feature-gates [CRD] [-o wide|name|json|yaml]\n"+
+			"       kubectl feature-gates render -f gates.yaml [-f crd.yaml]   # the admission policies, as YAML")
 		flags.PrintDefaults()
 	}
 	_ = flags.Parse(flagsFirst(os.Args[1:]))
-	if err := run(*kubeconfig, *kubeContext, *output, flags.Args()); err != nil {
+	var err error
+	if args := flags.Args(); len(args) > 0 && args[0] == "render" {
+		err = renderFiles(os.Stdout, files, args[1:])
+	} else {
+		err = run(*kubeconfig, *kubeContext, *output, args)
+	}
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "error: %v\n", err)
 		os.Exit(1)
 	}
@@ -56,6 +69,7 @@ func main() {
 // stops at the first positional argument.
 func flagsFirst(args []string) []string {
 	takesValue := map[string]bool{"-o": true, "--o": true, "-output": true, "--output": true,
+		"-f": true, "--f": true, "-filename": true, "--filename": true,
 		"-kubeconfig": true, "--kubeconfig": true, "-context": true, "--context": true}
 	var flagArgs, positional []string
 	for i := 0; i < len(args); i++ {
@@ -75,6 +89,36 @@ func flagsFirst(args []string) []string {
 		}
 	}
 	return append(append(flagArgs, "--"), positional...)
+}
+
+// fileList is a repeatable -f.
+type fileList []string
+
+func (f *fileList) String() string     { return strings.Join(*f, ",") }
+func (f *fileList) Set(v string) error { *f = append(*f, v); return nil }
+
+// renderFiles renders the policies of the manifests in files.
+func renderFiles(w io.Writer, files, args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("render takes no arguments but -f, got %v", args)
+	}
+	if len(files) == 0 {
+		return errors.New("render needs -f with the CustomFeatureGates and their CRDs")
+	}
+	var readers []io.Reader
+	for _, name := range files {
+		if name == "-" {
+			readers = append(readers, os.Stdin)
+			continue
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = f.Close() }()
+		readers = append(readers, f)
+	}
+	return render(w, readers...)
 }
 
 func run(kubeconfig, kubeContext, output string, args []string) error {

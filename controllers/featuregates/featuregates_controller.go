@@ -41,9 +41,13 @@ import (
 
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/internal/text"
 )
 
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
+
+// maxEventNote is the longest note of an Event the API server takes.
+const maxEventNote = 1024
 
 // Reconciler keeps the status of CustomFeatureGates objects.
 type Reconciler struct {
@@ -91,8 +95,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	computeStatus(cfg, crd, state)
 
+	result := reconcile.Result{RequeueAfter: state.recheck()}
 	if equality.Semantic.DeepEqual(base.Status, cfg.Status) {
-		return reconcile.Result{}, state.err
+		return result, state.err
 	}
 	if ready := apimeta.FindStatusCondition(cfg.Status.Conditions, featuresv1alpha1.ConditionReady); ready != nil {
 		old := apimeta.FindStatusCondition(base.Status.Conditions, featuresv1alpha1.ConditionReady)
@@ -101,13 +106,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			if ready.Status != metav1.ConditionTrue {
 				eventType = "Warning"
 			}
-			r.Recorder.Eventf(cfg, nil, eventType, ready.Reason, "Evaluate", "%s", ready.Message)
+			// The API server refuses a longer note, and the Event would be lost.
+			r.Recorder.Eventf(cfg, nil, eventType, ready.Reason, "Evaluate", "%s", text.Truncate(ready.Message, maxEventNote))
 		}
 	}
 	if err := r.Client.Status().Patch(ctx, cfg, client.MergeFrom(base)); err != nil {
 		return reconcile.Result{}, fmt.Errorf("patching status: %w", err)
 	}
-	return reconcile.Result{}, state.err
+	return result, state.err
 }
 
 // webhookState reports whether the webhook configuration has an entry for the
@@ -155,9 +161,15 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 func (r *Reconciler) enforce(ctx context.Context, cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv1.CustomResourceDefinition) (
 	enforcement, error) {
 	if r.Backend == BackendPolicy {
-		// Status reports a failed write; the error brings the retry.
-		state := enforcement{backend: BackendPolicy, err: r.applyPolicies(ctx, cfg, crd)}
-		state.registered = state.err == nil
+		// Status reports a failed write or probe; the error brings the retry.
+		policies, err := r.applyPolicies(ctx, cfg, crd)
+		state := enforcement{backend: BackendPolicy, err: err, registered: err == nil}
+		if err == nil && policies.Mutating != nil {
+			if state.loaded, err = r.policyLoaded(ctx, cfg, policies); err != nil {
+				state.err = fmt.Errorf("asking the API server whether it runs them: %w", err)
+				state.probeFailed = true
+			}
+		}
 		return state, nil
 	}
 	state, err := r.webhookState(ctx, cfg.Name)

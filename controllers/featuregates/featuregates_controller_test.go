@@ -25,6 +25,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -146,7 +147,12 @@ func gateSpecs(backend string) {
 				HaveField("Rule.APIGroups", Equal([]string{"stable.example.com"})),
 				HaveField("Rule.APIVersions", Equal([]string{"v1"})),
 				HaveField("Rule.Resources", Equal([]string{"crontabs", "crontabs/status"})),
+			), SatisfyAll( // the probe behind Ready: dry-run status patches of the gates only
+				HaveField("Operations", ConsistOf(admissionv1.Update)),
+				HaveField("Rule.Resources", Equal([]string{"customfeaturegates/status"})),
+				HaveField("ResourceNames", Equal([]string{cronTabsName})),
 			)))
+			Expect(policy.Spec.MatchConditions).To(ConsistOf(HaveField("Expression", ContainSubstring("request.dryRun"))))
 			Expect(policy.Spec.MatchConstraints.MatchPolicy).To(HaveValue(Equal(admissionv1.Equivalent)))
 			Expect(policy.Spec.FailurePolicy).To(HaveValue(Equal(admissionv1.Fail)))
 			Expect(policy.OwnerReferences).To(ConsistOf(SatisfyAll(
@@ -159,6 +165,8 @@ func gateSpecs(backend string) {
 			Expect(cronTabsEntry(ctx)()).To(BeNil(), "a webhook entry would enforce the gates a second time")
 		})
 	})
+
+	versionSpecs(backend)
 
 	Describe("the field-dropping webhook", func() {
 		BeforeAll(func(ctx context.Context) {
@@ -312,6 +320,22 @@ func gateSpecs(backend string) {
 
 			updateSpec(ctx, k8sClient, "generation-kept", map[string]any{"cronSpec": "y"})
 			Expect(generation("generation-kept")).To(Equal(int64(2)), "a change to a field no gate covers")
+		})
+
+		It("is Ready only once the API server runs the rewritten policy, and says so meanwhile", func(ctx context.Context) {
+			if backend == BackendWebhook {
+				Skip("the webhook reads the gates from the operator's cache")
+			}
+			// setGates checks requests the moment Ready is True again.
+			for _, on := range []bool{true, false, true, false} {
+				setGates(ctx, map[string]bool{"ReplicasFeatureGate": on})
+			}
+			Eventually(func(g Gomega) {
+				list := &eventsv1.EventList{}
+				g.Expect(k8sClient.List(ctx, list)).To(Succeed())
+				g.Expect(list.Items).To(ContainElement(SatisfyAll(HaveField("Regarding.Name", cronTabsName), HaveField("Reason", ReasonPolicyLoading),
+					HaveField("Note", HaveSuffix("waiting for the API server to load them")))))
+			}).Should(Succeed())
 		})
 
 		It("stops dropping, and removes its webhook entry or policies, once the CustomFeatureGates is deleted", func(ctx context.Context) {

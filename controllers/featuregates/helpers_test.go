@@ -19,6 +19,7 @@ package featuregates
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -146,14 +147,15 @@ func setGates(ctx context.Context, enabled map[string]bool) {
 	awaitEnforced(ctx)
 }
 
-// awaitEnforced waits until requests are gated as the CronTab gates now say:
-// a dry-run create, and a dry-run status update of a stored probe, store what
-// featuregate.Drop does. Both backends lag a change: the webhook reads the
-// operator's cache, and the API server loads policies through informers.
+// awaitEnforced waits until the CronTab gates are Ready at their generation
+// and requests are gated as they say: a dry-run create, and a dry-run status
+// update of a stored probe, store what featuregate.Drop does. Under the
+// policy backend Ready means the API server runs the policies, so requests are
+// checked at once; the webhook reads the operator's cache, so they may lag.
 func awaitEnforced(ctx context.Context) {
 	GinkgoHelper()
-	cfg := &featuresv1alpha1.CustomFeatureGates{}
-	Expect(k8sClient.Get(ctx, client.ObjectKey{Name: cronTabsName}, cfg)).To(Succeed())
+	cfg := &featuresv1alpha1.CustomFeatureGates{ObjectMeta: metav1.ObjectMeta{Name: cronTabsName}}
+	Eventually(ready(ctx, cfg)).Should(HaveField("Status", metav1.ConditionTrue))
 	set, err := featuregate.Compile(featuregate.FromAPI(cfg.Spec.FeatureGates))
 	Expect(err).NotTo(HaveOccurred())
 
@@ -165,13 +167,12 @@ func awaitEnforced(ctx context.Context) {
 	raw, err := json.Marshal(want)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(json.Unmarshal(raw, &want)).To(Succeed())
-	Eventually(func() map[string]any { return dryRunSpec(ctx, probeSpec) }).Should(Equal(want["spec"]))
-
 	probe := cronTab("status-probe", "{cronSpec: x}")
 	if err := k8sClient.Create(ctx, probe); !apierrors.IsAlreadyExists(err) {
 		Expect(err).NotTo(HaveOccurred())
 	}
-	Eventually(func(g Gomega) {
+	enforced := func(g Gomega) {
+		g.Expect(dryRunSpec(ctx, probeSpec)).To(Equal(want["spec"]))
 		stored := cronTab("status-probe", "{}")
 		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(stored), stored)).To(Succeed())
 		update := stored.DeepCopy()
@@ -180,7 +181,12 @@ func awaitEnforced(ctx context.Context) {
 		set.Drop(want.Object, stored.Object)
 		g.Expect(k8sClient.Status().Update(ctx, update, client.DryRunAll)).To(Succeed())
 		g.Expect(update.Object["status"]).To(Equal(want.Object["status"]))
-	}).Should(Succeed())
+	}
+	if strings.Contains(apimeta.FindStatusCondition(cfg.Status.Conditions, featuresv1alpha1.ConditionReady).Message, "enforced by the API server") {
+		enforced(Default)
+		return
+	}
+	Eventually(enforced).Should(Succeed())
 }
 
 func awaitObserved(ctx context.Context) {

@@ -26,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -72,14 +73,14 @@ func policyObjects(p featuregate.Policies) []policyObject {
 // it does not exist) with server-side apply, owned by cfg so that they leave
 // with it, and deletes the ones the gates no longer need. Gate states are
 // compiled in, so a flip of enabled rewrites the policies.
-func (r *Reconciler) applyPolicies(ctx context.Context, cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv1.CustomResourceDefinition) error {
+func (r *Reconciler) applyPolicies(ctx context.Context, cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv1.CustomResourceDefinition) (
+	featuregate.Policies, error) {
 	var policies featuregate.Policies
-	if version := storageVersion(crd); version != nil && cfg.DeletionTimestamp.IsZero() {
-		set, err := featuregate.Compile(featuregate.FromAPI(cfg.Spec.FeatureGates))
-		if err != nil {
-			return err
+	if crd != nil && cfg.DeletionTimestamp.IsZero() {
+		var err error
+		if policies, err = featuregate.ForCRD(cfg, crd); err != nil {
+			return policies, err
 		}
-		policies = set.Policies(featuregate.Target{CRD: crd.Name, Group: crd.Spec.Group, Version: version.Name, Plural: crd.Spec.Names.Plural})
 	}
 	owner := metav1.OwnerReference{
 		APIVersion: featuresv1alpha1.GroupVersion.String(), Kind: "CustomFeatureGates",
@@ -90,7 +91,7 @@ func (r *Reconciler) applyPolicies(ctx context.Context, cfg *featuresv1alpha1.Cu
 	for i := len(objects) - 1; i >= 0; i-- {
 		if objects[i].want == nil {
 			if err := r.deletePolicyObject(ctx, r.Client, objects[i].empty, cfg.Name); err != nil {
-				return err
+				return policies, err
 			}
 		}
 	}
@@ -101,14 +102,30 @@ func (r *Reconciler) applyPolicies(ctx context.Context, cfg *featuresv1alpha1.Cu
 		o.want.SetOwnerReferences([]metav1.OwnerReference{owner})
 		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o.want)
 		if err != nil {
-			return err
+			return policies, err
 		}
 		apply := client.ApplyConfigurationFromUnstructured(&unstructured.Unstructured{Object: content})
 		if err := r.Client.Apply(ctx, apply, client.FieldOwner(identity.PoliciesFieldManager), client.ForceOwnership); err != nil {
-			return fmt.Errorf("applying %s %s: %w", o.want.GetObjectKind().GroupVersionKind().Kind, o.want.GetName(), err)
+			return policies, fmt.Errorf("applying %s %s: %w", o.want.GetObjectKind().GroupVersionKind().Kind, o.want.GetName(), err)
 		}
 	}
-	return nil
+	return policies, nil
+}
+
+// policyLoaded asks the API server whether it runs policies as written: a
+// dry-run patch of cfg's status that carries the probe annotation is refused
+// by exactly that revision of the mutating policy, and stores nothing.
+func (r *Reconciler) policyLoaded(ctx context.Context, cfg *featuresv1alpha1.CustomFeatureGates, policies featuregate.Policies) (bool, error) {
+	err := r.Client.Status().Patch(ctx, cfg.DeepCopy(), client.RawPatch(types.MergePatchType, featuregate.ProbePatch(policies.Revision)), client.DryRunAll)
+	switch {
+	case featuregate.IsProbeAnswer(err, policies.Mutating.Name):
+		return true, nil
+	case err != nil && !featuregate.IsProbeWait(err):
+		return false, err
+	}
+	// Accepted: an older revision, or none, runs. Refused otherwise: by a
+	// policy the API server has not compiled yet, or by another one.
+	return false, nil
 }
 
 // removePolicies deletes the policies of the CustomFeatureGates named gates,

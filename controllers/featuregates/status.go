@@ -19,6 +19,7 @@ package featuregates
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -38,6 +39,8 @@ const (
 	ReasonWebhookPending = "WebhookPending"
 	ReasonWebhooksOff    = "WebhooksDisabled"
 	ReasonPolicyFailed   = "PolicyApplyFailed"
+	ReasonPolicyLoading  = "PolicyNotLoaded"
+	ReasonProbeFailed    = "PolicyProbeFailed"
 )
 
 // enforcement is what status says of how one object's gates are enforced.
@@ -47,8 +50,21 @@ type enforcement struct {
 	configuration string
 	// registered says the webhook entry, or the policies, are in place.
 	registered bool
-	// err says why the policies could not be written.
-	err error
+	// loaded says the API server runs the policies as written.
+	loaded bool
+	// err says why the policies could not be written, or probed when
+	// probeFailed is set.
+	err         error
+	probeFailed bool
+}
+
+// recheck is how soon to ask again whether the API server runs the policies
+// it has not loaded yet: it reloads them about once a second.
+func (e enforcement) recheck() time.Duration {
+	if e.backend == BackendPolicy && e.registered && !e.loaded && e.err == nil {
+		return time.Second
+	}
+	return 0
 }
 
 // computeStatus fills in the status from the gates, the target CRD (nil when
@@ -96,9 +112,18 @@ func computeStatus(cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv
 		set(featuresv1alpha1.ConditionReady, metav1.ConditionFalse, ReasonDefaultedPaths, msg)
 		set(featuresv1alpha1.ConditionStalled, metav1.ConditionTrue, ReasonDefaultedPaths, msg)
 	case webhook.backend == BackendPolicy && webhook.err != nil:
-		msg := fmt.Sprintf("%s; writing the admission policies that enforce them failed: %v", gatesSummary(cfg), webhook.err)
-		set(featuresv1alpha1.ConditionReady, metav1.ConditionFalse, ReasonPolicyFailed, msg)
-		set(featuresv1alpha1.ConditionReconciling, metav1.ConditionTrue, ReasonPolicyFailed, msg)
+		reason, msg := ReasonPolicyFailed, fmt.Sprintf("%s; writing the admission policies that enforce them failed: %v", gatesSummary(cfg), webhook.err)
+		if webhook.probeFailed {
+			reason = ReasonProbeFailed
+			msg = fmt.Sprintf("%s; admission policies %s are written, %v", gatesSummary(cfg), featuregate.PolicyName(cfg.Name), webhook.err)
+		}
+		set(featuresv1alpha1.ConditionReady, metav1.ConditionFalse, reason, msg)
+		set(featuresv1alpha1.ConditionReconciling, metav1.ConditionTrue, reason, msg)
+		apimeta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.ConditionStalled)
+	case webhook.backend == BackendPolicy && !webhook.loaded:
+		msg := fmt.Sprintf("%s; admission policies %s are written, waiting for the API server to load them", gatesSummary(cfg), featuregate.PolicyName(cfg.Name))
+		set(featuresv1alpha1.ConditionReady, metav1.ConditionFalse, ReasonPolicyLoading, msg)
+		set(featuresv1alpha1.ConditionReconciling, metav1.ConditionTrue, ReasonPolicyLoading, msg)
 		apimeta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.ConditionStalled)
 	case webhook.backend == BackendPolicy:
 		msg := fmt.Sprintf("%s; enforced by the API server, admission policies %s", gatesSummary(cfg), featuregate.PolicyName(cfg.Name))

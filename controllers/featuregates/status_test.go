@@ -53,7 +53,18 @@ func TestComputeStatus(t *testing.T) {
 		message: "1 of 2 gates enabled over fields of crontabs.stable.example.com; " +
 			"enforced by the webhook, MutatingWebhookConfiguration applyset-operator-featuregates",
 	}, {
-		name: "policies applied", gates: gates, webhook: enforcement{backend: BackendPolicy, registered: true},
+		name: "policies written, not loaded yet", gates: gates, webhook: enforcement{backend: BackendPolicy, registered: true},
+		ready: metav1.ConditionFalse, reason: ReasonPolicyLoading, reconciling: true,
+		message: "1 of 2 gates enabled over fields of crontabs.stable.example.com; " +
+			"admission policies featuregates.crontabs.stable.example.com are written, waiting for the API server to load them",
+	}, {
+		name: "policies probe refused", gates: gates,
+		webhook: enforcement{backend: BackendPolicy, registered: true, probeFailed: true, err: errors.New("asking the API server whether it runs them: forbidden")},
+		ready:   metav1.ConditionFalse, reason: ReasonProbeFailed, reconciling: true,
+		message: "1 of 2 gates enabled over fields of crontabs.stable.example.com; " +
+			"admission policies featuregates.crontabs.stable.example.com are written, asking the API server whether it runs them: forbidden",
+	}, {
+		name: "policies loaded", gates: gates, webhook: enforcement{backend: BackendPolicy, registered: true, loaded: true},
 		ready: metav1.ConditionTrue, reason: ReasonGatesEvaluated,
 		message: "1 of 2 gates enabled over fields of crontabs.stable.example.com; " +
 			"enforced by the API server, admission policies featuregates.crontabs.stable.example.com",

@@ -17,9 +17,15 @@ limitations under the License.
 package featuregate
 
 import (
+	"fmt"
+
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
+
+	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
 )
 
 // Target is the resource a CRD serves, at its storage version: the policies
@@ -33,13 +39,17 @@ type Target struct {
 // Policies are the admission policies that enforce one CRD's gates inside the
 // API server, without a webhook.
 type Policies struct {
-	// Mutating and its binding drop and keep fields; nil when no gate is off.
+	// Mutating and its binding drop and keep fields. When no gate is off it
+	// only answers probes, and matches no request for the CRD.
 	Mutating        *admissionv1.MutatingAdmissionPolicy
 	MutatingBinding *admissionv1.MutatingAdmissionPolicyBinding
 	// Validating and its binding warn of fields of Deprecated gates that are
 	// on; nil when there are none.
 	Validating        *admissionv1.ValidatingAdmissionPolicy
 	ValidatingBinding *admissionv1.ValidatingAdmissionPolicyBinding
+	// Revision names what Mutating does; a probe of it (ProbePatch) is
+	// refused once the API server runs it.
+	Revision string
 }
 
 // PolicyName names every policy and binding of the gates of crd.
@@ -71,44 +81,51 @@ func (s *Set) Policies(t Target) Policies {
 	}
 
 	name := PolicyName(t.CRD)
-	match := &admissionv1.MatchResources{
-		ResourceRules: []admissionv1.NamedRuleWithOperations{{RuleWithOperations: admissionv1.RuleWithOperations{
-			Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
-			Rule: admissionv1.Rule{
-				APIGroups: []string{t.Group}, APIVersions: []string{t.Version},
-				Resources: []string{t.Plural, t.Plural + "/status"},
-			},
-		}}},
-		MatchPolicy: ptr.To(admissionv1.Equivalent),
-	}
-	var out Policies
+	gated := admissionv1.NamedRuleWithOperations{RuleWithOperations: admissionv1.RuleWithOperations{
+		Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
+		Rule: admissionv1.Rule{
+			APIGroups: []string{t.Group}, APIVersions: []string{t.Version},
+			Resources: []string{t.Plural, t.Plural + "/status"},
+		},
+	}}
+	out := Policies{Revision: revisionOf(mutations, gated)}
+	// The probe is answered by the first mutation, so that it costs a request
+	// for the CRD no further JSON round trip of the object.
+	rules := []admissionv1.NamedRuleWithOperations{probeRule(t.CRD)}
 	if len(mutations) > 0 {
-		out.Mutating = &admissionv1.MutatingAdmissionPolicy{
-			TypeMeta:   metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "MutatingAdmissionPolicy"},
-			ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec: admissionv1.MutatingAdmissionPolicySpec{
-				MatchConstraints: match,
-				Mutations:        mutations,
-				// A gated CRD refuses writes rather than store forbidden fields.
-				FailurePolicy: ptr.To(admissionv1.Fail),
-				// The mutations are idempotent; a later webhook that sets a
-				// gated field has them run again, as the webhook backend does.
-				ReinvocationPolicy: admissionv1.IfNeededReinvocationPolicy,
-			},
-		}
-		out.MutatingBinding = &admissionv1.MutatingAdmissionPolicyBinding{
-			TypeMeta:   metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "MutatingAdmissionPolicyBinding"},
-			ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec:       admissionv1.MutatingAdmissionPolicyBindingSpec{PolicyName: name},
-		}
+		rules = append([]admissionv1.NamedRuleWithOperations{gated}, rules...)
+		mutations[0].JSONPatch.Expression = withProbe(out.Revision, mutations[0].JSONPatch.Expression)
+	} else {
+		mutations = []admissionv1.Mutation{{PatchType: admissionv1.PatchTypeJSONPatch, JSONPatch: &admissionv1.JSONPatch{Expression: withProbe(out.Revision, "")}}}
+	}
+	out.Mutating = &admissionv1.MutatingAdmissionPolicy{
+		TypeMeta:   metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "MutatingAdmissionPolicy"},
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionv1.MutatingAdmissionPolicySpec{
+			MatchConstraints: &admissionv1.MatchResources{ResourceRules: rules, MatchPolicy: ptr.To(admissionv1.Equivalent)},
+			MatchConditions:  []admissionv1.MatchCondition{probeMatchCondition()},
+			Mutations:        mutations,
+			// A gated CRD refuses writes rather than store forbidden fields.
+			FailurePolicy: ptr.To(admissionv1.Fail),
+			// The mutations are idempotent; a later webhook that sets a
+			// gated field has them run again, as the webhook backend does.
+			ReinvocationPolicy: admissionv1.IfNeededReinvocationPolicy,
+		},
+	}
+	out.MutatingBinding = &admissionv1.MutatingAdmissionPolicyBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "MutatingAdmissionPolicyBinding"},
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       admissionv1.MutatingAdmissionPolicyBindingSpec{PolicyName: name},
 	}
 	if len(validations) > 0 {
 		out.Validating = &admissionv1.ValidatingAdmissionPolicy{
 			TypeMeta:   metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicy"},
 			ObjectMeta: metav1.ObjectMeta{Name: name},
 			Spec: admissionv1.ValidatingAdmissionPolicySpec{
-				MatchConstraints: match.DeepCopy(),
-				Validations:      validations,
+				MatchConstraints: &admissionv1.MatchResources{
+					ResourceRules: []admissionv1.NamedRuleWithOperations{gated}, MatchPolicy: ptr.To(admissionv1.Equivalent),
+				},
+				Validations: validations,
 				// A warning must never block a write.
 				FailurePolicy: ptr.To(admissionv1.Ignore),
 			},
@@ -120,6 +137,39 @@ func (s *Set) Policies(t Target) Policies {
 				PolicyName: name, ValidationActions: []admissionv1.ValidationAction{admissionv1.Warn},
 			},
 		}
+	}
+	return out
+}
+
+// ForCRD compiles the gates of cfg into the policies for crd, at its storage
+// version: what the operator writes, `kubectl feature-gates render` prints and
+// featuregatetest installs. It returns no policies when crd has no storage
+// version.
+func ForCRD(cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv1.CustomResourceDefinition) (Policies, error) {
+	if cfg.Name != crd.Name {
+		return Policies{}, fmt.Errorf("CustomFeatureGates %s names another CRD than %s", cfg.Name, crd.Name)
+	}
+	set, err := Compile(FromAPI(cfg.Spec.FeatureGates))
+	if err != nil {
+		return Policies{}, err
+	}
+	for _, v := range crd.Spec.Versions {
+		if v.Storage {
+			return set.Policies(Target{CRD: crd.Name, Group: crd.Spec.Group, Version: v.Name, Plural: crd.Spec.Names.Plural}), nil
+		}
+	}
+	return Policies{}, nil
+}
+
+// Objects lists the policies and their bindings that p holds, each binding
+// after its policy: the order to write them in.
+func (p Policies) Objects() []runtime.Object {
+	var out []runtime.Object
+	if p.Mutating != nil {
+		out = append(out, p.Mutating, p.MutatingBinding)
+	}
+	if p.Validating != nil {
+		out = append(out, p.Validating, p.ValidatingBinding)
 	}
 	return out
 }

@@ -50,12 +50,17 @@ var testGVR = schema.GroupVersionResource{Group: "stable.example.com", Version: 
 // dispatcher does. Schema defaulting, which follows each mutation there, is
 // left out: the objects under test have no schema.
 func evalPolicy(p *admissionregistrationv1.MutatingAdmissionPolicy, obj, old map[string]any) (map[string]any, error) {
+	return evalRequest(p, testGVR, false, obj, old)
+}
+
+// evalRequest is evalPolicy for a request for gvr, a dry run or not.
+func evalRequest(p *admissionregistrationv1.MutatingAdmissionPolicy, gvr schema.GroupVersionResource, dryRun bool, obj, old map[string]any) (map[string]any, error) {
 	compiler, err := newCompiler()
 	if err != nil {
 		return nil, err
 	}
 	opts := plugincel.OptionalVariableDeclarations{HasAuthorizer: true, HasPatchTypes: true}
-	gvk := testGVR.GroupVersion().WithKind("CronTab")
+	gvk := gvr.GroupVersion().WithKind("CronTab")
 	op := admission.Create
 	var oldObj runtime.Object
 	if old != nil {
@@ -71,9 +76,9 @@ func evalPolicy(p *admissionregistrationv1.MutatingAdmissionPolicy, obj, old map
 			eval = compiler.CompileMutatingEvaluator(&patch.JSONPatchCondition{Expression: m.JSONPatch.Expression}, opts, environment.StoredExpressions)
 			compiled[m.JSONPatch.Expression] = eval
 		}
-		attrs := admission.NewAttributesRecord(cur, oldObj, gvk, "default", "probe", testGVR, "", op, nil, false, nil)
+		attrs := admission.NewAttributesRecord(cur, oldObj, gvk, "default", "probe", gvr, "", op, nil, dryRun, nil)
 		req := patch.Request{
-			MatchedResource: testGVR,
+			MatchedResource: gvr,
 			VersionedAttributes: &admission.VersionedAttributes{
 				Attributes: attrs, VersionedKind: gvk,
 				VersionedObject: admission.NewLazyObject(cur), VersionedOldObject: admission.NewLazyObject(oldObj),
@@ -95,6 +100,11 @@ func evalPolicy(p *admissionregistrationv1.MutatingAdmissionPolicy, obj, old map
 func withKind(obj map[string]any) map[string]any {
 	out := runtime.DeepCopyJSON(obj)
 	out["apiVersion"], out["kind"] = "stable.example.com/v1", "CronTab"
-	out["metadata"] = map[string]any{"name": "probe", "namespace": "default"}
+	metadata, _ := out["metadata"].(map[string]any)
+	if metadata == nil {
+		metadata = map[string]any{}
+	}
+	metadata["name"], metadata["namespace"] = "probe", "default"
+	out["metadata"] = metadata
 	return out
 }

@@ -18,9 +18,12 @@ package featuregate
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 )
 
@@ -42,7 +45,7 @@ func TestPoliciesMatchTheStorageVersionAndStatus(t *testing.T) {
 	}
 	for kind, m := range map[string]*admissionv1.MatchResources{"mutating": p.Mutating.Spec.MatchConstraints, "validating": p.Validating.Spec.MatchConstraints} {
 		rule := m.ResourceRules[0]
-		if len(m.ResourceRules) != 1 || fmt.Sprint(rule.Operations) != "[CREATE UPDATE]" || fmt.Sprint(rule.APIGroups) != "[stable.example.com]" ||
+		if len(m.ResourceRules) != map[string]int{"mutating": 2, "validating": 1}[kind] || fmt.Sprint(rule.Operations) != "[CREATE UPDATE]" || fmt.Sprint(rule.APIGroups) != "[stable.example.com]" ||
 			fmt.Sprint(rule.APIVersions) != "[v1]" || fmt.Sprint(rule.Resources) != "[crontabs crontabs/status]" {
 			t.Errorf("%s rules = %+v", kind, m.ResourceRules)
 		}
@@ -70,7 +73,7 @@ func TestPoliciesOnlyForWhatActs(t *testing.T) {
 		gates               []Gate
 		mutations, warnings int
 	}{
-		{"every gate on: no policy", []Gate{alpha("A", true, ".spec.a"), alpha("B", true, ".spec.b")}, 0, 0},
+		{"every gate on: a policy that only answers probes", []Gate{alpha("A", true, ".spec.a"), alpha("B", true, ".spec.b")}, 1, 0},
 		{"a child under a parent that is off is settled by the parent",
 			[]Gate{alpha("Qux", true, ".spec.foo.qux"), alpha("Foo", false, ".spec.foo"), alpha("Bar", false, ".spec.foo.bar")}, 1, 0},
 		{"a child that is off under a parent that is on", []Gate{alpha("Foo", true, ".spec.foo"), alpha("Qux", false, ".spec.foo.qux")}, 1, 0},
@@ -83,10 +86,10 @@ func TestPoliciesOnlyForWhatActs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := gates(t, tt.gates...).Policies(cronTabs)
-			if got := p.Mutating != nil; got != (tt.mutations > 0) || got != (p.MutatingBinding != nil) {
+			if p.Mutating == nil || p.MutatingBinding == nil {
 				t.Fatalf("mutating policy %v, binding %v", p.Mutating != nil, p.MutatingBinding != nil)
 			}
-			if p.Mutating != nil && len(p.Mutating.Spec.Mutations) != tt.mutations {
+			if len(p.Mutating.Spec.Mutations) != tt.mutations {
 				t.Errorf("%d mutations, want %d", len(p.Mutating.Spec.Mutations), tt.mutations)
 			}
 			if got := p.Validating != nil; got != (tt.warnings > 0) || got != (p.ValidatingBinding != nil) {
@@ -163,5 +166,66 @@ func TestPolicyKeepsIntegersBeyondFloatPrecisionAsStrings(t *testing.T) {
 	}
 	if r := got["spec"].(map[string]any)["replicas"]; r != "9007199254740993" {
 		t.Errorf("kept replicas = %v (%T); want the string 9007199254740993", r, r)
+	}
+}
+
+// Only a dry-run probe of the policy's own revision, on the CustomFeatureGates
+// status, is refused; a request for the CRD, a probe of another revision and
+// the same patch without dry run pass as before.
+func TestPolicyAnswersItsProbe(t *testing.T) {
+	for _, gs := range [][]Gate{{alpha("Replicas", false, ".spec.replicas")}, {alpha("Replicas", true, ".spec.replicas")}} {
+		p := gates(t, gs...).Policies(cronTabs)
+		other := gates(t, alpha("Replicas", true, ".spec.replicas"), alpha("Image", false, ".spec.image")).Policies(cronTabs)
+		if p.Revision == "" || p.Revision == other.Revision {
+			t.Fatalf("revisions %q and %q", p.Revision, other.Revision)
+		}
+		probe := func(revision string) map[string]any {
+			return map[string]any{"metadata": map[string]any{"annotations": map[string]any{ProbeAnnotation: revision}}, "spec": map[string]any{}}
+		}
+		if _, err := evalRequest(p.Mutating, probeResource, true, probe(p.Revision), probe("")); err == nil || !strings.Contains(err.Error(), probeAnswerPath) {
+			t.Errorf("%+v: the probe of the policy's revision was not refused: %v", gs, err)
+		}
+		for name, run := range map[string]func() (map[string]any, error){
+			"another revision": func() (map[string]any, error) {
+				return evalRequest(p.Mutating, probeResource, true, probe(other.Revision), probe(""))
+			},
+			"not a dry run": func() (map[string]any, error) {
+				return evalRequest(p.Mutating, probeResource, false, probe(p.Revision), probe(""))
+			},
+			"a request for the CRD": func() (map[string]any, error) {
+				return evalRequest(p.Mutating, testGVR, true, probe(p.Revision), nil)
+			},
+		} {
+			if _, err := run(); err != nil {
+				t.Errorf("%+v, %s: %v", gs, name, err)
+			}
+		}
+	}
+}
+
+// The answers a probe can get: the policy's refusal, a wait, or an error that
+// status reports.
+func TestProbeAnswers(t *testing.T) {
+	gr := probeResource.GroupResource()
+	refusal := apierrors.NewInvalid(schema.GroupKind{Group: gr.Group, Kind: "CustomFeatureGates"}, "x", nil)
+	refusal.ErrStatus.Message = "policy 'featuregates.x' with binding 'featuregates.x' denied request: JSON Patch: remove " + probeAnswerPath
+	tests := []struct {
+		name         string
+		err          error
+		answer, wait bool
+	}{
+		{"the policy's refusal", refusal, true, true},
+		{"another policy's refusal", apierrors.NewInvalid(schema.GroupKind{Group: gr.Group, Kind: "CustomFeatureGates"}, "x", nil), false, true},
+		{"the policy plugin does not know the schema yet", apierrors.NewServiceUnavailable("Resource kind not found"), false, true},
+		{"forbidden", apierrors.NewForbidden(gr, "x", fmt.Errorf("no")), false, false},
+		{"accepted", nil, false, false},
+	}
+	for _, tt := range tests {
+		if got := IsProbeAnswer(tt.err, "featuregates.x"); got != tt.answer {
+			t.Errorf("%s: IsProbeAnswer = %v", tt.name, got)
+		}
+		if got := tt.err != nil && IsProbeWait(tt.err); got != tt.wait {
+			t.Errorf("%s: IsProbeWait = %v", tt.name, got)
+		}
 	}
 }

@@ -125,11 +125,22 @@ var _ = Describe("CustomFeatureGates validation", func() {
 		Entry("a field path belongs to one gate only",
 			gates(gate("A", "Alpha", "fieldPaths: [.spec.a, .spec.shared]"), gate("B", "Alpha", "fieldPaths: [.spec.shared]")),
 			rejected("spec.featureGates", invalid, "a field path may belong to one feature gate only")),
-		Entry("64 gates of 8 distinct paths each, the most allowed, are accepted",
-			gates(repeat(64, func(g int) string {
+		Entry("64 paths in all, the most allowed, are accepted",
+			gates(repeat(8, func(g int) string {
 				return gate(fmt.Sprintf("G%d", g), "Alpha", "fieldPaths: ["+
 					repeat(8, func(p int) string { return fmt.Sprintf(".spec.g%d.p%d", g, p) })+"]")
 			})),
 			accepted),
+		Entry("at most 64 paths in all, so that the compiled policy fits the API server",
+			gates(repeat(9, func(g int) string {
+				return gate(fmt.Sprintf("G%d", g), "Alpha", "fieldPaths: ["+
+					repeat(8, func(p int) string { return fmt.Sprintf(".spec.g%d.p%d", g, p) })+"]")
+			})),
+			rejected("spec.featureGates", invalid, "at most 64 field paths in all gates")),
+		Entry("a field path of 6 names, the most allowed, is accepted",
+			gates(gate("Deep", "Alpha", "fieldPaths: [.spec.a.b.c.d.e]")), accepted),
+		Entry("a field path has at most 6 names",
+			gates(gate("Deep", "Alpha", "fieldPaths: [.spec.a.b.c.d.e.f]")),
+			rejected("spec.featureGates[0].fieldPaths[0]", invalid, "should match")),
 	)
 })

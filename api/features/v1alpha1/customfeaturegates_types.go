@@ -25,7 +25,13 @@ import (
 // The rule that no path is in two gates costs the square of the number of paths
 // (CEL charges distinct() as O(n^2)); 64 gates of 8 paths keep a full object
 // within the API server's per-rule cost limit.
+//
+// The gates compile into one MutatingAdmissionPolicy, whose CEL grows with the
+// number of paths and the square of their depth: 64 paths of at most 6 names
+// and 128 characters keep the largest at about 1.1 MB, inside etcd's 1.5 MiB
+// per object (pkg/featuregate TestLargestAllowedGatesFitTheAPIServer).
 // +kubebuilder:validation:XValidation:rule="!has(self.featureGates) || self.featureGates.map(g, g.fieldPaths).flatten().distinct().size() == self.featureGates.map(g, g.fieldPaths).flatten().size()",message="a field path may belong to one feature gate only: remove it from all gates but one",reason=FieldValueInvalid,fieldPath=".featureGates"
+// +kubebuilder:validation:XValidation:rule="!has(self.featureGates) || self.featureGates.map(g, g.fieldPaths.size()).sum() <= 64",message="at most 64 field paths in all gates, so that the admission policy they compile into fits the API server's limits",reason=FieldValueInvalid,fieldPath=".featureGates"
 type CustomFeatureGatesSpec struct {
 	// component names the product the gated CRD belongs to, for people reading the gates.
 	// +kubebuilder:validation:MinLength=1
@@ -86,11 +92,11 @@ type FeatureGate struct {
 
 	// fieldPaths are the gated fields of the CRD, written .spec.a.b. A path under
 	// another gated path counts only while both gates are on. A path gates its
-	// whole subtree, so a few paths cover a feature.
+	// whole subtree, so a few paths cover a feature. A path has at most 6 names.
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=8
-	// +kubebuilder:validation:items:MaxLength=256
-	// +kubebuilder:validation:items:Pattern=`^(\.[A-Za-z_][A-Za-z0-9_]*)+$`
+	// +kubebuilder:validation:items:MaxLength=128
+	// +kubebuilder:validation:items:Pattern=`^(\.[A-Za-z_][A-Za-z0-9_]*){1,6}$`
 	// +kubebuilder:validation:items:XValidation:rule="!self.matches('^\\\\.(metadata|apiVersion|kind)(\\\\.|$)')",message="a gated field path may not be under .metadata, .apiVersion or .kind",reason=FieldValueForbidden
 	// +listType=set
 	// +required

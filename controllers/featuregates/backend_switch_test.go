@@ -39,15 +39,7 @@ import (
 var _ = Describe("Moving from the policy backend to the webhook", func() {
 	It("removes the policies the policy backend wrote", func(ctx context.Context) {
 		crd := gadgetsCRD()
-		Expect(k8sClient.Create(ctx, crd)).To(Succeed())
-		cfg := &featuresv1alpha1.CustomFeatureGates{ObjectMeta: metav1.ObjectMeta{Name: crd.Name},
-			Spec: featuresv1alpha1.CustomFeatureGatesSpec{FeatureGates: []featuresv1alpha1.FeatureGate{
-				{Name: "A", PreRelease: featuresv1alpha1.Alpha, FieldPaths: []string{".spec.a"}}}}}
-		Expect(k8sClient.Create(ctx, cfg)).To(Succeed())
-		DeferCleanup(func(ctx context.Context) {
-			Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, cfg))).To(Succeed())
-			Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, crd))).To(Succeed())
-		})
+		createGated(ctx, crd, featuresv1alpha1.FeatureGate{Name: "A", PreRelease: featuresv1alpha1.Alpha, FieldPaths: []string{".spec.a"}})
 		policy := func() error {
 			return k8sClient.Get(ctx, client.ObjectKey{Name: featuregate.PolicyName(crd.Name)}, &admissionv1.MutatingAdmissionPolicy{})
 		}

@@ -41,6 +41,21 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/featuregate"
 )
 
+// createGated creates crd and a CustomFeatureGates over it with gates, and
+// deletes both when the spec ends.
+func createGated(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, gates ...featuresv1alpha1.FeatureGate) *featuresv1alpha1.CustomFeatureGates {
+	GinkgoHelper()
+	Expect(k8sClient.Create(ctx, crd)).To(Succeed())
+	cfg := &featuresv1alpha1.CustomFeatureGates{ObjectMeta: metav1.ObjectMeta{Name: crd.Name},
+		Spec: featuresv1alpha1.CustomFeatureGatesSpec{FeatureGates: gates}}
+	Expect(k8sClient.Create(ctx, cfg)).To(Succeed())
+	DeferCleanup(func(ctx context.Context) {
+		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, cfg))).To(Succeed())
+		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, crd))).To(Succeed())
+	})
+	return cfg
+}
+
 // cronTabs is the seed's CronTab CRD (with the nested foo of the 8-row
 // table), plus a defaulted field and a status subresource.
 func cronTabs() *apiextensionsv1.CustomResourceDefinition {

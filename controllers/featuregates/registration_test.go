@@ -66,14 +66,7 @@ var _ = Describe("Registrar", func() {
 			Endpoint: webhooks.Endpoint{Service: &types.NamespacedName{Namespace: "default", Name: "nowhere"}}}
 		var names []string
 		for _, crd := range []*apiextensionsv1.CustomResourceDefinition{simpleCRD("gizmos", "Gizmo"), simpleCRD("sprockets", "Sprocket")} {
-			Expect(k8sClient.Create(ctx, crd)).To(Succeed())
-			cfg := &featuresv1alpha1.CustomFeatureGates{ObjectMeta: metav1.ObjectMeta{Name: crd.Name}}
-			cfg.Spec.FeatureGates = []featuresv1alpha1.FeatureGate{{Name: "Size", PreRelease: featuresv1alpha1.Alpha, FieldPaths: []string{".spec.size"}}}
-			Expect(k8sClient.Create(ctx, cfg)).To(Succeed())
-			DeferCleanup(func(ctx context.Context) {
-				Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, cfg))).To(Succeed())
-				Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, crd))).To(Succeed())
-			})
+			createGated(ctx, crd, featuresv1alpha1.FeatureGate{Name: "Size", PreRelease: featuresv1alpha1.Alpha, FieldPaths: []string{".spec.size"}})
 			names = append(names, crd.Name)
 		}
 		DeferCleanup(func(ctx context.Context) {

@@ -24,7 +24,6 @@ import (
 	. "github.com/onsi/gomega"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
@@ -39,15 +38,7 @@ var _ = Describe("A policy the API server refuses", func() {
 			strings.Repeat("u", 48) + ".example.com"
 		crd := testenv.OpenCRD(group, "Thing")
 		Expect(crd.Name).To(HaveLen(250))
-		Expect(k8sClient.Create(ctx, crd)).To(Succeed())
-		cfg := &featuresv1alpha1.CustomFeatureGates{ObjectMeta: metav1.ObjectMeta{Name: crd.Name},
-			Spec: featuresv1alpha1.CustomFeatureGatesSpec{FeatureGates: []featuresv1alpha1.FeatureGate{
-				{Name: "A", PreRelease: featuresv1alpha1.Alpha, FieldPaths: []string{".spec.a"}}}}}
-		Expect(k8sClient.Create(ctx, cfg)).To(Succeed())
-		DeferCleanup(func(ctx context.Context) {
-			Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, cfg))).To(Succeed())
-			Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, crd))).To(Succeed())
-		})
+		cfg := createGated(ctx, crd, featuresv1alpha1.FeatureGate{Name: "A", PreRelease: featuresv1alpha1.Alpha, FieldPaths: []string{".spec.a"}})
 
 		stop := runOperator(BackendPolicy)
 		DeferCleanup(stop)

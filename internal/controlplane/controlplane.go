@@ -273,3 +273,8 @@ func (c *ControlPlane) StartAPIServer() error {
 func (c *ControlPlane) Stop() error {
 	return errors.Join(c.env.Stop(), os.RemoveAll(c.certDir))
 }
+
+// EtcdURL is etcd's client address, which also serves its /metrics.
+func (c *ControlPlane) EtcdURL() string {
+	return c.env.ControlPlane.Etcd.URL.String()
+}

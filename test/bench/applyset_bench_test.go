@@ -29,12 +29,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/authentication/serviceaccount"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/controllers/applysets"
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
 
 // requestCounts reads apiserver_request_total from the API server, by verb.
@@ -94,8 +97,11 @@ func toYAML(objs []map[string]any, namespace string) string {
 // the operator (ApplySet created until Ready), once with kubectl apply
 // --server-side --prune --applyset and once with Flux's engine as
 // kustomize-controller runs it (test/peers), and reports wall time and API
-// requests. Then it measures a no-op re-reconcile, and a change of 10% plus a
-// removal of 10% of the objects with each.
+// requests, and the CPU time of the API server, etcd and each tool. Two
+// floors frame it: the same objects applied with no tool in between, from an
+// admin client and as the ServiceAccount a set acts as. Then it measures a
+// no-op re-reconcile, a change of 10% plus a removal of 10% of the objects,
+// and a prune of all but one, with each tool.
 func BenchmarkApplySetVersusKubectl(b *testing.B) {
 	controlPlane(b)
 	ctx := context.Background()
@@ -118,7 +124,7 @@ func BenchmarkApplySetVersusKubectl(b *testing.B) {
 		b.StopTimer()
 		opNS, kubectlNS := namespace(ctx, b, "op-"), namespace(ctx, b, "kubectl-")
 
-		before := requestCounts(ctx, b)
+		before, cpuBefore := requestCounts(ctx, b), readCPU(ctx, b)
 		start := time.Now()
 		set := &applyv1alpha1.ApplySet{ObjectMeta: metav1.ObjectMeta{Namespace: opNS, Name: "load"}}
 		set.Spec.Resources = resources(b, manifests(ctx, b, n, 0, 0))
@@ -128,24 +134,44 @@ func BenchmarkApplySetVersusKubectl(b *testing.B) {
 		polls := waitReady(ctx, b, set)
 		opTime := time.Since(start)
 		opRequests := diffCounts(before, requestCounts(ctx, b), map[string]float64{"GET": polls})
+		opCPU := readCPU(ctx, b).Sub(cpuBefore)
+		report(opCPU.Self.Seconds(), "operator-cpu-s")
+		report(opCPU.APIServer.Seconds(), "apiserver-cpu-s")
+		report(opCPU.Etcd.Seconds(), "etcd-cpu-s")
 
 		file := writeFile(b, "load.yaml", toYAML(manifests(ctx, b, n, 0, 0), kubectlNS))
-		before = requestCounts(ctx, b)
+		before, cpuBefore = requestCounts(ctx, b), readCPU(ctx, b)
 		start = time.Now()
 		runKubectl(ctx, b, "apply", "--server-side", "--prune", "--applyset=load", "-n", kubectlNS, "-f", file)
 		kubectlTime := time.Since(start)
 		kubectlRequests := diffCounts(before, requestCounts(ctx, b), nil)
+		kubectlCPU := readCPU(ctx, b).Sub(cpuBefore)
 
 		fluxNS := namespace(ctx, b, "flux-")
 		fluxFile := writeFile(b, "flux.yaml", toYAML(manifests(ctx, b, n, 0, 0), fluxNS))
 		inventory := filepath.Join(b.TempDir(), "inventory.json")
-		before = requestCounts(ctx, b)
+		before, cpuBefore = requestCounts(ctx, b), readCPU(ctx, b)
 		start = time.Now()
 		runFlux(ctx, b, fluxFile, fluxNS, inventory)
 		fluxTime := time.Since(start)
 		fluxRequests := diffCounts(before, requestCounts(ctx, b), nil)
+		fluxCPU := readCPU(ctx, b).Sub(cpuBefore)
 
-		floorTime := applyFloor(ctx, b, manifests(ctx, b, n, 0, 0), namespace(ctx, b, "floor-"))
+		floorNS, cpuBefore := namespace(ctx, b, "floor-"), readCPU(ctx, b)
+		floorTime := applyFloor(ctx, b, k8sClient, floorInFlight, manifests(ctx, b, n, 0, 0), floorNS)
+		floorCPU := readCPU(ctx, b).Sub(cpuBefore)
+		// The same as the namespace's default ServiceAccount, as many in flight
+		// as the operator: the least the operator can need, since it acts as
+		// the set's identity.
+		identityNS := namespace(ctx, b, "identity-floor-")
+		cpuBefore = readCPU(ctx, b)
+		identityTime := applyFloor(ctx, b, impersonating(b, identityNS, "default"), apply.DefaultConcurrency,
+			manifests(ctx, b, n, 0, 0), identityNS)
+		identityCPU := readCPU(ctx, b).Sub(cpuBefore)
+		report(identityTime.Seconds(), "identity-floor-s")
+		b.Logf("CPU of the first apply: operator %s; kubectl %s; Flux's engine %s; no tool %s; no tool as the ServiceAccount %s",
+			opCPU, kubectlCPU, fluxCPU, floorCPU, identityCPU)
+		b.Logf("1,000 objects applied %d at a time as the ServiceAccount, no tool: %s", apply.DefaultConcurrency, identityTime)
 		report(floorTime.Seconds(), "floor-s")
 		report(opTime.Seconds()/floorTime.Seconds(), "floor-ratio")
 		report(kubectlTime.Seconds()/floorTime.Seconds(), "kubectl-floor-ratio")
@@ -192,6 +218,28 @@ func BenchmarkApplySetVersusKubectl(b *testing.B) {
 		runFlux(ctx, b, writeFile(b, "flux-change.yaml", toYAML(manifests(ctx, b, n, n/10, n/10), fluxNS)), fluxNS, inventory)
 		report(time.Since(start).Seconds(), "flux-change-s")
 		b.Logf("10%% changed, 10%% removed with Flux's engine: %s %v", time.Since(start), diffCounts(before, requestCounts(ctx, b), nil))
+
+		// A prune of the 899 objects left but one: one stays declared, as
+		// kubectl refuses to apply nothing.
+		pruneAll := manifests(ctx, b, n, 1, n-1)
+		before = requestCounts(ctx, b)
+		start = time.Now()
+		polls = retrigger(ctx, b, set, resources(b, pruneAll))
+		report(time.Since(start).Seconds(), "prune-s")
+		b.Logf("prune of 899: %s %v", time.Since(start), diffCounts(before, requestCounts(ctx, b), map[string]float64{"GET": polls + 1, "PUT": 1}))
+
+		before = requestCounts(ctx, b)
+		start = time.Now()
+		runKubectl(ctx, b, "apply", "--server-side", "--prune", "--applyset=load", "-n", kubectlNS, "-f",
+			writeFile(b, "prune.yaml", toYAML(pruneAll, kubectlNS)))
+		report(time.Since(start).Seconds(), "kubectl-prune-s")
+		b.Logf("prune of 899 with kubectl: %s %v", time.Since(start), diffCounts(before, requestCounts(ctx, b), nil))
+
+		before = requestCounts(ctx, b)
+		start = time.Now()
+		runFlux(ctx, b, writeFile(b, "flux-prune.yaml", toYAML(pruneAll, fluxNS)), fluxNS, inventory)
+		report(time.Since(start).Seconds(), "flux-prune-s")
+		b.Logf("prune of 899 with Flux's engine: %s %v", time.Since(start), diffCounts(before, requestCounts(ctx, b), nil))
 		b.StartTimer()
 	}
 	for unit, total := range totals {
@@ -204,18 +252,19 @@ func BenchmarkApplySetVersusKubectl(b *testing.B) {
 const floorInFlight = 64
 
 // applyFloor applies objs into namespace with server-side apply straight from
-// an admin client, floorInFlight at a time, and returns how long it took: the
-// least one API server needs to take these objects, whatever the tool.
-func applyFloor(ctx context.Context, b *testing.B, objs []map[string]any, namespace string) time.Duration {
+// c, inFlight at a time, and returns how long it took: with an admin client
+// and floorInFlight, the least one API server needs to take these objects,
+// whatever the tool.
+func applyFloor(ctx context.Context, b *testing.B, c client.Client, inFlight int, objs []map[string]any, namespace string) time.Duration {
 	b.Helper()
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(floorInFlight)
+	g.SetLimit(inFlight)
 	start := time.Now()
 	for _, o := range objs {
 		obj := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(o)}
 		obj.SetNamespace(namespace)
 		g.Go(func() error {
-			return k8sClient.Apply(gctx, client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner("bench-floor"))
+			return c.Apply(gctx, client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner("bench-floor"))
 		})
 	}
 	if err := g.Wait(); err != nil {
@@ -314,4 +363,18 @@ func startSetOperator(b *testing.B) {
 			b.Errorf("the operator stopped with an error: %v", err)
 		}
 	})
+}
+
+// impersonating returns an admin client that acts as a ServiceAccount, with
+// no client-side rate limit, as the operator's clients for a set.
+func impersonating(b *testing.B, namespace, name string) client.Client {
+	b.Helper()
+	cfg := rest.CopyConfig(cp.Config)
+	cfg.QPS, cfg.Burst = -1, 0
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: serviceaccount.MakeUsername(namespace, name)}
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
 }

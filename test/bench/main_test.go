@@ -206,3 +206,14 @@ var kindCounter atomic.Int64
 func uniqueKind(prefix string) string {
 	return fmt.Sprintf("%s%d", prefix, kindCounter.Add(1))
 }
+
+// readCPU reads the CPU time spent so far by the API server, etcd, this
+// process (the operator runs in it) and the children it waited for.
+func readCPU(ctx context.Context, b *testing.B) testenv.CPU {
+	b.Helper()
+	c, err := testenv.ReadCPU(ctx, cp.Config, cp.EtcdURL())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
+}

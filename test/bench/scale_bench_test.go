@@ -71,10 +71,10 @@ func BenchmarkScaleHundredKinds(b *testing.B) {
 		if err := k8sClient.Create(ctx, set); err != nil {
 			b.Fatal(err)
 		}
-		polls := waitSetReady(ctx, b, set, 15*time.Minute)
+		waitSetReady(ctx, b, set, 15*time.Minute)
 		b.StopTimer()
 		elapsed := time.Since(start)
-		requests := diffCounts(before, requestCounts(ctx, b), map[string]float64{"GET": polls})
+		requests := diffCounts(before, requestCounts(ctx, b), nil)
 		heapAfter, rssAfter := liveHeap(), rss(b)
 		b.Logf("%d objects over %d CRD kinds: Ready after %s; requests %v; heap %d -> %d MiB, RSS %d -> %d MiB",
 			kinds*(perKind+1), kinds, elapsed.Round(10*time.Millisecond), requests,
@@ -280,27 +280,19 @@ func reconcileCountOf(b *testing.B, controller string) float64 {
 	return n
 }
 
-// waitSetReady polls a set until it is Ready at its generation and returns
-// the number of GET requests the polling made.
-func waitSetReady(ctx context.Context, b *testing.B, set applyv1alpha1.Set, timeout time.Duration) float64 {
+// waitSetReady waits until a set is Ready at its generation, watching it.
+func waitSetReady(ctx context.Context, b *testing.B, set applyv1alpha1.Set, timeout time.Duration) {
 	b.Helper()
-	polls, err := setReady(ctx, set, timeout)
-	if err != nil {
+	if err := setReady(ctx, set, timeout); err != nil {
 		b.Fatal(err)
 	}
-	return polls
 }
 
 // setReady is waitSetReady for goroutines other than the benchmark's. A set
 // that stalls fails at once, with its reason.
-func setReady(ctx context.Context, set applyv1alpha1.Set, timeout time.Duration) (float64, error) {
-	polls := 0.0
+func setReady(ctx context.Context, set applyv1alpha1.Set, timeout time.Duration) error {
 	var stalled *metav1.Condition
-	err := poll(timeout, func() bool {
-		polls++
-		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(set), set); err != nil {
-			return false
-		}
+	err := watchSet(ctx, set, timeout, func() bool {
 		conditions := set.GetSetStatus().Conditions
 		if c := apimeta.FindStatusCondition(conditions, applyv1alpha1.ConditionStalled); c != nil && c.Status == metav1.ConditionTrue {
 			stalled = c
@@ -310,9 +302,9 @@ func setReady(ctx context.Context, set applyv1alpha1.Set, timeout time.Duration)
 		return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == set.GetGeneration()
 	})
 	if stalled != nil {
-		return polls, fmt.Errorf("the set stalled: %s: %s", stalled.Reason, stalled.Message)
+		return fmt.Errorf("the set stalled: %s: %s", stalled.Reason, stalled.Message)
 	}
-	return polls, err
+	return err
 }
 
 // rss is the resident memory of this process, which runs the operator.

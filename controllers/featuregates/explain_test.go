@@ -82,11 +82,12 @@ var _ = Describe("Gate notes for kubectl explain", Ordered, func() {
 		// A cache of its own, so that kubectl sees each new schema.
 		return env.Kubectl(ctx, stdin, append([]string{"--cache-dir", cacheDir}, args...)...)
 	}
-	// explain is what kubectl explain says of a Widget field at version, on one line.
-	explain := func(ctx context.Context, version, field string) func() string {
-		return func() string {
+	// explain is what kubectl explain says of a Widget field at version, on
+	// one line; it fails until discovery serves the version.
+	explain := func(ctx context.Context, version, field string) func(Gomega) string {
+		return func(g Gomega) string {
 			out, err := kubectl(ctx, "", "explain", "widgets."+field, "--api-version", "explain.example.com/"+version)
-			Expect(err).NotTo(HaveOccurred(), out)
+			g.Expect(err).NotTo(HaveOccurred(), out)
 			return strings.Join(strings.Fields(out), " ")
 		}
 	}
@@ -209,6 +210,11 @@ var _ = Describe("Gate notes for kubectl explain", Ordered, func() {
 		Expect(k8sClient.Delete(ctx, cfg)).To(Succeed())
 		Eventually(func() int { return notedFields(widgets(ctx)) }).Should(BeZero())
 		Expect(widgets(ctx).Annotations).To(HaveKeyWithValue("features.applyset.dev/explain", "true"))
+
+		By("the owner applying the same versions again, without force")
+		out, err := kubectl(ctx, widgetsManifest, "apply", "--server-side", "-f", "-")
+		Expect(err).NotTo(HaveOccurred(), out)
+		Expect(versionsManagers(widgets(ctx))).To(ContainElement("kubectl"))
 	})
 
 	It("never writes a CRD that does not ask for notes", func(ctx context.Context) {

@@ -268,7 +268,7 @@ func versionsManagers(crd *apiextensionsv1.CustomResourceDefinition) []string {
 			continue
 		}
 		var fields map[string]map[string]any
-		Expect(json.Unmarshal(entry.FieldsV1.Raw, &fields)).To(Succeed())
+		Expect(json.Unmarshal(entry.FieldsV1.GetRawBytes(), &fields)).To(Succeed())
 		if _, ok := fields["f:spec"]["f:versions"]; ok {
 			managers = append(managers, entry.Manager)
 		}

@@ -26,10 +26,10 @@ import (
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
 )
 
-// ExplainAnnotation, set to "true" on a CRD by its owner, lets the operator
-// write gate notes into the descriptions of the CRD's gated fields, where
-// `kubectl explain` shows them. It lives in the owner's manifest, so the
-// consent survives the owner's re-applies.
+// ExplainAnnotation is the annotation that, set to "true" on a CRD by its
+// owner, lets the operator write gate notes into the descriptions of the
+// CRD's gated fields, where `kubectl explain` shows them. It lives in the
+// owner's manifest, so the consent survives the owner's re-applies.
 const ExplainAnnotation = "features.applyset.dev/explain"
 
 // noteMarker opens every gate note. It names the operator's API group, so

@@ -70,6 +70,9 @@ func (r *Reconciler) writeNotes(ctx context.Context, cfg *featuresv1alpha1.Custo
 	if crd == nil || !crd.DeletionTimestamp.IsZero() {
 		return result
 	}
+	if !result.asked && !writtenBefore(crd) {
+		return result // neither asked for nor ours to strip: text that looks like a note is the owner's
+	}
 	if cfg != nil && !cfg.DeletionTimestamp.IsZero() {
 		cfg = nil
 	}
@@ -129,4 +132,14 @@ func (r *Reconciler) stripNotesOf(ctx context.Context, name string) error {
 		return client.IgnoreNotFound(err)
 	}
 	return r.writeNotes(ctx, nil, crd).err
+}
+
+// writtenBefore says whether the explain field manager has written crd.
+func writtenBefore(crd *apiextensionsv1.CustomResourceDefinition) bool {
+	for _, entry := range crd.ManagedFields {
+		if entry.Manager == identity.ExplainFieldManager {
+			return true
+		}
+	}
+	return false
 }

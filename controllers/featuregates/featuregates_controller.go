@@ -22,6 +22,7 @@ package featuregates
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -74,10 +75,16 @@ type Options struct {
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	cfg := &featuresv1alpha1.CustomFeatureGates{}
 	if err := r.Client.Get(ctx, req.NamespacedName, cfg); err != nil {
-		if apierrors.IsNotFound(err) && r.Backend == BackendPolicy {
+		if !apierrors.IsNotFound(err) {
+			return reconcile.Result{}, err
+		}
+		if err := r.stripNotesOf(ctx, req.Name); err != nil {
+			return reconcile.Result{}, err
+		}
+		if r.Backend == BackendPolicy {
 			return reconcile.Result{}, r.removePolicies(ctx, req.Name)
 		}
-		return reconcile.Result{}, client.IgnoreNotFound(err)
+		return reconcile.Result{}, nil
 	}
 	base := cfg.DeepCopy()
 
@@ -93,11 +100,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		return reconcile.Result{}, err
 	}
+	notes := r.writeNotes(ctx, cfg, crd)
 	computeStatus(cfg, crd, state)
+	r.setExplainCondition(cfg, notes)
+	// Errors bring the retry; status has reported them.
+	err = errors.Join(state.err, notes.err)
 
 	result := reconcile.Result{RequeueAfter: state.recheck()}
 	if equality.Semantic.DeepEqual(base.Status, cfg.Status) {
-		return result, state.err
+		return result, err
 	}
 	if ready := apimeta.FindStatusCondition(cfg.Status.Conditions, featuresv1alpha1.ConditionReady); ready != nil {
 		old := apimeta.FindStatusCondition(base.Status.Conditions, featuresv1alpha1.ConditionReady)
@@ -113,7 +124,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := r.Client.Status().Patch(ctx, cfg, client.MergeFrom(base)); err != nil {
 		return reconcile.Result{}, fmt.Errorf("patching status: %w", err)
 	}
-	return result, state.err
+	return result, err
 }
 
 // webhookState reports whether the webhook configuration has an entry for the

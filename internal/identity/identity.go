@@ -38,6 +38,9 @@ const (
 	// PoliciesFieldManager owns the admission policies and bindings that
 	// enforce feature gates when the API server runs them (--featuregate-backend=policy).
 	PoliciesFieldManager = "applyset-operator-policies"
+	// ExplainFieldManager owns the versions list of CRDs whose owners asked
+	// for gate notes in their field descriptions (features.applyset.dev/explain).
+	ExplainFieldManager = "applyset-operator-explain"
 	// CertsFieldManager writes the caBundle of those entries when the
 	// operator rotates its own certificates.
 	CertsFieldManager = "applyset-operator-certs"

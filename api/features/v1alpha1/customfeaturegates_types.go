@@ -130,7 +130,9 @@ type FeatureGateStatus struct {
 
 // CustomFeatureGatesStatus is the observed state of a CustomFeatureGates object.
 type CustomFeatureGatesStatus struct {
-	// conditions are the kstatus conditions of the object: Ready, Reconciling and Stalled.
+	// conditions are the kstatus conditions of the object: Ready, Reconciling and
+	// Stalled; and ExplainNotes while the CRD asks for gate notes in its field
+	// descriptions (annotation features.applyset.dev/explain: "true").
 	// +listType=map
 	// +listMapKey=type
 	// +optional
@@ -167,6 +169,10 @@ const (
 	ConditionReconciling = "Reconciling"
 	// ConditionStalled is True when the gates cannot work without a change by a person.
 	ConditionStalled = "Stalled"
+	// ConditionExplainNotes is True when the gated fields' descriptions in the
+	// CRD carry their gate notes, for kubectl explain; present only while the
+	// CRD's owner asks for them.
+	ConditionExplainNotes = "ExplainNotes"
 )
 
 // CustomFeatureGates declares feature gates over fields of another CRD. Its name is

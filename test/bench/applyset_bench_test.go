@@ -207,48 +207,40 @@ func BenchmarkApplySetVersusKubectl(b *testing.B) {
 			b.Logf("no-op reconcile %d: %v", i+1, noop)
 		}
 
-		// 10% changed and 10% removed.
-		before = requestCounts(ctx, b)
-		start = time.Now()
-		retrigger(ctx, b, set, resources(b, manifests(ctx, b, n, n/10, n/10)))
-		report(time.Since(start).Seconds(), "change-s")
-		change := diffCounts(before, requestCounts(ctx, b), map[string]float64{"GET": 1, "PUT": 1})
-		b.Logf("10%% changed, 10%% removed: %s %v", time.Since(start), change)
+		// measure runs one tool's step and reports its time and requests; the
+		// requests to skip are the benchmark's own.
+		measure := func(name, what string, skip map[string]float64, run func()) {
+			before := requestCounts(ctx, b)
+			start := time.Now()
+			run()
+			elapsed, requests := time.Since(start), diffCounts(before, requestCounts(ctx, b), skip)
+			report(elapsed.Seconds(), name+"-s")
+			report(sum(requests), name+"-requests")
+			b.Logf("%s: %s %v", what, elapsed, requests)
+		}
+		retriggered := map[string]float64{"GET": 1, "PUT": 1}
 
-		before = requestCounts(ctx, b)
-		start = time.Now()
-		runKubectl(ctx, b, "apply", "--server-side", "--prune", "--applyset=load", "-n", kubectlNS, "-f",
-			writeFile(b, "change.yaml", toYAML(manifests(ctx, b, n, n/10, n/10), kubectlNS)))
-		report(time.Since(start).Seconds(), "kubectl-change-s")
-		b.Logf("10%% changed, 10%% removed with kubectl: %s %v", time.Since(start), diffCounts(before, requestCounts(ctx, b), nil))
-
-		before = requestCounts(ctx, b)
-		start = time.Now()
-		runFlux(ctx, b, writeFile(b, "flux-change.yaml", toYAML(manifests(ctx, b, n, n/10, n/10), fluxNS)), fluxNS, inventory)
-		report(time.Since(start).Seconds(), "flux-change-s")
-		b.Logf("10%% changed, 10%% removed with Flux's engine: %s %v", time.Since(start), diffCounts(before, requestCounts(ctx, b), nil))
+		changed := manifests(ctx, b, n, n/10, n/10)
+		measure("change", "10% changed, 10% removed", retriggered, func() { retrigger(ctx, b, set, resources(b, changed)) })
+		measure("kubectl-change", "10% changed, 10% removed with kubectl", nil, func() {
+			runKubectl(ctx, b, "apply", "--server-side", "--prune", "--applyset=load", "-n", kubectlNS, "-f",
+				writeFile(b, "change.yaml", toYAML(changed, kubectlNS)))
+		})
+		measure("flux-change", "10% changed, 10% removed with Flux's engine", nil, func() {
+			runFlux(ctx, b, writeFile(b, "flux-change.yaml", toYAML(changed, fluxNS)), fluxNS, inventory)
+		})
 
 		// A prune of the 899 objects left but one: one stays declared, as
 		// kubectl refuses to apply nothing.
 		pruneAll := manifests(ctx, b, n, 1, n-1)
-		before = requestCounts(ctx, b)
-		start = time.Now()
-		retrigger(ctx, b, set, resources(b, pruneAll))
-		report(time.Since(start).Seconds(), "prune-s")
-		b.Logf("prune of 899: %s %v", time.Since(start), diffCounts(before, requestCounts(ctx, b), map[string]float64{"GET": 1, "PUT": 1}))
-
-		before = requestCounts(ctx, b)
-		start = time.Now()
-		runKubectl(ctx, b, "apply", "--server-side", "--prune", "--applyset=load", "-n", kubectlNS, "-f",
-			writeFile(b, "prune.yaml", toYAML(pruneAll, kubectlNS)))
-		report(time.Since(start).Seconds(), "kubectl-prune-s")
-		b.Logf("prune of 899 with kubectl: %s %v", time.Since(start), diffCounts(before, requestCounts(ctx, b), nil))
-
-		before = requestCounts(ctx, b)
-		start = time.Now()
-		runFlux(ctx, b, writeFile(b, "flux-prune.yaml", toYAML(pruneAll, fluxNS)), fluxNS, inventory)
-		report(time.Since(start).Seconds(), "flux-prune-s")
-		b.Logf("prune of 899 with Flux's engine: %s %v", time.Since(start), diffCounts(before, requestCounts(ctx, b), nil))
+		measure("prune", "prune of 899", retriggered, func() { retrigger(ctx, b, set, resources(b, pruneAll)) })
+		measure("kubectl-prune", "prune of 899 with kubectl", nil, func() {
+			runKubectl(ctx, b, "apply", "--server-side", "--prune", "--applyset=load", "-n", kubectlNS, "-f",
+				writeFile(b, "prune.yaml", toYAML(pruneAll, kubectlNS)))
+		})
+		measure("flux-prune", "prune of 899 with Flux's engine", nil, func() {
+			runFlux(ctx, b, writeFile(b, "flux-prune.yaml", toYAML(pruneAll, fluxNS)), fluxNS, inventory)
+		})
 		b.StartTimer()
 	}
 	for unit, total := range totals {

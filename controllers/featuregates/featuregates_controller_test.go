@@ -23,7 +23,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -96,6 +98,32 @@ func gateSpecs(backend string) {
 			GinkgoWriter.Printf("the %s backend dropped fields %s after the CRD was created\n", backend, time.Since(start))
 		})
 
+		// Before a later spec gates .spec.timeZone, which every object has by default.
+		It("sends the webhook only the requests that hold a gated field", func(ctx context.Context) {
+			if backend == BackendPolicy {
+				Skip("the policy backend registers no webhook")
+			}
+			calls := func() uint64 {
+				m := &dto.Metric{}
+				Expect(webhookDuration.WithLabelValues(cronTabsName).(prometheus.Histogram).Write(m)).To(Succeed())
+				return m.GetHistogram().GetSampleCount()
+			}
+			// A request with a gated field reaches the webhook once the API
+			// server has loaded the entry, condition and all.
+			before := calls()
+			Eventually(func(g Gomega) {
+				gated := cronTab("touching", "{cronSpec: '* * * * */5', replicas: 3}")
+				g.Expect(k8sClient.Create(ctx, gated, client.DryRunAll)).To(Succeed())
+				g.Expect(gated.Object["spec"]).NotTo(HaveKey("replicas"))
+			}).Should(Succeed())
+			Expect(calls()).To(BeNumerically(">", before))
+
+			before = calls()
+			plain := cronTab("untouched", "{cronSpec: '* * * * */5'}")
+			Expect(k8sClient.Create(ctx, plain, client.DryRunAll)).To(Succeed())
+			Expect(calls()).To(Equal(before), "the webhook was called for a request without gated fields")
+		})
+
 		It("reports paths the schema does not have, and paths with a default", func(ctx context.Context) {
 			updateGates(ctx, func(cfg *featuresv1alpha1.CustomFeatureGates) {
 				cfg.Spec.FeatureGates = append(cfg.Spec.FeatureGates,
@@ -127,6 +155,7 @@ func gateSpecs(backend string) {
 			Expect(entry.SideEffects).To(HaveValue(Equal(admissionv1.SideEffectClassNone)))
 			Expect(entry.TimeoutSeconds).To(HaveValue(BeNumerically("<=", 5)))
 			Expect(entry.ClientConfig.URL).To(HaveValue(Equal(env.WebhookURL() + WebhookPath)))
+			Expect(entry.MatchConditions).To(ConsistOf(HaveField("Name", featuregate.TouchesGatedFields)))
 
 			config := &admissionv1.MutatingWebhookConfiguration{}
 			Expect(k8sClient.Get(ctx, client.ObjectKey{Name: DefaultConfigurationName}, config)).To(Succeed())

@@ -36,6 +36,7 @@ import (
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/webhooks"
+	"github.com/applyset-operator/applyset-operator/pkg/featuregate"
 )
 
 const (
@@ -126,7 +127,7 @@ func (r *Registrar) desiredWebhooks(ctx context.Context, gates []featuresv1alpha
 			}
 			return nil, fmt.Errorf("reading CustomResourceDefinition %s: %w", cfg.Name, err)
 		}
-		if wh := webhookFor(crd, r.Endpoint); wh != nil {
+		if wh := webhookFor(&cfg, crd, r.Endpoint); wh != nil {
 			entries = append(entries, wh)
 		}
 	}
@@ -138,14 +139,16 @@ func (r *Registrar) desiredWebhooks(ctx context.Context, gates []featuresv1alpha
 
 // webhookFor is the entry of one gated CRD: its resources and their status,
 // for the storage version (requests in other versions are converted to it).
-// It returns nil while the CRD has no storage version.
-func webhookFor(crd *apiextensionsv1.CustomResourceDefinition, ep webhooks.Endpoint) *admissionv1ac.MutatingWebhookApplyConfiguration {
+// Requests that hold none of cfg's paths are not sent (featuregate.
+// WebhookCondition). It returns nil while the CRD has no storage version.
+func webhookFor(cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv1.CustomResourceDefinition,
+	ep webhooks.Endpoint) *admissionv1ac.MutatingWebhookApplyConfiguration {
 	version := storageVersion(crd)
 	if version == nil {
 		return nil
 	}
 	plural := crd.Spec.Names.Plural
-	return admissionv1ac.MutatingWebhook().
+	wh := admissionv1ac.MutatingWebhook().
 		WithName(crd.Name).
 		WithClientConfig(ep.ClientConfig(WebhookPath)).
 		WithRules(admissionv1ac.RuleWithOperations().
@@ -160,6 +163,10 @@ func webhookFor(crd *apiextensionsv1.CustomResourceDefinition, ep webhooks.Endpo
 		WithReinvocationPolicy(admissionv1.IfNeededReinvocationPolicy).
 		WithTimeoutSeconds(webhookTimeoutSeconds).
 		WithAdmissionReviewVersions("v1")
+	if expr, ok := featuregate.WebhookCondition(featuregate.FromAPI(cfg.Spec.FeatureGates)); ok {
+		wh.WithMatchConditions(admissionv1ac.MatchCondition().WithName(featuregate.TouchesGatedFields).WithExpression(expr))
+	}
+	return wh
 }
 
 // SetupWithManager adds the registrar to mgr. Every change of a

@@ -19,7 +19,6 @@ package featuregate
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -64,10 +63,10 @@ func PolicyName(crd string) string { return "featuregates." + crd }
 func (s *Set) Policies(t Target) Policies {
 	var mutations []admissionv1.Mutation
 	var validations []admissionv1.Validation
-	var present []string // a disabled path in the request or the stored object
+	var disabled [][]string // the paths the mutations act on
 	for _, gp := range s.active {
 		if !gp.enabled {
-			present = append(present, has(object, gp.names), has(oldObject, gp.names))
+			disabled = append(disabled, gp.names)
 			mutations = append(mutations, admissionv1.Mutation{
 				PatchType: admissionv1.PatchTypeJSONPatch,
 				JSONPatch: &admissionv1.JSONPatch{Expression: mutation(gp.names)},
@@ -98,8 +97,12 @@ func (s *Set) Policies(t Target) Policies {
 	rules := []admissionv1.NamedRuleWithOperations{probeRule(t.CRD)}
 	conditions := []admissionv1.MatchCondition{probeMatchCondition()}
 	if len(mutations) > 0 {
-		if touches := touchesGatedFields(present); len(touches.Expression) <= maxConditionLength {
-			conditions = append(conditions, touches)
+		if present, ok := presence(disabled); ok {
+			// Probes pass, to reach the first mutation.
+			conditions = append(conditions, admissionv1.MatchCondition{
+				Name:       TouchesGatedFields,
+				Expression: "request.resource.group == " + strconv.Quote(probeResource.Group) + " || " + present,
+			})
 		}
 		rules = append([]admissionv1.NamedRuleWithOperations{gated}, rules...)
 		mutations[0].JSONPatch.Expression = withProbe(out.Revision, mutations[0].JSONPatch.Expression)
@@ -147,23 +150,6 @@ func (s *Set) Policies(t Target) Policies {
 		}
 	}
 	return out
-}
-
-// maxConditionLength bounds the match condition of touchesGatedFields, well
-// inside CEL's 100,000-character limit: many deep paths leave it out, and
-// the policy runs on every request of the CRD, as without it.
-const maxConditionLength = 50_000
-
-// touchesGatedFields keeps the policy away from requests whose object and
-// stored object hold no disabled field: the mutations would leave them as
-// they are, yet the API server would still turn each into JSON and back to
-// apply an empty patch. Probes pass, to reach the first mutation.
-func touchesGatedFields(present []string) admissionv1.MatchCondition {
-	return admissionv1.MatchCondition{
-		Name: "touches-gated-fields",
-		Expression: "request.resource.group == " + strconv.Quote(probeResource.Group) +
-			" || (" + strings.Join(present, ") || (") + ")",
-	}
 }
 
 // ForCRD compiles the gates of cfg into the policies for crd, at its storage

@@ -32,6 +32,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -43,6 +44,7 @@ import (
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/text"
+	"github.com/applyset-operator/applyset-operator/pkg/featuregate"
 )
 
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
@@ -127,6 +129,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	return result, err
 }
 
+// webhookLoaded asks the API server whether it calls the webhook through
+// entry as written: a dry-run patch of cfg's status that carries the probe
+// annotation with the entry's revision reaches the webhook only through that
+// revision of the entry, and the webhook refuses it.
+func (r *Reconciler) webhookLoaded(ctx context.Context, cfg *featuresv1alpha1.CustomFeatureGates, entry featuregate.WebhookEntry) (bool, error) {
+	err := r.Client.Status().Patch(ctx, cfg.DeepCopy(), client.RawPatch(types.MergePatchType, featuregate.ProbePatch(entry.Revision)), client.DryRunAll)
+	switch {
+	case featuregate.IsWebhookProbeAnswer(err, cfg.Name):
+		return true, nil
+	case err != nil && !apierrors.IsServiceUnavailable(err):
+		return false, err
+	}
+	// Accepted: the API server runs an older revision of the entry, or none.
+	return false, nil
+}
+
 // webhookState reports whether the webhook configuration has an entry for the
 // CRD named crd.
 func (r *Reconciler) webhookState(ctx context.Context, crd string) (enforcement, error) {
@@ -186,6 +204,13 @@ func (r *Reconciler) enforce(ctx context.Context, cfg *featuresv1alpha1.CustomFe
 	state, err := r.webhookState(ctx, cfg.Name)
 	if err != nil {
 		return state, err
+	}
+	if target, ok := webhookTarget(crd); ok && state.registered {
+		entry := featuregate.WebhookEntryFor(target, featuregate.FromAPI(cfg.Spec.FeatureGates))
+		if state.loaded, err = r.webhookLoaded(ctx, cfg, entry); err != nil {
+			state.err = fmt.Errorf("asking the API server whether it calls the webhook: %w", err)
+			state.probeFailed = true
+		}
 	}
 	if err := r.removeLeftoverPolicies(ctx, cfg.Name); err != nil {
 		return state, fmt.Errorf("removing the policies of the policy backend: %w", err)

@@ -19,6 +19,7 @@ package featuregates
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -149,13 +150,19 @@ func gateSpecs(backend string) {
 				HaveField("Rule.APIGroups", Equal([]string{"stable.example.com"})),
 				HaveField("Rule.APIVersions", Equal([]string{"v1"})),
 				HaveField("Rule.Resources", Equal([]string{"crontabs", "crontabs/status"})),
+			), SatisfyAll( // the probe behind Ready: a condition keeps all but dry-run probes away
+				HaveField("Operations", ConsistOf(admissionv1.Update)),
+				HaveField("Rule.Resources", Equal([]string{"customfeaturegates/status"})),
 			)))
 			Expect(entry.MatchPolicy).To(HaveValue(Equal(admissionv1.Equivalent)))
 			Expect(entry.FailurePolicy).To(HaveValue(Equal(admissionv1.Fail)))
 			Expect(entry.SideEffects).To(HaveValue(Equal(admissionv1.SideEffectClassNone)))
 			Expect(entry.TimeoutSeconds).To(HaveValue(BeNumerically("<=", 5)))
 			Expect(entry.ClientConfig.URL).To(HaveValue(Equal(env.WebhookURL() + WebhookPath)))
-			Expect(entry.MatchConditions).To(ConsistOf(HaveField("Name", featuregate.TouchesGatedFields)))
+			Expect(entry.MatchConditions).To(ConsistOf(
+				HaveField("Expression", ContainSubstring("request.dryRun")), // probes of this revision only
+				HaveField("Name", featuregate.TouchesGatedFields),           // requests holding a gated field
+			))
 
 			config := &admissionv1.MutatingWebhookConfiguration{}
 			Expect(k8sClient.Get(ctx, client.ObjectKey{Name: DefaultConfigurationName}, config)).To(Succeed())
@@ -367,6 +374,30 @@ func gateSpecs(backend string) {
 				g.Expect(k8sClient.List(ctx, list)).To(Succeed())
 				g.Expect(list.Items).To(ContainElement(SatisfyAll(HaveField("Regarding.Name", cronTabsName), HaveField("Reason", ReasonPolicyLoading),
 					HaveField("Note", HaveSuffix("waiting for the API server to load them")))))
+			}).Should(Succeed())
+		})
+
+		It("is Ready only once the API server calls the webhook through the rewritten entry, and says so meanwhile", func(ctx context.Context) {
+			if backend == BackendPolicy {
+				Skip("the spec above probes the policies")
+			}
+			// Each change of paths rewrites the entry's condition: a new revision.
+			for _, paths := range [][]string{{".spec.foo.baz"}, {".spec.cronSpec"}, {".spec.foo.baz"}, nil} {
+				updateGates(ctx, func(cfg *featuresv1alpha1.CustomFeatureGates) {
+					cfg.Spec.FeatureGates = slices.DeleteFunc(cfg.Spec.FeatureGates, func(g featuresv1alpha1.FeatureGate) bool { return g.Name == "Probed" })
+					if paths != nil {
+						cfg.Spec.FeatureGates = append(cfg.Spec.FeatureGates, featuresv1alpha1.FeatureGate{
+							Name: "Probed", PreRelease: featuresv1alpha1.Beta, Default: ptr.To(true), FieldPaths: paths})
+					}
+				})
+				awaitObserved(ctx)
+				awaitEnforced(ctx)
+			}
+			Eventually(func(g Gomega) {
+				list := &eventsv1.EventList{}
+				g.Expect(k8sClient.List(ctx, list)).To(Succeed())
+				g.Expect(list.Items).To(ContainElement(SatisfyAll(HaveField("Regarding.Name", cronTabsName), HaveField("Reason", ReasonWebhookLoading),
+					HaveField("Note", HaveSuffix("waiting for the API server to call the webhook through it")))))
 			}).Should(Succeed())
 		})
 

@@ -137,25 +137,20 @@ func (r *Registrar) desiredWebhooks(ctx context.Context, gates []featuresv1alpha
 	return entries, nil
 }
 
-// webhookFor is the entry of one gated CRD: its resources and their status,
-// for the storage version (requests in other versions are converted to it).
-// Requests that hold none of cfg's paths are not sent (featuregate.
-// WebhookCondition). It returns nil while the CRD has no storage version.
+// webhookFor is the entry of one gated CRD (featuregate.WebhookEntryFor):
+// its resources and their status, for the storage version (requests in other
+// versions are converted to it), and the probe behind Ready. It returns nil
+// while the CRD has no storage version.
 func webhookFor(cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv1.CustomResourceDefinition,
 	ep webhooks.Endpoint) *admissionv1ac.MutatingWebhookApplyConfiguration {
-	version := storageVersion(crd)
-	if version == nil {
+	target, ok := webhookTarget(crd)
+	if !ok {
 		return nil
 	}
-	plural := crd.Spec.Names.Plural
+	entry := featuregate.WebhookEntryFor(target, featuregate.FromAPI(cfg.Spec.FeatureGates))
 	wh := admissionv1ac.MutatingWebhook().
 		WithName(crd.Name).
 		WithClientConfig(ep.ClientConfig(WebhookPath)).
-		WithRules(admissionv1ac.RuleWithOperations().
-			WithOperations(admissionv1.Create, admissionv1.Update).
-			WithAPIGroups(crd.Spec.Group).
-			WithAPIVersions(version.Name).
-			WithResources(plural, plural+"/status")).
 		WithMatchPolicy(admissionv1.Equivalent).
 		WithFailurePolicy(admissionv1.Fail).
 		WithSideEffects(admissionv1.SideEffectClassNone).
@@ -163,10 +158,26 @@ func webhookFor(cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv1.C
 		WithReinvocationPolicy(admissionv1.IfNeededReinvocationPolicy).
 		WithTimeoutSeconds(webhookTimeoutSeconds).
 		WithAdmissionReviewVersions("v1")
-	if expr, ok := featuregate.WebhookCondition(featuregate.FromAPI(cfg.Spec.FeatureGates)); ok {
-		wh.WithMatchConditions(admissionv1ac.MatchCondition().WithName(featuregate.TouchesGatedFields).WithExpression(expr))
+	for _, rule := range entry.Rules {
+		wh.WithRules(admissionv1ac.RuleWithOperations().
+			WithOperations(rule.Operations...).
+			WithAPIGroups(rule.APIGroups...).
+			WithAPIVersions(rule.APIVersions...).
+			WithResources(rule.Resources...))
+	}
+	for _, c := range entry.Conditions {
+		wh.WithMatchConditions(admissionv1ac.MatchCondition().WithName(c.Name).WithExpression(c.Expression))
 	}
 	return wh
+}
+
+// webhookTarget is what the webhook entry of crd matches: its storage version.
+func webhookTarget(crd *apiextensionsv1.CustomResourceDefinition) (featuregate.Target, bool) {
+	version := storageVersion(crd)
+	if version == nil {
+		return featuregate.Target{}, false
+	}
+	return featuregate.Target{CRD: crd.Name, Group: crd.Spec.Group, Version: version.Name, Plural: crd.Spec.Names.Plural}, true
 }
 
 // SetupWithManager adds the registrar to mgr. Every change of a

@@ -41,6 +41,10 @@ const (
 	ReasonPolicyFailed   = "PolicyApplyFailed"
 	ReasonPolicyLoading  = "PolicyNotLoaded"
 	ReasonProbeFailed    = "PolicyProbeFailed"
+	// ReasonWebhookLoading and ReasonWebhookProbeFailed are the webhook's
+	// counterparts of ReasonPolicyLoading and ReasonProbeFailed.
+	ReasonWebhookLoading     = "WebhookNotLoaded"
+	ReasonWebhookProbeFailed = "WebhookProbeFailed"
 )
 
 // enforcement is what status says of how one object's gates are enforced.
@@ -58,10 +62,11 @@ type enforcement struct {
 	probeFailed bool
 }
 
-// recheck is how soon to ask again whether the API server runs the policies
-// it has not loaded yet: it reloads them about once a second.
+// recheck is how soon to ask again whether the API server runs the policies,
+// or calls the webhook entry, it has not loaded yet: it reloads them about
+// once a second.
 func (e enforcement) recheck() time.Duration {
-	if e.backend == BackendPolicy && e.registered && !e.loaded && e.err == nil {
+	if e.registered && !e.loaded && e.err == nil {
 		return time.Second
 	}
 	return 0
@@ -137,6 +142,17 @@ func computeStatus(cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv
 		msg := fmt.Sprintf("%s; registering the webhook for it in MutatingWebhookConfiguration %s", gatesSummary(cfg), webhook.configuration)
 		set(featuresv1alpha1.ConditionReady, metav1.ConditionFalse, ReasonWebhookPending, msg)
 		set(featuresv1alpha1.ConditionReconciling, metav1.ConditionTrue, ReasonWebhookPending, msg)
+		apimeta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.ConditionStalled)
+	case webhook.err != nil:
+		msg := fmt.Sprintf("%s; registered in MutatingWebhookConfiguration %s, %v", gatesSummary(cfg), webhook.configuration, webhook.err)
+		set(featuresv1alpha1.ConditionReady, metav1.ConditionFalse, ReasonWebhookProbeFailed, msg)
+		set(featuresv1alpha1.ConditionReconciling, metav1.ConditionTrue, ReasonWebhookProbeFailed, msg)
+		apimeta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.ConditionStalled)
+	case !webhook.loaded:
+		msg := fmt.Sprintf("%s; registered in MutatingWebhookConfiguration %s, waiting for the API server to call the webhook through it",
+			gatesSummary(cfg), webhook.configuration)
+		set(featuresv1alpha1.ConditionReady, metav1.ConditionFalse, ReasonWebhookLoading, msg)
+		set(featuresv1alpha1.ConditionReconciling, metav1.ConditionTrue, ReasonWebhookLoading, msg)
 		apimeta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.ConditionStalled)
 	default:
 		msg := fmt.Sprintf("%s; enforced by the webhook, MutatingWebhookConfiguration %s", gatesSummary(cfg), webhook.configuration)

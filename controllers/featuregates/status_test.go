@@ -32,7 +32,7 @@ func TestComputeStatus(t *testing.T) {
 		{Name: "On", PreRelease: featuresv1alpha1.Alpha, Enabled: ptr.To(true), FieldPaths: []string{".spec.replicas"}},
 		{Name: "Off", PreRelease: featuresv1alpha1.Alpha, FieldPaths: []string{".spec.foo"}},
 	}
-	registered := enforcement{backend: BackendWebhook, configuration: DefaultConfigurationName, registered: true}
+	registered := enforcement{backend: BackendWebhook, configuration: DefaultConfigurationName, registered: true, loaded: true}
 	tests := []struct {
 		name        string
 		gates       []featuresv1alpha1.FeatureGate
@@ -48,10 +48,23 @@ func TestComputeStatus(t *testing.T) {
 		ready: metav1.ConditionFalse, reason: ReasonCRDNotFound, reconciling: true,
 		message: "CustomResourceDefinition crontabs.stable.example.com does not exist (or has no schema); the gates take effect when it does",
 	}, {
-		name: "registered", gates: gates, webhook: registered,
+		name: "registered and called", gates: gates, webhook: registered,
 		ready: metav1.ConditionTrue, reason: ReasonGatesEvaluated,
 		message: "1 of 2 gates enabled over fields of crontabs.stable.example.com; " +
 			"enforced by the webhook, MutatingWebhookConfiguration applyset-operator-featuregates",
+	}, {
+		name: "registered, not called yet", gates: gates,
+		webhook: enforcement{backend: BackendWebhook, configuration: DefaultConfigurationName, registered: true},
+		ready:   metav1.ConditionFalse, reason: ReasonWebhookLoading, reconciling: true,
+		message: "1 of 2 gates enabled over fields of crontabs.stable.example.com; " +
+			"registered in MutatingWebhookConfiguration applyset-operator-featuregates, waiting for the API server to call the webhook through it",
+	}, {
+		name: "webhook probe failed", gates: gates,
+		webhook: enforcement{backend: BackendWebhook, configuration: DefaultConfigurationName, registered: true, probeFailed: true,
+			err: errors.New("asking the API server whether it calls the webhook: failed calling webhook")},
+		ready: metav1.ConditionFalse, reason: ReasonWebhookProbeFailed, reconciling: true,
+		message: "1 of 2 gates enabled over fields of crontabs.stable.example.com; " +
+			"registered in MutatingWebhookConfiguration applyset-operator-featuregates, asking the API server whether it calls the webhook: failed calling webhook",
 	}, {
 		name: "policies written, not loaded yet", gates: gates, webhook: enforcement{backend: BackendPolicy, registered: true},
 		ready: metav1.ConditionFalse, reason: ReasonPolicyLoading, reconciling: true,

@@ -95,6 +95,15 @@ func (d *Dropper) Handle(ctx context.Context, req admission.Request) admission.R
 	if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
 		return admission.Allowed("")
 	}
+	if req.Resource.Group == featuresv1alpha1.GroupVersion.Group {
+		// Only the operator's probes of this entry come here (its match
+		// conditions): refusing one says the API server calls the webhook
+		// through it. A dry run stores nothing either way.
+		if req.DryRun != nil && *req.DryRun {
+			return admission.Denied(featuregate.WebhookProbeAnswer)
+		}
+		return admission.Allowed("")
+	}
 	crd := req.Resource.Resource + "." + req.Resource.Group
 	defer func(start time.Time) { webhookDuration.WithLabelValues(crd).Observe(time.Since(start).Seconds()) }(time.Now())
 	cfg := &featuresv1alpha1.CustomFeatureGates{}

@@ -1,0 +1,101 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package featuregate
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+)
+
+// The webhook backend is probed as the policies are: each CRD's webhook
+// entry also matches dry-run status updates of its CustomFeatureGates that
+// carry ProbeAnnotation with the entry's revision, and the webhook refuses
+// them. A refusal proves that the API server calls the webhook through that
+// very entry, conditions included; the webhook being reachable is part of
+// what is proven.
+
+// WebhookProbeAnswer is the webhook's refusal of a probe.
+const WebhookProbeAnswer = "feature-gate webhook entry in force"
+
+// WebhookEntry is what the webhook entry of one gated CRD holds besides its
+// endpoint: the rules and the match conditions, and its revision.
+type WebhookEntry struct {
+	Rules      []admissionv1.RuleWithOperations
+	Conditions []admissionv1.MatchCondition
+	Revision   string
+}
+
+// WebhookEntryFor is the entry for gates over t: create and update of t's
+// resources and their status, and the probe of the CustomFeatureGates named
+// t.CRD. Requests that hold none of the gates' paths are left out when the
+// condition fits (WebhookCondition).
+func WebhookEntryFor(t Target, gates []Gate) WebhookEntry {
+	gated := admissionv1.RuleWithOperations{
+		Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
+		Rule: admissionv1.Rule{
+			APIGroups: []string{t.Group}, APIVersions: []string{t.Version},
+			Resources: []string{t.Plural, t.Plural + "/status"},
+		},
+	}
+	probe := probeRule(t.CRD).RuleWithOperations // webhook rules name no resources: a condition does
+	var conditions []admissionv1.MatchCondition
+	if present, ok := WebhookCondition(gates); ok {
+		conditions = append(conditions, admissionv1.MatchCondition{
+			Name:       TouchesGatedFields,
+			Expression: "request.resource.group == " + strconv.Quote(probeResource.Group) + " || " + present,
+		})
+	}
+	entry := WebhookEntry{Rules: []admissionv1.RuleWithOperations{gated, probe}}
+	entry.Revision = webhookRevision(t, conditions)
+	key := strconv.Quote(ProbeAnnotation)
+	entry.Conditions = append([]admissionv1.MatchCondition{{
+		Name: "probe-of-this-revision",
+		Expression: "request.resource.group != " + strconv.Quote(probeResource.Group) + " || request.dryRun && " +
+			"object.metadata.name == " + strconv.Quote(t.CRD) + ` && "annotations" in object.metadata && ` + key +
+			" in object.metadata.annotations && object.metadata.annotations[" + key + "] == " + strconv.Quote(entry.Revision),
+	}}, conditions...)
+	return entry
+}
+
+// webhookRevision names what the API server must run for the gates to be in
+// force as written: the rule of t and the condition.
+func webhookRevision(t Target, conditions []admissionv1.MatchCondition) string {
+	data, _ := json.Marshal(struct {
+		Target     Target
+		Conditions []admissionv1.MatchCondition
+	}{t, conditions})
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:8])
+}
+
+// IsWebhookProbeAnswer reports whether err is the webhook's refusal of a
+// probe through the entry named entry.
+func IsWebhookProbeAnswer(err error, entry string) bool {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || !apierrors.IsForbidden(err) {
+		return false
+	}
+	msg := status.Status().Message
+	return strings.Contains(msg, strconv.Quote(entry)) && strings.Contains(msg, WebhookProbeAnswer)
+}

@@ -116,49 +116,49 @@ func computeStatus(cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv
 			"remove the default or the gate", strings.Join(status.DefaultedFieldPaths, ", "), cfg.Name)
 		set(featuresv1alpha1.ConditionReady, metav1.ConditionFalse, ReasonDefaultedPaths, msg)
 		set(featuresv1alpha1.ConditionStalled, metav1.ConditionTrue, ReasonDefaultedPaths, msg)
-	case webhook.backend == BackendPolicy && webhook.err != nil:
-		reason, msg := ReasonPolicyFailed, fmt.Sprintf("%s; writing the admission policies that enforce them failed: %v", gatesSummary(cfg), webhook.err)
-		if webhook.probeFailed {
-			reason = ReasonProbeFailed
-			msg = fmt.Sprintf("%s; admission policies %s are written, %v", gatesSummary(cfg), featuregate.PolicyName(cfg.Name), webhook.err)
-		}
-		set(featuresv1alpha1.ConditionReady, metav1.ConditionFalse, reason, msg)
-		set(featuresv1alpha1.ConditionReconciling, metav1.ConditionTrue, reason, msg)
-		apimeta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.ConditionStalled)
-	case webhook.backend == BackendPolicy && !webhook.loaded:
-		msg := fmt.Sprintf("%s; admission policies %s are written, waiting for the API server to load them", gatesSummary(cfg), featuregate.PolicyName(cfg.Name))
-		set(featuresv1alpha1.ConditionReady, metav1.ConditionFalse, ReasonPolicyLoading, msg)
-		set(featuresv1alpha1.ConditionReconciling, metav1.ConditionTrue, ReasonPolicyLoading, msg)
-		apimeta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.ConditionStalled)
-	case webhook.backend == BackendPolicy:
-		msg := fmt.Sprintf("%s; enforced by the API server, admission policies %s", gatesSummary(cfg), featuregate.PolicyName(cfg.Name))
-		set(featuresv1alpha1.ConditionReady, metav1.ConditionTrue, ReasonGatesEvaluated, msg)
-		apimeta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.ConditionStalled)
-	case webhook.configuration == "":
-		msg := fmt.Sprintf("%s; the operator runs with --disable-webhooks, so no field is dropped", gatesSummary(cfg))
-		set(featuresv1alpha1.ConditionReady, metav1.ConditionFalse, ReasonWebhooksOff, msg)
-		apimeta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.ConditionStalled)
-	case !webhook.registered:
-		msg := fmt.Sprintf("%s; registering the webhook for it in MutatingWebhookConfiguration %s", gatesSummary(cfg), webhook.configuration)
-		set(featuresv1alpha1.ConditionReady, metav1.ConditionFalse, ReasonWebhookPending, msg)
-		set(featuresv1alpha1.ConditionReconciling, metav1.ConditionTrue, ReasonWebhookPending, msg)
-		apimeta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.ConditionStalled)
-	case webhook.err != nil:
-		msg := fmt.Sprintf("%s; registered in MutatingWebhookConfiguration %s, %v", gatesSummary(cfg), webhook.configuration, webhook.err)
-		set(featuresv1alpha1.ConditionReady, metav1.ConditionFalse, ReasonWebhookProbeFailed, msg)
-		set(featuresv1alpha1.ConditionReconciling, metav1.ConditionTrue, ReasonWebhookProbeFailed, msg)
-		apimeta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.ConditionStalled)
-	case !webhook.loaded:
-		msg := fmt.Sprintf("%s; registered in MutatingWebhookConfiguration %s, waiting for the API server to call the webhook through it",
-			gatesSummary(cfg), webhook.configuration)
-		set(featuresv1alpha1.ConditionReady, metav1.ConditionFalse, ReasonWebhookLoading, msg)
-		set(featuresv1alpha1.ConditionReconciling, metav1.ConditionTrue, ReasonWebhookLoading, msg)
-		apimeta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.ConditionStalled)
 	default:
-		msg := fmt.Sprintf("%s; enforced by the webhook, MutatingWebhookConfiguration %s", gatesSummary(cfg), webhook.configuration)
-		set(featuresv1alpha1.ConditionReady, metav1.ConditionTrue, ReasonGatesEvaluated, msg)
+		ready, reason, msg, inProgress := enforced(cfg, webhook)
+		set(featuresv1alpha1.ConditionReady, ready, reason, msg)
+		if inProgress {
+			set(featuresv1alpha1.ConditionReconciling, metav1.ConditionTrue, reason, msg)
+		}
 		apimeta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.ConditionStalled)
 	}
+}
+
+// enforced is the Ready condition of gates a schema can carry: whether the
+// backend enforces them, and whether the operator is still at it.
+func enforced(cfg *featuresv1alpha1.CustomFeatureGates, e enforcement) (ready metav1.ConditionStatus, reason, msg string, inProgress bool) {
+	summary := gatesSummary(cfg)
+	if e.backend == BackendPolicy {
+		policies := featuregate.PolicyName(cfg.Name)
+		switch {
+		case e.err != nil && e.probeFailed:
+			return metav1.ConditionFalse, ReasonProbeFailed, fmt.Sprintf("%s; admission policies %s are written, %v", summary, policies, e.err), true
+		case e.err != nil:
+			return metav1.ConditionFalse, ReasonPolicyFailed,
+				fmt.Sprintf("%s; writing the admission policies that enforce them failed: %v", summary, e.err), true
+		case !e.loaded:
+			return metav1.ConditionFalse, ReasonPolicyLoading,
+				fmt.Sprintf("%s; admission policies %s are written, waiting for the API server to load them", summary, policies), true
+		}
+		return metav1.ConditionTrue, ReasonGatesEvaluated, fmt.Sprintf("%s; enforced by the API server, admission policies %s", summary, policies), false
+	}
+	switch {
+	case e.configuration == "":
+		return metav1.ConditionFalse, ReasonWebhooksOff,
+			fmt.Sprintf("%s; the operator runs with --disable-webhooks, so no field is dropped", summary), false
+	case !e.registered:
+		return metav1.ConditionFalse, ReasonWebhookPending,
+			fmt.Sprintf("%s; registering the webhook for it in MutatingWebhookConfiguration %s", summary, e.configuration), true
+	case e.err != nil:
+		return metav1.ConditionFalse, ReasonWebhookProbeFailed,
+			fmt.Sprintf("%s; registered in MutatingWebhookConfiguration %s, %v", summary, e.configuration, e.err), true
+	case !e.loaded:
+		return metav1.ConditionFalse, ReasonWebhookLoading, fmt.Sprintf(
+			"%s; registered in MutatingWebhookConfiguration %s, waiting for the API server to call the webhook through it", summary, e.configuration), true
+	}
+	return metav1.ConditionTrue, ReasonGatesEvaluated, fmt.Sprintf("%s; enforced by the webhook, MutatingWebhookConfiguration %s", summary, e.configuration), false
 }
 
 // gatesSummary counts the enabled gates, from the status computeStatus filled.

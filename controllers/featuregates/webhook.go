@@ -96,13 +96,7 @@ func (d *Dropper) Handle(ctx context.Context, req admission.Request) admission.R
 		return admission.Allowed("")
 	}
 	if req.Resource.Group == featuresv1alpha1.GroupVersion.Group {
-		// Only the operator's probes of this entry come here (its match
-		// conditions): refusing one says the API server calls the webhook
-		// through it. A dry run stores nothing either way.
-		if req.DryRun != nil && *req.DryRun {
-			return admission.Denied(featuregate.WebhookProbeAnswer)
-		}
-		return admission.Allowed("")
+		return answerProbe(req)
 	}
 	crd := req.Resource.Resource + "." + req.Resource.Group
 	defer func(start time.Time) { webhookDuration.WithLabelValues(crd).Observe(time.Since(start).Seconds()) }(time.Now())
@@ -164,4 +158,15 @@ func warnings(ws ...string) []string {
 func SetupWebhook(mgr ctrl.Manager, server webhook.Server, registrar *Registrar) error {
 	server.Register(WebhookPath, &webhook.Admission{Handler: &Dropper{Reader: mgr.GetClient()}})
 	return registrar.SetupWithManager(mgr)
+}
+
+// answerProbe answers a request for the CustomFeatureGates: only the
+// operator's probes of an entry come here (its match conditions), and
+// refusing one says the API server calls the webhook through that entry. A
+// dry run stores nothing either way; anything else passes.
+func answerProbe(req admission.Request) admission.Response {
+	if req.DryRun != nil && *req.DryRun {
+		return admission.Denied(featuregate.WebhookProbeAnswer)
+	}
+	return admission.Allowed("")
 }

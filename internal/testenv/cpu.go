@@ -17,7 +17,6 @@ limitations under the License.
 package testenv
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -25,9 +24,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
-	"k8s.io/client-go/kubernetes"
+	dto "github.com/prometheus/client_model/go"
 	"k8s.io/client-go/rest"
 )
 
@@ -51,22 +48,22 @@ func (c CPU) Sub(earlier CPU) CPU {
 // ReadCPU reads process_cpu_seconds_total from the API server's and etcd's
 // metrics, and this process's own usage and that of its waited-for children.
 func ReadCPU(ctx context.Context, cfg *rest.Config, etcdURL string) (CPU, error) {
-	cs, err := kubernetes.NewForConfig(cfg)
+	families, err := apiServerMetrics(ctx, cfg)
 	if err != nil {
 		return CPU{}, err
 	}
-	raw, err := cs.RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
-	if err != nil {
-		return CPU{}, fmt.Errorf("reading the API server's metrics: %w", err)
-	}
 	var out CPU
-	if out.APIServer, err = processCPU(raw); err != nil {
+	if out.APIServer, err = processCPU(families); err != nil {
 		return CPU{}, fmt.Errorf("the API server's metrics: %w", err)
 	}
-	if raw, err = get(ctx, etcdURL+"/metrics"); err != nil {
+	raw, err := get(ctx, etcdURL+"/metrics")
+	if err != nil {
 		return CPU{}, fmt.Errorf("reading etcd's metrics: %w", err)
 	}
-	if out.Etcd, err = processCPU(raw); err != nil {
+	if families, err = parseMetrics(raw); err != nil {
+		return CPU{}, fmt.Errorf("parsing etcd's metrics: %w", err)
+	}
+	if out.Etcd, err = processCPU(families); err != nil {
 		return CPU{}, fmt.Errorf("etcd's metrics: %w", err)
 	}
 	out.Self, err = rusage(syscall.RUSAGE_SELF)
@@ -77,12 +74,7 @@ func ReadCPU(ctx context.Context, cfg *rest.Config, etcdURL string) (CPU, error)
 	return out, err
 }
 
-func processCPU(metrics []byte) (time.Duration, error) {
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(bytes.NewReader(metrics))
-	if err != nil {
-		return 0, err
-	}
+func processCPU(families map[string]*dto.MetricFamily) (time.Duration, error) {
 	family := families["process_cpu_seconds_total"]
 	if family == nil || len(family.GetMetric()) != 1 {
 		return 0, fmt.Errorf("no single process_cpu_seconds_total")

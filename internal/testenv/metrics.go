@@ -21,6 +21,7 @@ import (
 	"context"
 	"fmt"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"k8s.io/client-go/kubernetes"
@@ -37,18 +38,9 @@ type RequestTotal struct {
 // RequestTotals reads apiserver_request_total from the API server's metrics,
 // for suites and benchmarks that count the requests something made.
 func RequestTotals(ctx context.Context, cfg *rest.Config) ([]RequestTotal, error) {
-	cs, err := kubernetes.NewForConfig(cfg)
+	families, err := apiServerMetrics(ctx, cfg)
 	if err != nil {
 		return nil, err
-	}
-	raw, err := cs.RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("reading the API server's metrics: %w", err)
-	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(bytes.NewReader(raw))
-	if err != nil {
-		return nil, fmt.Errorf("parsing the API server's metrics: %w", err)
 	}
 	family := families["apiserver_request_total"]
 	if family == nil {
@@ -72,4 +64,26 @@ func SumBy(totals []RequestTotal, label string) map[string]float64 {
 		out[t.Labels[label]] += t.Value
 	}
 	return out
+}
+
+// apiServerMetrics reads and parses the API server's /metrics.
+func apiServerMetrics(ctx context.Context, cfg *rest.Config) (map[string]*dto.MetricFamily, error) {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := cs.RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading the API server's metrics: %w", err)
+	}
+	families, err := parseMetrics(raw)
+	if err != nil {
+		return nil, fmt.Errorf("parsing the API server's metrics: %w", err)
+	}
+	return families, nil
+}
+
+func parseMetrics(raw []byte) (map[string]*dto.MetricFamily, error) {
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	return parser.TextToMetricFamilies(bytes.NewReader(raw))
 }

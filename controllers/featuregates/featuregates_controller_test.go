@@ -188,10 +188,9 @@ func gateSpecs(backend string) {
 				HaveField("Rule.Resources", Equal([]string{"customfeaturegates/status"})),
 				HaveField("ResourceNames", Equal([]string{cronTabsName})),
 			)))
-			Expect(policy.Spec.MatchConditions).To(ConsistOf(
-				HaveField("Expression", ContainSubstring("request.dryRun")), // probes only as dry runs
-				HaveField("Name", "touches-gated-fields"),                   // requests holding a disabled field
-			))
+			// Probes only as dry runs, the CRD's requests when they hold a disabled field.
+			Expect(policy.Spec.MatchConditions).To(ConsistOf(SatisfyAll(
+				HaveField("Name", featuregate.TouchesGatedFields), HaveField("Expression", ContainSubstring("request.dryRun")))))
 			Expect(policy.Spec.MatchConstraints.MatchPolicy).To(HaveValue(Equal(admissionv1.Equivalent)))
 			Expect(policy.Spec.FailurePolicy).To(HaveValue(Equal(admissionv1.Fail)))
 			Expect(policy.OwnerReferences).To(ConsistOf(SatisfyAll(

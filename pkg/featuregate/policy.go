@@ -98,11 +98,14 @@ func (s *Set) Policies(t Target) Policies {
 	conditions := []admissionv1.MatchCondition{probeMatchCondition()}
 	if len(mutations) > 0 {
 		if present, ok := presence(disabled); ok {
-			// Probes pass, to reach the first mutation.
-			conditions = append(conditions, admissionv1.MatchCondition{
+			// One condition in place of the probe's: requests of the
+			// gates' group pass as dry runs (probes, to reach the first
+			// mutation), the CRD's when they hold a disabled field. One
+			// program costs the API server less than two on every request.
+			conditions = []admissionv1.MatchCondition{{
 				Name:       TouchesGatedFields,
-				Expression: "request.resource.group == " + strconv.Quote(probeResource.Group) + " || " + present,
-			})
+				Expression: "request.resource.group == " + strconv.Quote(probeResource.Group) + " ? request.dryRun : " + present,
+			}}
 		}
 		rules = append([]admissionv1.NamedRuleWithOperations{gated}, rules...)
 		mutations[0].JSONPatch.Expression = withProbe(out.Revision, mutations[0].JSONPatch.Expression)

@@ -19,6 +19,7 @@ package featuregates
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -136,10 +137,5 @@ func (r *Reconciler) stripNotesOf(ctx context.Context, name string) error {
 
 // writtenBefore says whether the explain field manager has written crd.
 func writtenBefore(crd *apiextensionsv1.CustomResourceDefinition) bool {
-	for _, entry := range crd.ManagedFields {
-		if entry.Manager == identity.ExplainFieldManager {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(crd.ManagedFields, func(e metav1.ManagedFieldsEntry) bool { return e.Manager == identity.ExplainFieldManager })
 }

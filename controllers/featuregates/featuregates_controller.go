@@ -135,14 +135,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 // revision of the entry, and the webhook refuses it.
 func (r *Reconciler) webhookLoaded(ctx context.Context, cfg *featuresv1alpha1.CustomFeatureGates, entry featuregate.WebhookEntry) (bool, error) {
 	err := r.Client.Status().Patch(ctx, cfg.DeepCopy(), client.RawPatch(types.MergePatchType, featuregate.ProbePatch(entry.Revision)), client.DryRunAll)
-	switch {
-	case featuregate.IsWebhookProbeAnswer(err, cfg.Name):
-		return true, nil
-	case err != nil && !apierrors.IsServiceUnavailable(err):
-		return false, err
-	}
-	// Accepted: the API server runs an older revision of the entry, or none.
-	return false, nil
+	return featuregate.ReadWebhookProbe(err, cfg.Name)
 }
 
 // webhookState reports whether the webhook configuration has an entry for the
@@ -205,7 +198,7 @@ func (r *Reconciler) enforce(ctx context.Context, cfg *featuresv1alpha1.CustomFe
 	if err != nil {
 		return state, err
 	}
-	if target, ok := webhookTarget(crd); ok && state.registered {
+	if target, ok := featuregate.TargetOf(crd); ok && state.registered {
 		entry := featuregate.WebhookEntryFor(target, featuregate.FromAPI(cfg.Spec.FeatureGates))
 		if state.loaded, err = r.webhookLoaded(ctx, cfg, entry); err != nil {
 			state.err = fmt.Errorf("asking the API server whether it calls the webhook: %w", err)

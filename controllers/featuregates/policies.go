@@ -117,15 +117,7 @@ func (r *Reconciler) applyPolicies(ctx context.Context, cfg *featuresv1alpha1.Cu
 // by exactly that revision of the mutating policy, and stores nothing.
 func (r *Reconciler) policyLoaded(ctx context.Context, cfg *featuresv1alpha1.CustomFeatureGates, policies featuregate.Policies) (bool, error) {
 	err := r.Client.Status().Patch(ctx, cfg.DeepCopy(), client.RawPatch(types.MergePatchType, featuregate.ProbePatch(policies.Revision)), client.DryRunAll)
-	switch {
-	case featuregate.IsProbeAnswer(err, policies.Mutating.Name):
-		return true, nil
-	case err != nil && !featuregate.IsProbeWait(err):
-		return false, err
-	}
-	// Accepted: an older revision, or none, runs. Refused otherwise: by a
-	// policy the API server has not compiled yet, or by another one.
-	return false, nil
+	return featuregate.ReadPolicyProbe(err, policies.Mutating.Name)
 }
 
 // removePolicies deletes the policies of the CustomFeatureGates named gates,

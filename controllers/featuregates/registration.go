@@ -143,7 +143,7 @@ func (r *Registrar) desiredWebhooks(ctx context.Context, gates []featuresv1alpha
 // while the CRD has no storage version.
 func webhookFor(cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv1.CustomResourceDefinition,
 	ep webhooks.Endpoint) *admissionv1ac.MutatingWebhookApplyConfiguration {
-	target, ok := webhookTarget(crd)
+	target, ok := featuregate.TargetOf(crd)
 	if !ok {
 		return nil
 	}
@@ -169,15 +169,6 @@ func webhookFor(cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv1.C
 		wh.WithMatchConditions(admissionv1ac.MatchCondition().WithName(c.Name).WithExpression(c.Expression))
 	}
 	return wh
-}
-
-// webhookTarget is what the webhook entry of crd matches: its storage version.
-func webhookTarget(crd *apiextensionsv1.CustomResourceDefinition) (featuregate.Target, bool) {
-	version := storageVersion(crd)
-	if version == nil {
-		return featuregate.Target{}, false
-	}
-	return featuregate.Target{CRD: crd.Name, Group: crd.Spec.Group, Version: version.Name, Plural: crd.Spec.Names.Plural}, true
 }
 
 // SetupWithManager adds the registrar to mgr. Every change of a

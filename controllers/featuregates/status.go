@@ -173,8 +173,8 @@ func gatesSummary(cfg *featuresv1alpha1.CustomFeatureGates) string {
 }
 
 // storageVersion returns the CRD's storage version (nil for a nil CRD or
-// none): gates are checked, and the webhook registered, at the storage
-// version, as the design asks.
+// none): gates are checked against its schema, as the design asks
+// (featuregate.TargetOf names it for the backends).
 func storageVersion(crd *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.CustomResourceDefinitionVersion {
 	if crd == nil {
 		return nil

@@ -54,14 +54,13 @@ func presence(paths [][]string) (expr string, ok bool) {
 // condition and deprecation warnings still reach the webhook. ok is false
 // when the gates declare no path or the condition would be too long.
 func WebhookCondition(gates []Gate) (expr string, ok bool) {
-	var paths [][]string
-	for _, g := range gates {
-		for _, p := range g.FieldPaths {
-			if _, err := ParsePath(p); err != nil {
-				return "", false // the webhook reports it; without a condition it still runs
-			}
-			paths = append(paths, strings.Split(p[1:], "."))
-		}
+	set, err := Compile(gates)
+	if err != nil {
+		return "", false // the webhook reports it; without a condition it still runs
+	}
+	paths := make([][]string, 0, len(set.paths))
+	for _, gp := range set.paths {
+		paths = append(paths, gp.names)
 	}
 	return presence(paths)
 }

@@ -84,13 +84,7 @@ func (s *Set) Policies(t Target) Policies {
 	}
 
 	name := PolicyName(t.CRD)
-	gated := admissionv1.NamedRuleWithOperations{RuleWithOperations: admissionv1.RuleWithOperations{
-		Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
-		Rule: admissionv1.Rule{
-			APIGroups: []string{t.Group}, APIVersions: []string{t.Version},
-			Resources: []string{t.Plural, t.Plural + "/status"},
-		},
-	}}
+	gated := admissionv1.NamedRuleWithOperations{RuleWithOperations: gatedRule(t)}
 	out := Policies{Revision: revisionOf(mutations, gated)}
 	// The probe is answered by the first mutation, so that it costs a request
 	// for the CRD no further JSON round trip of the object.
@@ -167,12 +161,36 @@ func ForCRD(cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv1.Custo
 	if err != nil {
 		return Policies{}, err
 	}
-	for _, v := range crd.Spec.Versions {
-		if v.Storage {
-			return set.Policies(Target{CRD: crd.Name, Group: crd.Spec.Group, Version: v.Name, Plural: crd.Spec.Names.Plural}), nil
-		}
+	if t, ok := TargetOf(crd); ok {
+		return set.Policies(t), nil
 	}
 	return Policies{}, nil
+}
+
+// TargetOf is what the gates of crd act on: its storage version. ok is false
+// for a nil crd and while crd has no storage version.
+func TargetOf(crd *apiextensionsv1.CustomResourceDefinition) (t Target, ok bool) {
+	if crd == nil {
+		return Target{}, false
+	}
+	for _, v := range crd.Spec.Versions {
+		if v.Storage {
+			return Target{CRD: crd.Name, Group: crd.Spec.Group, Version: v.Name, Plural: crd.Spec.Names.Plural}, true
+		}
+	}
+	return Target{}, false
+}
+
+// gatedRule matches the writes the gates act on: create and update of t's
+// resources and of their status.
+func gatedRule(t Target) admissionv1.RuleWithOperations {
+	return admissionv1.RuleWithOperations{
+		Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
+		Rule: admissionv1.Rule{
+			APIGroups: []string{t.Group}, APIVersions: []string{t.Version},
+			Resources: []string{t.Plural, t.Plural + "/status"},
+		},
+	}
 }
 
 // Objects lists the policies and their bindings that p holds, each binding

@@ -227,5 +227,9 @@ func TestProbeAnswers(t *testing.T) {
 		if got := tt.err != nil && IsProbeWait(tt.err); got != tt.wait {
 			t.Errorf("%s: IsProbeWait = %v", tt.name, got)
 		}
+		loaded, err := ReadPolicyProbe(tt.err, "featuregates.x")
+		if loaded != tt.answer || (err != nil) != (tt.err != nil && !tt.wait) {
+			t.Errorf("%s: ReadPolicyProbe = %v, %v", tt.name, loaded, err)
+		}
 	}
 }

@@ -76,6 +76,20 @@ func IsProbeWait(err error) bool {
 	return apierrors.IsInvalid(err) || apierrors.IsServiceUnavailable(err)
 }
 
+// ReadPolicyProbe reads the answer to a probe of the mutating policy named
+// policy: loaded when the policy refused it; an error for answers that are
+// neither that refusal nor a wait; otherwise not loaded yet (accepted: an
+// older revision, or none, runs).
+func ReadPolicyProbe(err error, policy string) (loaded bool, _ error) {
+	switch {
+	case IsProbeAnswer(err, policy):
+		return true, nil
+	case err != nil && !IsProbeWait(err):
+		return false, err
+	}
+	return false, nil
+}
+
 // probeRule matches the probe: status updates of the CustomFeatureGates
 // object named gates only.
 func probeRule(gates string) admissionv1.NamedRuleWithOperations {
@@ -121,10 +135,15 @@ func withProbe(revision, expr string) string {
 // revisionOf names what a policy does: its gate mutations and the resources
 // they act on.
 func revisionOf(mutations []admissionv1.Mutation, rule admissionv1.NamedRuleWithOperations) string {
-	data, _ := json.Marshal(struct {
+	return hashOf(struct {
 		Mutations []admissionv1.Mutation
 		Rule      admissionv1.NamedRuleWithOperations
 	}{mutations, rule})
+}
+
+// hashOf is a short hash of v's JSON: a revision a probe can name.
+func hashOf(v any) string {
+	data, _ := json.Marshal(v)
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:8])
 }

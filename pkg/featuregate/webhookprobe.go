@@ -17,9 +17,6 @@ limitations under the License.
 package featuregate
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -51,13 +48,6 @@ type WebhookEntry struct {
 // t.CRD. Requests that hold none of the gates' paths are left out when the
 // condition fits (WebhookCondition).
 func WebhookEntryFor(t Target, gates []Gate) WebhookEntry {
-	gated := admissionv1.RuleWithOperations{
-		Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
-		Rule: admissionv1.Rule{
-			APIGroups: []string{t.Group}, APIVersions: []string{t.Version},
-			Resources: []string{t.Plural, t.Plural + "/status"},
-		},
-	}
 	probe := probeRule(t.CRD).RuleWithOperations // webhook rules name no resources: a condition does
 	var conditions []admissionv1.MatchCondition
 	if present, ok := WebhookCondition(gates); ok {
@@ -66,27 +56,19 @@ func WebhookEntryFor(t Target, gates []Gate) WebhookEntry {
 			Expression: "request.resource.group == " + strconv.Quote(probeResource.Group) + " || " + present,
 		})
 	}
-	entry := WebhookEntry{Rules: []admissionv1.RuleWithOperations{gated, probe}}
-	entry.Revision = webhookRevision(t, conditions)
-	key := strconv.Quote(ProbeAnnotation)
-	entry.Conditions = append([]admissionv1.MatchCondition{{
-		Name: "probe-of-this-revision",
-		Expression: "request.resource.group != " + strconv.Quote(probeResource.Group) + " || request.dryRun && " +
-			"object.metadata.name == " + strconv.Quote(t.CRD) + ` && "annotations" in object.metadata && ` + key +
-			" in object.metadata.annotations && object.metadata.annotations[" + key + "] == " + strconv.Quote(entry.Revision),
-	}}, conditions...)
-	return entry
-}
-
-// webhookRevision names what the API server must run for the gates to be in
-// force as written: the rule of t and the condition.
-func webhookRevision(t Target, conditions []admissionv1.MatchCondition) string {
-	data, _ := json.Marshal(struct {
+	entry := WebhookEntry{Rules: []admissionv1.RuleWithOperations{gatedRule(t), probe}}
+	// The revision names what the API server must run for the gates to be
+	// in force as written: the rule of t and the condition.
+	entry.Revision = hashOf(struct {
 		Target     Target
 		Conditions []admissionv1.MatchCondition
 	}{t, conditions})
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:8])
+	entry.Conditions = append([]admissionv1.MatchCondition{{
+		Name: "probe-of-this-revision",
+		Expression: "request.resource.group != " + strconv.Quote(probeResource.Group) + " || " +
+			probeCondition(entry.Revision) + " && object.metadata.name == " + strconv.Quote(t.CRD),
+	}}, conditions...)
+	return entry
 }
 
 // IsWebhookProbeAnswer reports whether err is the webhook's refusal of a
@@ -98,4 +80,19 @@ func IsWebhookProbeAnswer(err error, entry string) bool {
 	}
 	msg := status.Status().Message
 	return strings.Contains(msg, strconv.Quote(entry)) && strings.Contains(msg, WebhookProbeAnswer)
+}
+
+// ReadWebhookProbe reads the answer to a probe through the webhook entry
+// named entry: loaded when the webhook refused it; not yet when the API
+// server accepted it (it runs an older revision of the entry, or none) or
+// does not know the CustomFeatureGates schema yet (503); an error otherwise,
+// such as a webhook no replica answers.
+func ReadWebhookProbe(err error, entry string) (loaded bool, _ error) {
+	switch {
+	case IsWebhookProbeAnswer(err, entry):
+		return true, nil
+	case err != nil && !apierrors.IsServiceUnavailable(err):
+		return false, err
+	}
+	return false, nil
 }

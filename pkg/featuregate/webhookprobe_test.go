@@ -105,19 +105,25 @@ func TestIsWebhookProbeAnswer(t *testing.T) {
 			Reason: metav1.StatusReasonForbidden, Message: `admission webhook "` + entry + `" denied the request: ` + msg}}
 	}
 	tests := []struct {
-		name string
-		err  error
-		want bool
+		name      string
+		err       error
+		want      bool
+		readError bool // ReadWebhookProbe returns it
 	}{
 		{name: "the answer", err: denied("crontabs.stable.example.com", WebhookProbeAnswer), want: true},
-		{name: "another entry's answer", err: denied("widgets.example.com", WebhookProbeAnswer), want: false},
-		{name: "another refusal", err: denied("crontabs.stable.example.com", "no"), want: false},
-		{name: "unreachable", err: apierrors.NewInternalError(errors.New(`failed calling webhook "crontabs.stable.example.com"`)), want: false},
+		{name: "another entry's answer", err: denied("widgets.example.com", WebhookProbeAnswer), want: false, readError: true},
+		{name: "another refusal", err: denied("crontabs.stable.example.com", "no"), want: false, readError: true},
+		{name: "unreachable", err: apierrors.NewInternalError(errors.New(`failed calling webhook "crontabs.stable.example.com"`)), want: false, readError: true},
+		{name: "the schema not known yet", err: apierrors.NewServiceUnavailable("Resource kind not found"), want: false},
 		{name: "accepted", err: nil, want: false},
 	}
 	for _, tt := range tests {
 		if got := IsWebhookProbeAnswer(tt.err, "crontabs.stable.example.com"); got != tt.want {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+		loaded, err := ReadWebhookProbe(tt.err, "crontabs.stable.example.com")
+		if loaded != tt.want || (err != nil) != tt.readError {
+			t.Errorf("%s: ReadWebhookProbe = %v, %v", tt.name, loaded, err)
 		}
 	}
 }

@@ -88,13 +88,7 @@ func Install(ctx context.Context, config *rest.Config, gates *featuresv1alpha1.C
 	}
 	return wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		err := c.Status().Patch(ctx, cfg.DeepCopy(), client.RawPatch(types.MergePatchType, featuregate.ProbePatch(policies.Revision)), client.DryRunAll)
-		if featuregate.IsProbeAnswer(err, policies.Mutating.Name) {
-			return true, nil
-		}
-		if err != nil && !featuregate.IsProbeWait(err) {
-			return false, err
-		}
-		return false, nil
+		return featuregate.ReadPolicyProbe(err, policies.Mutating.Name)
 	})
 }
 

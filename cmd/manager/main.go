@@ -259,8 +259,12 @@ func run(opts options) error {
 		return fmt.Errorf("setting up the ApplySet reconcilers: %w", err)
 	}
 
-	if err := setupFeatureGates(mgr, cfg, opts, tlsOpts); err != nil {
+	backend, err := setupFeatureGates(mgr, cfg, opts)
+	if err != nil {
 		return err
+	}
+	if err := setupWebhooks(mgr, opts.webhooks, backend, tlsOpts); err != nil {
+		return fmt.Errorf("setting up the webhooks: %w", err)
 	}
 
 	// Logged once caches have synced and controllers run, so a person (or a

@@ -43,8 +43,9 @@ var defaultCertDir = filepath.Join(os.TempDir(), "k8s-webhook-server", "serving-
 
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;update
 
-// webhookOptions say where the feature-gate webhook is served and how the API
-// server reaches and trusts it.
+// webhookOptions say where the operator's webhooks are served (the feature-gate
+// field dropper and the ApplySet validator) and how the API server reaches and
+// trusts them.
 type webhookOptions struct {
 	disabled      bool
 	port          int
@@ -58,7 +59,8 @@ type webhookOptions struct {
 
 func (o *webhookOptions) bindFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.disabled, "disable-webhooks", false,
-		"Serve and register no webhook: CustomFeatureGates are evaluated in status only and drop no field.")
+		"Serve and register no webhook: the webhook backend of CustomFeatureGates drops no field (they are evaluated in status only), "+
+			"and ApplySets' health checks are not checked at admission.")
 	fs.IntVar(&o.port, "webhook-port", webhook.DefaultPort,
 		"Port the admission webhook server listens on.")
 	fs.StringVar(&o.certDir, "webhook-cert-dir", defaultCertDir,
@@ -108,11 +110,12 @@ func (o *webhookOptions) endpoint() (webhooks.Endpoint, error) {
 	return ep, nil
 }
 
-// setupWebhooks registers the webhook entries and serves the webhook. With
+// setupWebhooks registers and serves the operator's webhooks: the feature-gate
+// entries (none under the policy backend) and the ApplySet validator. With
 // certificate rotation the server starts once its certificate is in place.
 func setupWebhooks(mgr ctrl.Manager, o webhookOptions, backend string, tlsOpts []func(*tls.Config)) error {
 	if o.disabled {
-		setupLog.Info("Webhooks disabled: CustomFeatureGates drop no field")
+		setupLog.Info("Webhooks disabled: the webhook backend drops no field and health checks are not checked at admission")
 		return nil
 	}
 	ep, err := o.endpoint()

@@ -76,7 +76,7 @@ func run(kubeconfigOut string, manager []string) error {
 	if host, ok := reachableCluster(); ok {
 		say("using the cluster of the current kubeconfig at %s", host)
 		say("install the CRDs there first with `make install` if they are missing")
-		say("the feature gate webhook is off: that cluster cannot call back into this machine (deploy with `make deploy` for it)")
+		say("the webhooks are off: that cluster cannot call back into this machine (deploy with `make deploy` for them)")
 		return runManager(withFlags(manager, "--disable-webhooks"), nil, signals)
 	}
 

@@ -17,7 +17,6 @@ limitations under the License.
 package main
 
 import (
-	"crypto/tls"
 	"fmt"
 	"slices"
 
@@ -32,11 +31,11 @@ import (
 )
 
 // setupFeatureGates adds the CustomFeatureGates reconciler, with the backend
-// --featuregate-backend resolves to, and the webhook to mgr.
-func setupFeatureGates(mgr ctrl.Manager, cfg *rest.Config, opts options, tlsOpts []func(*tls.Config)) error {
+// --featuregate-backend resolves to, to mgr, and returns that backend.
+func setupFeatureGates(mgr ctrl.Manager, cfg *rest.Config, opts options) (string, error) {
 	backend, err := featureGateBackend(cfg, opts.featureGateBackend)
 	if err != nil {
-		return err
+		return "", err
 	}
 	setupLog.Info("Feature gates enforced by the " + backend + " backend")
 	gateOpts := featuregates.Options{WebhookConfiguration: opts.webhooks.configuration, Backend: backend}
@@ -44,12 +43,9 @@ func setupFeatureGates(mgr ctrl.Manager, cfg *rest.Config, opts options, tlsOpts
 		gateOpts.WebhookConfiguration = ""
 	}
 	if err := featuregates.SetupWithManager(mgr, gateOpts); err != nil {
-		return fmt.Errorf("setting up the CustomFeatureGates reconciler: %w", err)
+		return "", fmt.Errorf("setting up the CustomFeatureGates reconciler: %w", err)
 	}
-	if err := setupWebhooks(mgr, opts.webhooks, backend, tlsOpts); err != nil {
-		return fmt.Errorf("setting up the feature gate webhook: %w", err)
-	}
-	return nil
+	return backend, nil
 }
 
 // backendAuto picks the feature gate backend from what the API server serves.

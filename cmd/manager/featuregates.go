@@ -32,12 +32,12 @@ import (
 
 // setupFeatureGates adds the CustomFeatureGates reconciler, with the backend
 // --featuregate-backend resolves to, to mgr, and returns that backend.
-func setupFeatureGates(mgr ctrl.Manager, cfg *rest.Config, opts options) (string, error) {
+func setupFeatureGates(mgr ctrl.Manager, cfg *rest.Config, opts options) (featuregates.Backend, error) {
 	backend, err := featureGateBackend(cfg, opts.featureGateBackend)
 	if err != nil {
 		return "", err
 	}
-	setupLog.Info("Feature gates enforced by the " + backend + " backend")
+	setupLog.Info("Feature gates enforced by the " + string(backend) + " backend")
 	gateOpts := featuregates.Options{WebhookConfiguration: opts.webhooks.configuration, Backend: backend}
 	if opts.webhooks.disabled {
 		gateOpts.WebhookConfiguration = ""
@@ -54,10 +54,10 @@ const backendAuto = "auto"
 // featureGateBackend resolves --featuregate-backend: auto is the policy
 // backend where the API server serves MutatingAdmissionPolicies in
 // admissionregistration.k8s.io/v1, and the webhook elsewhere.
-func featureGateBackend(cfg *rest.Config, flag string) (string, error) {
-	switch flag {
+func featureGateBackend(cfg *rest.Config, flag string) (featuregates.Backend, error) {
+	switch backend := featuregates.Backend(flag); backend {
 	case featuregates.BackendWebhook, featuregates.BackendPolicy:
-		return flag, nil
+		return backend, nil
 	case backendAuto:
 	default:
 		return "", fmt.Errorf("--featuregate-backend=%s: want auto, policy or webhook", flag)

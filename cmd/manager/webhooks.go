@@ -113,7 +113,7 @@ func (o *webhookOptions) endpoint() (webhooks.Endpoint, error) {
 // setupWebhooks registers and serves the operator's webhooks: the feature-gate
 // entries (none under the policy backend) and the ApplySet validator. With
 // certificate rotation the server starts once its certificate is in place.
-func setupWebhooks(mgr ctrl.Manager, o webhookOptions, backend string, tlsOpts []func(*tls.Config)) error {
+func setupWebhooks(mgr ctrl.Manager, o webhookOptions, backend featuregates.Backend, tlsOpts []func(*tls.Config)) error {
 	if o.disabled {
 		setupLog.Info("Webhooks disabled: the webhook backend drops no field and health checks are not checked at admission")
 		return nil
@@ -156,7 +156,7 @@ func setupWebhooks(mgr ctrl.Manager, o webhookOptions, backend string, tlsOpts [
 	}
 	if err := featuregates.SetupWebhook(mgr, server, &featuregates.Registrar{
 		Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Configuration: o.configuration, Endpoint: ep,
-		Policies: backend == featuregates.BackendPolicy,
+		Backend: backend,
 	}); err != nil {
 		return err
 	}

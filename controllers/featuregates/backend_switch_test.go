@@ -56,14 +56,14 @@ var _ = Describe("Moving from the policy backend to the webhook", func() {
 
 // runOperator starts the feature gate controllers and webhook with backend,
 // and returns what stops them.
-func runOperator(backend string) func() error {
+func runOperator(backend Backend) func() error {
 	GinkgoHelper()
 	stop, err := env.RunManager(func(mgr ctrl.Manager) error {
 		if err := SetupWithManager(mgr, Options{WebhookConfiguration: DefaultConfigurationName, Backend: backend}); err != nil {
 			return err
 		}
 		return SetupWebhook(mgr, mgr.GetWebhookServer(), &Registrar{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(),
-			Endpoint: webhooks.Endpoint{URL: env.WebhookURL(), CABundle: env.WebhookCA()}, Policies: backend == BackendPolicy})
+			Endpoint: webhooks.Endpoint{URL: env.WebhookURL(), CABundle: env.WebhookCA()}, Backend: backend})
 	})
 	Expect(err).NotTo(HaveOccurred())
 	return stop

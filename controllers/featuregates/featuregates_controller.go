@@ -24,27 +24,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/text"
-	"github.com/applyset-operator/applyset-operator/pkg/featuregate"
 )
 
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
@@ -68,9 +62,8 @@ type Options struct {
 	// dropped.
 	WebhookConfiguration string
 	// Backend enforces the gates: BackendWebhook (the default) or
-	// BackendPolicy, which needs an API server that serves
-	// MutatingAdmissionPolicies and no webhook.
-	Backend string
+	// BackendPolicy.
+	Backend Backend
 }
 
 // Reconcile evaluates one CustomFeatureGates object.
@@ -83,10 +76,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		if err := r.stripNotesOf(ctx, req.Name); err != nil {
 			return reconcile.Result{}, err
 		}
-		if r.Backend == BackendPolicy {
-			return reconcile.Result{}, r.removePolicies(ctx, req.Name)
-		}
-		return reconcile.Result{}, nil
+		return reconcile.Result{}, r.enforcer().forget(ctx, req.Name)
 	}
 	base := cfg.DeepCopy()
 
@@ -98,7 +88,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		crd = nil
 	}
-	state, err := r.enforce(ctx, cfg, crd)
+	state, err := r.enforcer().enforce(ctx, cfg, crd)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -129,30 +119,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	return result, err
 }
 
-// webhookLoaded asks the API server whether it calls the webhook through
-// entry as written: a dry-run patch of cfg's status that carries the probe
-// annotation with the entry's revision reaches the webhook only through that
-// revision of the entry, and the webhook refuses it.
-func (r *Reconciler) webhookLoaded(ctx context.Context, cfg *featuresv1alpha1.CustomFeatureGates, entry featuregate.WebhookEntry) (bool, error) {
-	err := r.Client.Status().Patch(ctx, cfg.DeepCopy(), client.RawPatch(types.MergePatchType, featuregate.ProbePatch(entry.Revision)), client.DryRunAll)
-	return featuregate.ReadWebhookProbe(err, cfg.Name)
-}
-
-// webhookState reports whether the webhook configuration has an entry for the
-// CRD named crd.
-func (r *Reconciler) webhookState(ctx context.Context, crd string) (enforcement, error) {
-	state := enforcement{backend: BackendWebhook, configuration: r.WebhookConfiguration}
-	if state.configuration == "" {
-		return state, nil
-	}
-	config := &admissionv1.MutatingWebhookConfiguration{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Name: state.configuration}, config); err != nil {
-		return state, client.IgnoreNotFound(err)
-	}
-	state.registered = slices.ContainsFunc(config.Webhooks, func(wh admissionv1.MutatingWebhook) bool { return wh.Name == crd })
-	return state, nil
-}
-
 // SetupWithManager adds the reconciler to mgr. A CRD's changes reach the
 // CustomFeatureGates object of the same name; the webhook configuration's
 // reach them all.
@@ -165,50 +131,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			func(_ context.Context, crd client.Object) []reconcile.Request {
 				return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: crd.GetName()}}}
 			}))
-	if opts.Backend == BackendPolicy {
-		// A policy deleted or changed by hand is written again.
-		b = b.Owns(&admissionv1.MutatingAdmissionPolicy{}).Owns(&admissionv1.MutatingAdmissionPolicyBinding{}).
-			Owns(&admissionv1.ValidatingAdmissionPolicy{}).Owns(&admissionv1.ValidatingAdmissionPolicyBinding{})
-	} else if opts.WebhookConfiguration != "" {
-		b = b.Watches(&admissionv1.MutatingWebhookConfiguration{}, handler.EnqueueRequestsFromMapFunc(r.all),
-			builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
-				return o.GetName() == opts.WebhookConfiguration
-			})))
-	}
-	return b.Complete(r)
-}
-
-// enforce has the backend put cfg's gates in force on crd, and says how
-// that stands; an error is for what status cannot report.
-func (r *Reconciler) enforce(ctx context.Context, cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv1.CustomResourceDefinition) (
-	enforcement, error) {
-	if r.Backend == BackendPolicy {
-		// Status reports a failed write or probe; the error brings the retry.
-		policies, err := r.applyPolicies(ctx, cfg, crd)
-		state := enforcement{backend: BackendPolicy, err: err, registered: err == nil}
-		if err == nil && policies.Mutating != nil {
-			if state.loaded, err = r.policyLoaded(ctx, cfg, policies); err != nil {
-				state.err = fmt.Errorf("asking the API server whether it runs them: %w", err)
-				state.probeFailed = true
-			}
-		}
-		return state, nil
-	}
-	state, err := r.webhookState(ctx, cfg.Name)
-	if err != nil {
-		return state, err
-	}
-	if target, ok := featuregate.TargetOf(crd); ok && state.registered {
-		entry := featuregate.WebhookEntryFor(target, featuregate.FromAPI(cfg.Spec.FeatureGates))
-		if state.loaded, err = r.webhookLoaded(ctx, cfg, entry); err != nil {
-			state.err = fmt.Errorf("asking the API server whether it calls the webhook: %w", err)
-			state.probeFailed = true
-		}
-	}
-	if err := r.removeLeftoverPolicies(ctx, cfg.Name); err != nil {
-		return state, fmt.Errorf("removing the policies of the policy backend: %w", err)
-	}
-	return state, nil
+	return r.enforcer().watch(b).Complete(r)
 }
 
 // all lists every CustomFeatureGates object for reconciling.

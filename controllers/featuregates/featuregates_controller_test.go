@@ -48,7 +48,7 @@ import (
 var _ = Describe("CustomFeatureGates through the webhook", Ordered, func() { gateSpecs(BackendWebhook) })
 var _ = Describe("CustomFeatureGates through admission policies", Ordered, func() { gateSpecs(BackendPolicy) })
 
-func gateSpecs(backend string) {
+func gateSpecs(backend Backend) {
 	BeforeAll(func() {
 		startOperator(backend)
 		DeferCleanup(func(ctx context.Context) {
@@ -86,7 +86,7 @@ func gateSpecs(backend string) {
 			Expect(k8sClient.Create(ctx, cronTabs())).To(Succeed())
 			Eventually(ready(ctx, cfg)).Should(SatisfyAll(HaveField("Status", metav1.ConditionTrue),
 				HaveField("Message", HavePrefix("1 of 3 gates enabled over fields of crontabs.stable.example.com; enforced by the "+
-					map[string]string{BackendWebhook: "webhook", BackendPolicy: "API server"}[backend]))))
+					map[Backend]string{BackendWebhook: "webhook", BackendPolicy: "API server"}[backend]))))
 			Expect(cfg.Status.UnknownFieldPaths).To(BeEmpty())
 			// Under the policy backend the API server refuses writes (503)
 			// until its policy plugin has read the new CRD's schema.

@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
@@ -35,16 +36,36 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/featuregate"
 )
 
-// Backends that enforce the gates.
-const (
-	// BackendWebhook drops fields in the operator's mutating webhook.
-	BackendWebhook = "webhook"
-	// BackendPolicy compiles the gates into admission policies, which the API
-	// server runs itself: no webhook hop, and no operator replica on the write path.
-	BackendPolicy = "policy"
-)
-
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingadmissionpolicies;mutatingadmissionpolicybindings;validatingadmissionpolicies;validatingadmissionpolicybindings,verbs=get;list;watch;create;update;patch;delete
+
+// policyBackend enforces the gates with admission policies the API server runs.
+type policyBackend struct{ r *Reconciler }
+
+func (p policyBackend) enforce(ctx context.Context, cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv1.CustomResourceDefinition) (
+	enforcement, error) {
+	// Status reports a failed write or probe; the error brings the retry.
+	policies, err := p.r.applyPolicies(ctx, cfg, crd)
+	state := enforcement{backend: BackendPolicy, err: err, registered: err == nil}
+	if err == nil && policies.Mutating != nil {
+		if state.loaded, err = p.r.policyLoaded(ctx, cfg, policies); err != nil {
+			state.err = fmt.Errorf("asking the API server whether it runs them: %w", err)
+			state.probeFailed = true
+		}
+	}
+	return state, nil
+}
+
+// forget deletes the policies of the deleted CustomFeatureGates: the garbage
+// collector would too, but only where one runs.
+func (p policyBackend) forget(ctx context.Context, gates string) error {
+	return p.r.deletePolicies(ctx, p.r.Client, gates)
+}
+
+// watch has a policy deleted or changed by hand written again.
+func (p policyBackend) watch(b *builder.Builder) *builder.Builder {
+	return b.Owns(&admissionv1.MutatingAdmissionPolicy{}).Owns(&admissionv1.MutatingAdmissionPolicyBinding{}).
+		Owns(&admissionv1.ValidatingAdmissionPolicy{}).Owns(&admissionv1.ValidatingAdmissionPolicyBinding{})
+}
 
 // policyObject is one of the four objects of a CRD's policies: want is nil
 // when the gates do not need it.
@@ -118,12 +139,6 @@ func (r *Reconciler) applyPolicies(ctx context.Context, cfg *featuresv1alpha1.Cu
 func (r *Reconciler) policyLoaded(ctx context.Context, cfg *featuresv1alpha1.CustomFeatureGates, policies featuregate.Policies) (bool, error) {
 	err := r.Client.Status().Patch(ctx, cfg.DeepCopy(), client.RawPatch(types.MergePatchType, featuregate.ProbePatch(policies.Revision)), client.DryRunAll)
 	return featuregate.ReadPolicyProbe(err, policies.Mutating.Name)
-}
-
-// removePolicies deletes the policies of the CustomFeatureGates named gates,
-// which is gone: the garbage collector would too, but only where one runs.
-func (r *Reconciler) removePolicies(ctx context.Context, gates string) error {
-	return r.deletePolicies(ctx, r.Client, gates)
 }
 
 // removeLeftoverPolicies deletes, under the webhook backend, the policies an

@@ -24,6 +24,7 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/types"
 	admissionv1ac "k8s.io/client-go/applyconfigurations/admissionregistration/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -63,10 +64,9 @@ type Registrar struct {
 	Recorder      events.EventRecorder
 	Configuration string
 	Endpoint      webhooks.Endpoint
-	// Policies is set when admission policies enforce the gates: the
-	// configuration then holds no entry, so that none an earlier run left
-	// enforces them twice (or refuses writes once its handler is gone).
-	Policies bool
+	// Backend enforces the gates; the configuration holds entries only for
+	// BackendWebhook (the default).
+	Backend Backend
 }
 
 // Reconcile registers an entry for every CustomFeatureGates object whose CRD
@@ -112,7 +112,7 @@ func (r *Registrar) register(ctx context.Context, gates []featuresv1alpha1.Custo
 // desiredWebhooks returns one entry per object of gates whose CRD exists,
 // sorted by name.
 func (r *Registrar) desiredWebhooks(ctx context.Context, gates []featuresv1alpha1.CustomFeatureGates) ([]*admissionv1ac.MutatingWebhookApplyConfiguration, error) {
-	if r.Policies {
+	if !r.Backend.servesWebhook() {
 		return nil, nil
 	}
 	var entries []*admissionv1ac.MutatingWebhookApplyConfiguration
@@ -135,6 +135,68 @@ func (r *Registrar) desiredWebhooks(ctx context.Context, gates []featuresv1alpha
 		return strings.Compare(*a.Name, *b.Name)
 	})
 	return entries, nil
+}
+
+// webhookBackend enforces the gates with the operator's mutating webhook,
+// through the entries the Registrar writes.
+type webhookBackend struct{ r *Reconciler }
+
+// enforce says whether the CRD's entry is registered and the API server calls
+// the webhook through it; it also removes what an earlier policy-backend run left.
+func (w webhookBackend) enforce(ctx context.Context, cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv1.CustomResourceDefinition) (
+	enforcement, error) {
+	state, err := w.state(ctx, cfg.Name)
+	if err != nil {
+		return state, err
+	}
+	if target, ok := featuregate.TargetOf(crd); ok && state.registered {
+		entry := featuregate.WebhookEntryFor(target, featuregate.FromAPI(cfg.Spec.FeatureGates))
+		if state.loaded, err = w.loaded(ctx, cfg, entry); err != nil {
+			state.err = fmt.Errorf("asking the API server whether it calls the webhook: %w", err)
+			state.probeFailed = true
+		}
+	}
+	if err := w.r.removeLeftoverPolicies(ctx, cfg.Name); err != nil {
+		return state, fmt.Errorf("removing the policies of the policy backend: %w", err)
+	}
+	return state, nil
+}
+
+// forget has nothing to do: the Registrar drops the entry of a deleted object.
+func (webhookBackend) forget(context.Context, string) error { return nil }
+
+// watch has a change of the webhook configuration reach every object.
+func (w webhookBackend) watch(b *builder.Builder) *builder.Builder {
+	name := w.r.WebhookConfiguration
+	if name == "" {
+		return b
+	}
+	return b.Watches(&admissionv1.MutatingWebhookConfiguration{}, handler.EnqueueRequestsFromMapFunc(w.r.all),
+		builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetName() == name })))
+}
+
+// state reports whether the webhook configuration has an entry for the CRD
+// named crd.
+func (w webhookBackend) state(ctx context.Context, crd string) (enforcement, error) {
+	state := enforcement{backend: BackendWebhook, configuration: w.r.WebhookConfiguration}
+	if state.configuration == "" {
+		return state, nil
+	}
+	config := &admissionv1.MutatingWebhookConfiguration{}
+	if err := w.r.Client.Get(ctx, client.ObjectKey{Name: state.configuration}, config); err != nil {
+		return state, client.IgnoreNotFound(err)
+	}
+	state.registered = slices.ContainsFunc(config.Webhooks, func(wh admissionv1.MutatingWebhook) bool { return wh.Name == crd })
+	return state, nil
+}
+
+// loaded asks the API server whether it calls the webhook through entry as
+// written: a dry-run patch of cfg's status that carries the probe annotation
+// with the entry's revision reaches the webhook only through that revision of
+// the entry, and the webhook refuses it.
+func (w webhookBackend) loaded(ctx context.Context, cfg *featuresv1alpha1.CustomFeatureGates, entry featuregate.WebhookEntry) (bool, error) {
+	err := w.r.Client.Status().Patch(ctx, cfg.DeepCopy(), client.RawPatch(types.MergePatchType, featuregate.ProbePatch(entry.Revision)), client.DryRunAll)
+	return featuregate.ReadWebhookProbe(err, cfg.Name)
 }
 
 // webhookFor is the entry of one gated CRD (featuregate.WebhookEntryFor):

@@ -49,7 +49,7 @@ const (
 
 // enforcement is what status says of how one object's gates are enforced.
 type enforcement struct {
-	backend string // BackendWebhook or BackendPolicy
+	backend Backend
 	// configuration is the webhook configuration; empty when webhooks are off.
 	configuration string
 	// registered says the webhook entry, or the policies, are in place.

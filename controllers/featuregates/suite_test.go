@@ -47,13 +47,13 @@ var _ = BeforeSuite(func(ctx context.Context) {
 // startOperator runs the operator's feature gate controllers with backend
 // until the calling node's scope ends. The webhook is served and its
 // registrar runs under both backends, as in the manager.
-func startOperator(backend string) {
+func startOperator(backend Backend) {
 	GinkgoHelper()
 	env.StartManager(func(mgr ctrl.Manager) error {
 		if err := SetupWithManager(mgr, Options{WebhookConfiguration: DefaultConfigurationName, Backend: backend}); err != nil {
 			return err
 		}
 		return SetupWebhook(mgr, mgr.GetWebhookServer(), &Registrar{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(),
-			Endpoint: webhooks.Endpoint{URL: env.WebhookURL(), CABundle: env.WebhookCA()}, Policies: backend == BackendPolicy})
+			Endpoint: webhooks.Endpoint{URL: env.WebhookURL(), CABundle: env.WebhookCA()}, Backend: backend})
 	})
 }

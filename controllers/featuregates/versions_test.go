@@ -64,7 +64,7 @@ func gizmo(version, name string, spec map[string]any) *unstructured.Unstructured
 }
 
 // versionSpecs run inside gateSpecs, with the backend's operator running.
-func versionSpecs(backend string) {
+func versionSpecs(backend Backend) {
 	Describe("a CRD served as v1beta1 and v1, stored as v1", func() {
 		It("gates a request at either version by the storage version's paths", func(ctx context.Context) {
 			crd := gizmos()

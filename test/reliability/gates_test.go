@@ -43,9 +43,10 @@ import (
 // keeps enforcing the gates by itself. Either way, gating works again once
 // the operator is back.
 var _ = Describe("Feature gates while the operator is down", func() {
-	for _, backend := range []string{featuregates.BackendWebhook, featuregates.BackendPolicy} {
-		It("never stores a disabled field, through the "+backend+" backend", func(ctx context.Context) {
-			group := backend + ".reliability.example.com"
+	for _, backend := range []featuregates.Backend{featuregates.BackendWebhook, featuregates.BackendPolicy} {
+		label := string(backend)
+		It("never stores a disabled field, through the "+label+" backend", func(ctx context.Context) {
+			group := label + ".reliability.example.com"
 			crd := widgetCRD(group)
 			Expect(k8sClient.Create(ctx, crd)).To(Succeed())
 			cfg := &featuresv1alpha1.CustomFeatureGates{ObjectMeta: metav1.ObjectMeta{Name: crd.Name},
@@ -70,10 +71,10 @@ var _ = Describe("Feature gates while the operator is down", func() {
 					refused++
 				}
 				Expect(k8sClient.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default",
-					Name: backend + "-" + name}})).To(Succeed(), "a write that no gate concerns failed")
+					Name: label + "-" + name}})).To(Succeed(), "a write that no gate concerns failed")
 				time.Sleep(100 * time.Millisecond)
 			}
-			AddReportEntry("feature gates with the operator down, "+backend, fmt.Sprintf("%d gated writes stored without the field, %d refused", stored, refused))
+			AddReportEntry("feature gates with the operator down, "+label, fmt.Sprintf("%d gated writes stored without the field, %d refused", stored, refused))
 			if backend == featuregates.BackendPolicy {
 				Expect(refused).To(BeZero(), "the API server's policy depends on the operator")
 			} else {
@@ -93,7 +94,7 @@ var _ = Describe("Feature gates while the operator is down", func() {
 // the API server runs the policies, so the first write it accepts is gated;
 // it may refuse writes (fail closed) while it learns a new CRD's schema. The
 // webhook backend's Ready says only that its entry is written.
-func expectGated(ctx context.Context, backend, group string) {
+func expectGated(ctx context.Context, backend featuregates.Backend, group string) {
 	GinkgoHelper()
 	Eventually(func() bool {
 		cfg := &featuresv1alpha1.CustomFeatureGates{}
@@ -160,7 +161,7 @@ func widgetCRD(group string) *apiextensionsv1.CustomResourceDefinition {
 
 // runGateOperator starts the operator's feature gate controllers and
 // webhook, as the manager runs them, with backend.
-func runGateOperator(backend string) func() error {
+func runGateOperator(backend featuregates.Backend) func() error {
 	GinkgoHelper()
 	stop, err := env.RunManager(func(mgr ctrl.Manager) error {
 		if err := featuregates.SetupWithManager(mgr, featuregates.Options{WebhookConfiguration: featuregates.DefaultConfigurationName,
@@ -169,7 +170,7 @@ func runGateOperator(backend string) func() error {
 		}
 		return featuregates.SetupWebhook(mgr, mgr.GetWebhookServer(), &featuregates.Registrar{Client: mgr.GetClient(),
 			Reader: mgr.GetAPIReader(), Endpoint: webhooks.Endpoint{URL: env.WebhookURL(), CABundle: env.WebhookCA()},
-			Policies: backend == featuregates.BackendPolicy})
+			Backend: backend})
 	})
 	Expect(err).NotTo(HaveOccurred())
 	var once sync.Once

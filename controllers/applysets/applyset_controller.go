@@ -48,9 +48,6 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/health"
 )
 
-// Finalizer holds a set until its members are pruned or disbanded.
-const Finalizer = "apply.applyset.dev/members"
-
 // Reconciler reconciles one kind: ApplySet or ClusterApplySet.
 type Reconciler struct {
 	// Client reads and patches the sets (cached).
@@ -107,7 +104,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	if !set.GetDeletionTimestamp().IsZero() {
 		return r.reconcileDelete(ctx, set)
 	}
-	if controllerutil.AddFinalizer(set, Finalizer) {
+	if controllerutil.AddFinalizer(set, applyv1alpha1.MembersFinalizer) {
 		if err := r.Client.Patch(ctx, set, client.MergeFrom(base)); err != nil {
 			return reconcile.Result{}, fmt.Errorf("adding the finalizer: %w", err)
 		}
@@ -151,7 +148,7 @@ func (r *Reconciler) result(ctx context.Context, set applyv1alpha1.Set, o outcom
 	case o.err != nil && o.terminal:
 		log.FromContext(ctx).Info("Set cannot progress until it changes", "reason", o.reason, "error", o.err.Error())
 		return reconcile.Result{}, nil
-	case o.err != nil && o.reason == ReasonConflict:
+	case o.err != nil && o.reason == applyv1alpha1.ReasonConflict:
 		return reconcile.Result{RequeueAfter: requeue.Jitter(interval(spec))}, nil
 	case o.err != nil:
 		return reconcile.Result{}, o.err
@@ -171,15 +168,15 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set)
 	}
 	checker, err := healthChecker(spec.HealthChecks)
 	if err != nil {
-		return failure(o, ReasonInvalidHealthCheck, true, err)
+		return failure(o, applyv1alpha1.ReasonInvalidHealthCheck, true, err)
 	}
 	act, err := r.actorOf(set)
 	if err != nil {
-		return failure(o, ReasonNoServiceAccount, true, err)
+		return failure(o, applyv1alpha1.ReasonNoServiceAccount, true, err)
 	}
 	engine, sources, err := r.engine(ctx, act)
 	if err != nil {
-		return failure(o, ReasonServiceAccountNotFound, false, err)
+		return failure(o, applyv1alpha1.ReasonServiceAccountNotFound, false, err)
 	}
 	if o, wait := r.awaitDependencies(ctx, set, engine.Client, act, o); wait {
 		return o
@@ -187,7 +184,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set)
 	scope := applyset.Scope{Namespace: set.GetNamespace(), AdditionalNamespaces: sets.New(spec.AdditionalNamespaces...)}
 	objects, warnings, reason, err := r.readObjects(ctx, sources, set, scope)
 	if err != nil {
-		return failure(o, reason, reason == ReasonInvalidInput, actorError(act, err))
+		return failure(o, reason, reason == applyv1alpha1.ReasonInvalidInput, actorError(act, err))
 	}
 	o.warnings = &warnings
 	for _, obj := range objects {
@@ -214,9 +211,9 @@ func (r *Reconciler) awaitDependencies(ctx context.Context, set applyv1alpha1.Se
 	var denied *apply.AccessError
 	switch {
 	case errors.As(err, &denied):
-		return failure(o, ReasonAccessDenied, false, actorError(act, err)), true
+		return failure(o, applyv1alpha1.ReasonAccessDenied, false, actorError(act, err)), true
 	case err != nil:
-		return failure(o, ReasonDependencyCycle, true, err), true
+		return failure(o, applyv1alpha1.ReasonDependencyCycle, true, err), true
 	case waiting != "":
 		o.waitingFor = waiting
 		return o, true
@@ -241,19 +238,19 @@ func (r *Reconciler) readObjects(ctx context.Context, reader client.Reader, set 
 	var denied *apply.AccessError
 	switch {
 	case errors.As(err, &denied):
-		return nil, nil, ReasonAccessDenied, err
+		return nil, nil, applyv1alpha1.ReasonAccessDenied, err
 	case errors.Is(err, declared.ErrSourceNotFound):
-		return nil, nil, ReasonSourceNotFound, err
+		return nil, nil, applyv1alpha1.ReasonSourceNotFound, err
 	case err != nil:
-		return nil, nil, ReasonInvalidInput, err
+		return nil, nil, applyv1alpha1.ReasonInvalidInput, err
 	}
 	objects, checked, err := apply.Check(inputs, apply.Target{Scope: scope, DefaultNamespace: set.GetNamespace(), Mapper: r.Mapper})
 	if err != nil {
-		return nil, nil, ReasonInvalidInput, err
+		return nil, nil, applyv1alpha1.ReasonInvalidInput, err
 	}
 	// A malformed depends-on annotation or a circle is bad input too.
 	if _, err := apply.Order(objects); err != nil {
-		return nil, nil, ReasonInvalidInput, err
+		return nil, nil, applyv1alpha1.ReasonInvalidInput, err
 	}
 	for _, w := range checked {
 		warnings = append(warnings, w.String())
@@ -284,21 +281,21 @@ func (r *Reconciler) applyAndPrune(ctx context.Context, set applyv1alpha1.Set, p
 			err = apply.JoinAccessErrors(err, engine.CheckApply(ctx, objects, applyOpts))
 		}
 		if err != nil {
-			return failure(o, failureReason(err, ReasonPruneFailed), false, err)
+			return failure(o, failureReason(err, applyv1alpha1.ReasonPruneFailed), false, err)
 		}
 	}
 	if !o.dryRun {
-		if err := r.writeParent(ctx, set, plan.HintKinds, plan.HintNamespaces); err != nil {
-			return failure(o, ReasonApplyFailed, false, err)
+		if err := r.writeParent(ctx, set, plan.Widened); err != nil {
+			return failure(o, applyv1alpha1.ReasonApplyFailed, false, err)
 		}
 	}
 
 	var err error
 	o.applied, err = engine.Apply(ctx, objects, applyOpts)
 	if err != nil {
-		reason := failureReason(err, ReasonApplyFailed)
+		reason := failureReason(err, applyv1alpha1.ReasonApplyFailed)
 		if len(o.applied.Conflicts) > 0 {
-			reason = ReasonConflict
+			reason = applyv1alpha1.ReasonConflict
 		}
 		return failure(o, reason, errors.Is(err, apply.ErrOverlap), err)
 	}
@@ -309,43 +306,23 @@ func (r *Reconciler) applyAndPrune(ctx context.Context, set applyv1alpha1.Set, p
 	}
 	o.pruned, err = engine.ExecutePrune(ctx, prune)
 	if err != nil {
-		return failure(o, ReasonPruneFailed, false, err)
+		return failure(o, applyv1alpha1.ReasonPruneFailed, false, err)
 	}
 	if !o.dryRun {
-		// Members kept by a skipped prune still claim the set: the hints keep covering them.
-		keptKinds, keptNamespaces := skippedKindsAndNamespaces(o.pruned, set.GetNamespace())
-		if err := r.writeParent(ctx, set, plan.Kinds.Union(keptKinds), plan.Namespaces.Union(keptNamespaces)); err != nil {
-			return failure(o, ReasonApplyFailed, false, err)
+		if err := r.writeParent(ctx, set, plan.Narrowed(o.pruned)); err != nil {
+			return failure(o, applyv1alpha1.ReasonApplyFailed, false, err)
 		}
 	}
 	return o
 }
 
-// failureReason is ReasonAccessDenied for a missing permission, otherwise fallback.
+// failureReason is applyv1alpha1.ReasonAccessDenied for a missing permission, otherwise fallback.
 func failureReason(err error, fallback string) string {
 	var denied *apply.AccessError
 	if errors.As(err, &denied) {
-		return ReasonAccessDenied
+		return applyv1alpha1.ReasonAccessDenied
 	}
 	return fallback
-}
-
-func skippedKindsAndNamespaces(pruned apply.ChangeSet, own string) (sets.Set[schema.GroupKind], sets.Set[string]) {
-	kinds, namespaces := sets.New[schema.GroupKind](), sets.New[string]()
-	for _, c := range pruned.Changes {
-		if c.Action == apply.Skipped || c.Action == apply.Failed || c.Action == apply.Waiting {
-			kinds.Insert(c.Ref.GroupKind)
-			if c.Ref.Namespace != "" && c.Ref.Namespace != own {
-				namespaces.Insert(c.Ref.Namespace)
-			}
-		}
-	}
-	return kinds, namespaces
-}
-
-func failure(o outcome, reason string, terminal bool, err error) outcome {
-	o.reason, o.terminal, o.err = reason, terminal, err
-	return o
 }
 
 func timeout(spec *applyv1alpha1.CommonSpec) time.Duration {

@@ -51,7 +51,7 @@ var _ = Describe("ApplySet", func() {
 		Expect(set.Labels).To(HaveKeyWithValue(applyset.IDLabel, id))
 		Expect(set.Annotations).To(HaveKeyWithValue(applyset.ToolingAnnotation, "applyset-operator/v0.1.0"))
 		Expect(set.Annotations).To(HaveKeyWithValue(applyset.GroupKindsAnnotation, "ConfigMap"))
-		Expect(set.Finalizers).To(ContainElement(Finalizer))
+		Expect(set.Finalizers).To(ContainElement(applyv1alpha1.MembersFinalizer))
 		cm := &corev1.ConfigMap{}
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "a"}, cm)).To(Succeed())
 		Expect(cm.Labels).To(HaveKeyWithValue(applyset.PartOfLabel, id))
@@ -73,7 +73,7 @@ var _ = Describe("ApplySet", func() {
 		set.Spec.DryRun = ptr.To(true)
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
 		readyFor(ctx, set)
-		Expect(condition(ctx, set, applyv1alpha1.ConditionReady)().Reason).To(Equal(ReasonPreviewed))
+		Expect(condition(ctx, set, applyv1alpha1.ConditionReady)().Reason).To(Equal(applyv1alpha1.ReasonPreviewed))
 		Expect(set.Status.Plan.DryRun).To(HaveValue(BeTrue()))
 		preview := names(set.Status.Plan.Create)
 		Expect(preview).To(ConsistOf("ConfigMap a"))
@@ -94,7 +94,7 @@ var _ = Describe("ApplySet", func() {
 		set := newSet(ns, "bad", inlineConfigMap("a", "1"), unknown)
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
 		Eventually(condition(ctx, set, applyv1alpha1.ConditionStalled)).Should(SatisfyAll(
-			HaveField("Status", metav1.ConditionTrue), HaveField("Reason", ReasonInvalidInput),
+			HaveField("Status", metav1.ConditionTrue), HaveField("Reason", applyv1alpha1.ReasonInvalidInput),
 			HaveField("Message", ContainSubstring("spec.resources[1]: the cluster does not serve example.com/v1, Kind=Gizmo"))))
 		Expect(configMapExists(ctx, ns, "a")).To(BeFalse())
 	})
@@ -122,7 +122,7 @@ var _ = Describe("ApplySet", func() {
 		Expect(err).NotTo(HaveOccurred(), out)
 		set := newSet(ns, "conflicting", inlineConfigMap("shared", "ours"))
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
-		Eventually(condition(ctx, set, applyv1alpha1.ConditionReady)).Should(HaveField("Reason", ReasonConflict))
+		Eventually(condition(ctx, set, applyv1alpha1.ConditionReady)).Should(HaveField("Reason", applyv1alpha1.ReasonConflict))
 		Expect(set.Status.Conflicts).To(ConsistOf(SatisfyAll(HaveField("Name", "shared"), HaveField("Manager", "team-b"),
 			HaveField("Fields", ContainElement(".data.k")))))
 
@@ -184,7 +184,7 @@ var _ = Describe("ApplySet safety", func() {
 		tampered.Labels = map[string]string{applyset.IDLabel: "applyset-someone-else-v1"}
 		Expect(k8sClient.Create(ctx, tampered)).To(Succeed())
 		Eventually(condition(ctx, tampered, applyv1alpha1.ConditionStalled)).Should(SatisfyAll(
-			HaveField("Status", metav1.ConditionTrue), HaveField("Reason", ReasonIDMismatch)))
+			HaveField("Status", metav1.ConditionTrue), HaveField("Reason", applyv1alpha1.ReasonIDMismatch)))
 
 		foreign := newSet(ns, "foreign", inlineConfigMap("b", "1"))
 		foreign.Annotations = map[string]string{applyset.ToolingAnnotation: "kubectl/v1.37.1"}
@@ -220,7 +220,7 @@ var _ = Describe("ApplySet safety", func() {
 		set.Spec.ServiceAccountName = "tenant"
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
 		Eventually(condition(ctx, set, applyv1alpha1.ConditionReady)).Should(SatisfyAll(
-			HaveField("Status", metav1.ConditionFalse), HaveField("Reason", ReasonAccessDenied),
+			HaveField("Status", metav1.ConditionFalse), HaveField("Reason", applyv1alpha1.ReasonAccessDenied),
 			HaveField("Message", ContainSubstring("ServiceAccount "+ns+"/tenant may not")),
 			HaveField("Message", ContainSubstring("configmaps in namespace "+ns))))
 		Expect(configMapExists(ctx, ns, "a")).To(BeFalse())

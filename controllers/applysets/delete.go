@@ -39,7 +39,7 @@ import (
 // reconcileDelete prunes every member (Delete) or disbands the set (Orphan),
 // then lets the set go.
 func (r *Reconciler) reconcileDelete(ctx context.Context, set applyv1alpha1.Set) (reconcile.Result, error) {
-	if !controllerutil.ContainsFinalizer(set, Finalizer) {
+	if !controllerutil.ContainsFinalizer(set, applyv1alpha1.MembersFinalizer) {
 		return reconcile.Result{}, nil
 	}
 	parent := applyset.ParseParent(r.parentKey(set), set.GetLabels(), set.GetAnnotations())
@@ -48,26 +48,26 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, set applyv1alpha1.Set)
 		if err == nil && waiting != "" {
 			// Members go in reverse apply order, each group once the one
 			// before it is gone: a namespace is not torn down under live workloads.
-			markProgressing(set.GetSetStatus(), set.GetGeneration(), ReasonDeleting, "Deleting the members: "+waiting,
+			markProgressing(set.GetSetStatus(), set.GetGeneration(), applyv1alpha1.ReasonDeleting, "Deleting the members: "+waiting,
 				"Deleting the members: "+waiting, false)
 			return reconcile.Result{RequeueAfter: requeue.Jitter(waitDelay(0))}, nil
 		}
 		if err != nil {
 			if !r.namespaceTerminating(ctx, set) {
 				setCondition(set.GetSetStatus(), set.GetGeneration(), applyv1alpha1.ConditionReady, metav1.ConditionFalse,
-					ReasonDeletionBlocked, "Releasing the members before deletion failed: "+err.Error())
-				r.Recorder.Eventf(set, nil, "Warning", ReasonDeletionBlocked, "Delete", "%s", text.Truncate(err.Error(), maxEventMessage))
+					applyv1alpha1.ReasonDeletionBlocked, "Releasing the members before deletion failed: "+err.Error())
+				r.Recorder.Eventf(set, nil, "Warning", applyv1alpha1.ReasonDeletionBlocked, "Delete", "%s", text.Truncate(err.Error(), maxEventMessage))
 				return reconcile.Result{}, err
 			}
 			// The namespace is going, and with it the set's ServiceAccount and
 			// its RoleBindings: what lives in the namespace goes too, and
 			// waiting would hold the namespace forever.
-			r.Recorder.Eventf(set, nil, "Warning", ReasonDeletionBlocked, "Delete", "%s", text.Truncate(
+			r.Recorder.Eventf(set, nil, "Warning", applyv1alpha1.ReasonDeletionBlocked, "Delete", "%s", text.Truncate(
 				"The namespace is being deleted; members outside it may be left: "+err.Error(), maxEventMessage))
 		}
 	}
 	base := set.DeepCopyObject().(client.Object)
-	controllerutil.RemoveFinalizer(set, Finalizer)
+	controllerutil.RemoveFinalizer(set, applyv1alpha1.MembersFinalizer)
 	if err := r.Client.Patch(ctx, set, client.MergeFrom(base)); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}

@@ -34,14 +34,6 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
 
-// Condition reasons of dependencies between sets.
-const (
-	// ReasonDependencyNotReady: a set of spec.dependsOn is not Ready for its current spec yet.
-	ReasonDependencyNotReady = "DependencyNotReady"
-	// ReasonDependencyCycle: the set depends, through its dependencies, on itself.
-	ReasonDependencyCycle = "DependencyCycle"
-)
-
 // dependsOnIndex indexes sets by the sets they depend on: Kind/namespace/name.
 const dependsOnIndex = ".spec.dependsOn"
 
@@ -138,7 +130,7 @@ func notReady(set applyv1alpha1.Set) string {
 		return "has not been reconciled at its current generation yet"
 	case ready.Status != "True":
 		return "is not Ready (" + ready.Reason + ")"
-	case ready.Reason == ReasonPreviewed:
+	case ready.Reason == applyv1alpha1.ReasonPreviewed:
 		return "is only previewed (spec.dryRun)"
 	}
 	return ""

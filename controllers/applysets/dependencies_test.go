@@ -37,7 +37,7 @@ var _ = Describe("Dependencies between sets", func() {
 		Expect(k8sClient.Create(ctx, app)).To(Succeed())
 
 		Eventually(readyCondition(ctx, app)).Should(SatisfyAll(
-			HaveField("Status", metav1.ConditionFalse), HaveField("Reason", ReasonDependencyNotReady),
+			HaveField("Status", metav1.ConditionFalse), HaveField("Reason", applyv1alpha1.ReasonDependencyNotReady),
 			HaveField("Message", ContainSubstring("ApplySet "+ns+"/platform is not Ready (Progressing)"))))
 		Consistently(func() bool { return configMapExists(ctx, ns, "app-config") }).WithTimeout(2 * time.Second).Should(BeFalse())
 
@@ -68,7 +68,7 @@ var _ = Describe("Dependencies between sets", func() {
 		Expect(k8sClient.Create(ctx, b)).To(Succeed())
 		for _, set := range []*applyv1alpha1.ApplySet{a, b} {
 			Eventually(condition(ctx, set, applyv1alpha1.ConditionStalled)).Should(SatisfyAll(
-				HaveField("Reason", ReasonDependencyCycle),
+				HaveField("Reason", applyv1alpha1.ReasonDependencyCycle),
 				HaveField("Message", ContainSubstring("ApplySet "+ns+"/"+set.Name+" -> "))))
 		}
 		Expect(configMapExists(ctx, ns, "a")).To(BeFalse())

@@ -32,15 +32,6 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/health"
 )
 
-// Condition reasons of health.
-const (
-	// ReasonHealthCheckFailed: a member failed, or did not become healthy
-	// within spec.timeout.
-	ReasonHealthCheckFailed = "HealthCheckFailed"
-	// ReasonInvalidHealthCheck: an expression of spec.healthChecks does not compile.
-	ReasonInvalidHealthCheck = "InvalidHealthCheck"
-)
-
 // notAppliedYet starts the message of a member left for later.
 const notAppliedYet = "not applied yet: "
 
@@ -108,7 +99,7 @@ func judgeMembers(checker *health.Checker, applied apply.ChangeSet) *memberHealt
 func waitingSince(status *applyv1alpha1.ApplySetStatus, generation int64, now time.Time) time.Time {
 	ready := readyOf(status)
 	if ready != nil && ready.ObservedGeneration == generation && status.Health != nil && status.Health.WaitingSince != nil &&
-		(ready.Reason == ReasonProgressing || ready.Reason == ReasonHealthCheckFailed) {
+		(ready.Reason == applyv1alpha1.ReasonProgressing || ready.Reason == applyv1alpha1.ReasonHealthCheckFailed) {
 		return status.Health.WaitingSince.Time
 	}
 	return now
@@ -157,12 +148,12 @@ func unhealthyMessage(h *memberHealth, timedOut bool, timeout time.Duration) (re
 	s := h.summary
 	switch {
 	case s.Failed > 0:
-		return ReasonHealthCheckFailed, fmt.Sprintf("%d of %d members failed: %s", s.Failed, s.Total(), describeUnhealthy(h, health.Failed))
+		return applyv1alpha1.ReasonHealthCheckFailed, fmt.Sprintf("%d of %d members failed: %s", s.Failed, s.Total(), describeUnhealthy(h, health.Failed))
 	case timedOut:
-		return ReasonHealthCheckFailed, fmt.Sprintf("%d of %d members are not healthy after %s (spec.timeout): %s",
+		return applyv1alpha1.ReasonHealthCheckFailed, fmt.Sprintf("%d of %d members are not healthy after %s (spec.timeout): %s",
 			s.Total()-s.Current, s.Total(), timeout, describeUnhealthy(h, ""))
 	}
-	return ReasonProgressing, fmt.Sprintf("Waiting for %d of %d members: %s", s.Total()-s.Current, s.Total(),
+	return applyv1alpha1.ReasonProgressing, fmt.Sprintf("Waiting for %d of %d members: %s", s.Total()-s.Current, s.Total(),
 		strings.TrimSpace(describeUnhealthy(h, "")))
 }
 

@@ -70,7 +70,7 @@ var _ = Describe("Health", func() {
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
 
 		Eventually(readyCondition(ctx, set)).Should(SatisfyAll(
-			HaveField("Status", metav1.ConditionFalse), HaveField("Reason", ReasonProgressing),
+			HaveField("Status", metav1.ConditionFalse), HaveField("Reason", applyv1alpha1.ReasonProgressing),
 			HaveField("Message", ContainSubstring("Waiting for 1 of 2 members: Deployment.apps "+ns+"/web (InProgress"))))
 		Expect(condition(ctx, set, applyv1alpha1.ConditionReconciling)()).To(HaveField("Status", metav1.ConditionTrue))
 		Expect(set.Status.Health).To(HaveValue(SatisfyAll(
@@ -82,14 +82,14 @@ var _ = Describe("Health", func() {
 		out, err := env.Kubectl(ctx, "", "get", "applyset", "rollout", "-n", ns)
 		Expect(err).NotTo(HaveOccurred(), out)
 		Expect(out).To(And(ContainSubstring("1/2 ready"), ContainSubstring("Progressing")))
-		Eventually(eventReasons(ctx, ns, "rollout")).Should(ContainElement("Normal/" + ReasonProgressing))
+		Eventually(eventReasons(ctx, ns, "rollout")).Should(ContainElement("Normal/" + applyv1alpha1.ReasonProgressing))
 
 		By("rolling the Deployment out, as its controller would")
 		rollOut(ctx, ns)
 		readyFor(ctx, set)
 		Expect(set.Status.Health).To(HaveValue(SatisfyAll(HaveField("Summary", "2/2 ready"), HaveField("Unhealthy", BeEmpty()))))
 		Expect(condition(ctx, set, applyv1alpha1.ConditionReconciling)()).To(BeNil())
-		Eventually(eventReasons(ctx, ns, "rollout")).Should(ContainElement("Normal/" + ReasonSucceeded))
+		Eventually(eventReasons(ctx, ns, "rollout")).Should(ContainElement("Normal/" + applyv1alpha1.ReasonSucceeded))
 	})
 
 	It("stalls when the members are not healthy within spec.timeout", func(ctx context.Context) {
@@ -98,10 +98,10 @@ var _ = Describe("Health", func() {
 		set.Spec.Timeout = &metav1.Duration{Duration: 3 * time.Second}
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
 		Eventually(condition(ctx, set, applyv1alpha1.ConditionStalled)).Should(SatisfyAll(
-			HaveField("Status", metav1.ConditionTrue), HaveField("Reason", ReasonHealthCheckFailed),
+			HaveField("Status", metav1.ConditionTrue), HaveField("Reason", applyv1alpha1.ReasonHealthCheckFailed),
 			HaveField("Message", ContainSubstring("not healthy after 3s (spec.timeout)"))))
 		Expect(readyCondition(ctx, set)()).To(HaveField("Status", metav1.ConditionFalse))
-		Eventually(eventReasons(ctx, ns, "never")).Should(ContainElement("Warning/" + ReasonHealthCheckFailed))
+		Eventually(eventReasons(ctx, ns, "never")).Should(ContainElement("Warning/" + applyv1alpha1.ReasonHealthCheckFailed))
 
 		By("recovering when the member becomes healthy after all")
 		rollOut(ctx, ns)
@@ -118,7 +118,7 @@ var _ = Describe("Health", func() {
 		set.Spec.HealthChecks = []applyv1alpha1.HealthCheck{{APIVersion: "health.example.com/v1", Kind: "Task",
 			Current: "status.?phase.orValue('') == 'Succeeded'", Failed: "status.?phase.orValue('') == 'Failed'"}}
 		Eventually(func() error { return k8sClient.Create(ctx, set) }).Should(Succeed())
-		Eventually(readyCondition(ctx, set)).Should(SatisfyAll(HaveField("Reason", ReasonProgressing),
+		Eventually(readyCondition(ctx, set)).Should(SatisfyAll(HaveField("Reason", applyv1alpha1.ReasonProgressing),
 			HaveField("Message", ContainSubstring("waiting for"))))
 
 		phase := func(value string) {
@@ -132,7 +132,7 @@ var _ = Describe("Health", func() {
 		}
 		phase("Failed")
 		Eventually(condition(ctx, set, applyv1alpha1.ConditionStalled)).Should(SatisfyAll(
-			HaveField("Reason", ReasonHealthCheckFailed), HaveField("Message", ContainSubstring("1 of 1 members failed"))))
+			HaveField("Reason", applyv1alpha1.ReasonHealthCheckFailed), HaveField("Message", ContainSubstring("1 of 1 members failed"))))
 		phase("Succeeded")
 		readyFor(ctx, set)
 	})

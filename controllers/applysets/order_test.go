@@ -55,7 +55,7 @@ var _ = Describe("Order inside a set", func() {
 		set := newSet(ns, "ordered", dependingConfigMap("app", "apps/namespaces/"+ns+"/Deployment/web"), deployment(1))
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
 
-		Eventually(readyCondition(ctx, set)).Should(SatisfyAll(HaveField("Reason", ReasonProgressing),
+		Eventually(readyCondition(ctx, set)).Should(SatisfyAll(HaveField("Reason", applyv1alpha1.ReasonProgressing),
 			HaveField("Message", ContainSubstring("ConfigMap "+ns+"/app (InProgress: not applied yet: ConfigMap "+ns+
 				"/app waits for Deployment.apps "+ns+"/web"))))
 		Consistently(func() bool { return configMapExists(ctx, ns, "app") }).WithTimeout(2 * time.Second).Should(BeFalse())
@@ -73,7 +73,7 @@ var _ = Describe("Order inside a set", func() {
 			dependingConfigMap("b", "/namespaces/"+ns+"/ConfigMap/a"))
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
 		Eventually(condition(ctx, set, applyv1alpha1.ConditionStalled)).Should(SatisfyAll(
-			HaveField("Reason", ReasonInvalidInput), HaveField("Message", ContainSubstring("in a circle"))))
+			HaveField("Reason", applyv1alpha1.ReasonInvalidInput), HaveField("Message", ContainSubstring("in a circle"))))
 		Expect(configMapExists(ctx, ns, "a")).To(BeFalse())
 	})
 
@@ -114,7 +114,7 @@ var _ = Describe("Order inside a set", func() {
 		})).To(Succeed())
 
 		Expect(k8sClient.Delete(ctx, set)).To(Succeed())
-		Eventually(readyCondition(ctx, set)).Should(SatisfyAll(HaveField("Reason", ReasonDeleting),
+		Eventually(readyCondition(ctx, set)).Should(SatisfyAll(HaveField("Reason", applyv1alpha1.ReasonDeleting),
 			HaveField("Message", ContainSubstring("Namespace "+team+" waits for ConfigMap "+team+"/workload to be deleted"))))
 		namespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: team}}
 		Consistently(func() *metav1.Time {

@@ -21,12 +21,12 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+	"github.com/applyset-operator/applyset-operator/pkg/declared"
 )
 
 func (r *Reconciler) parentKey(set applyv1alpha1.Set) applyset.ParentKey {
@@ -36,7 +36,7 @@ func (r *Reconciler) parentKey(set applyv1alpha1.Set) applyset.ParentKey {
 // checkParent refuses a set whose ID label is not its own or that another tool manages.
 func checkParent(set applyv1alpha1.Set, parent applyset.Parent) (string, error) {
 	if id := set.GetLabels()[applyset.IDLabel]; id != "" && !parent.Trusted() {
-		return ReasonIDMismatch, fmt.Errorf("the %s label is %s, not this set's ID %s; "+
+		return applyv1alpha1.ReasonIDMismatch, fmt.Errorf("the %s label is %s, not this set's ID %s; "+
 			"remove the label to let the operator set it", applyset.IDLabel, id, parent.Key.ID())
 	}
 	if t := parent.Tooling; t.Name != "" && t.Name != identity.ToolingName {
@@ -48,14 +48,14 @@ func checkParent(set applyv1alpha1.Set, parent applyset.Parent) (string, error) 
 
 // writeParent applies the ID label, the tooling annotation and the hints to the
 // set itself, with server-side apply under the hints field manager.
-func (r *Reconciler) writeParent(ctx context.Context, set applyv1alpha1.Set, kinds sets.Set[schema.GroupKind], namespaces sets.Set[string]) error {
+func (r *Reconciler) writeParent(ctx context.Context, set applyv1alpha1.Set, hints declared.Hints) error {
 	gvk, err := r.gvk()
 	if err != nil {
 		return err
 	}
 	patch := applyset.ParentPatch(gvk, r.parentKey(set), applyset.ParentFields{
 		ID: true, Tooling: &applyset.Tooling{Name: identity.ToolingName, Version: r.ToolingVersion},
-		GroupKinds: kinds, AdditionalNamespaces: namespaces,
+		GroupKinds: hints.Kinds, AdditionalNamespaces: hints.Namespaces,
 	})
 	if hasAll(set.GetLabels(), patch.GetLabels()) && hasAll(set.GetAnnotations(), patch.GetAnnotations()) {
 		return nil // already in place: a steady set costs no writes

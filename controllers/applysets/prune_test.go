@@ -90,13 +90,13 @@ var _ = Describe("Prune", func() {
 
 		updateSet(ctx, set, func(set *applyv1alpha1.ApplySet) { set.Spec.Resources = set.Spec.Resources[:1] })
 		Eventually(condition(ctx, set, applyv1alpha1.ConditionReady)).Should(SatisfyAll(
-			HaveField("Status", metav1.ConditionFalse), HaveField("Reason", ReasonPruneSkipped),
+			HaveField("Status", metav1.ConditionFalse), HaveField("Reason", applyv1alpha1.ReasonPruneSkipped),
 			HaveField("Message", ContainSubstring("Secret "+ns+"/owned (it is owned by ConfigMap owner"))))
 		Expect(condition(ctx, set, applyv1alpha1.ConditionStalled)()).To(HaveField("Status", metav1.ConditionTrue))
 		Expect(exists(ctx, owned)()).To(BeTrue())
 		Expect(set.Annotations).To(HaveKeyWithValue(applyset.GroupKindsAnnotation, "ConfigMap,Secret"),
 			"the hint dropped the kind of a member that still claims the set")
-		Eventually(eventReasons(ctx, ns, "kept")).Should(ContainElement("Warning/" + ReasonPruneSkipped))
+		Eventually(eventReasons(ctx, ns, "kept")).Should(ContainElement("Warning/" + applyv1alpha1.ReasonPruneSkipped))
 
 		out, err := env.Kubectl(ctx, "", "get", "applyset", "kept", "-n", ns)
 		Expect(err).NotTo(HaveOccurred(), out)
@@ -115,7 +115,7 @@ var _ = Describe("Prune", func() {
 		}
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
 		Eventually(condition(ctx, set, applyv1alpha1.ConditionReady)).Should(SatisfyAll(
-			HaveField("Status", metav1.ConditionTrue), HaveField("Reason", ReasonPreviewed)))
+			HaveField("Status", metav1.ConditionTrue), HaveField("Reason", applyv1alpha1.ReasonPreviewed)))
 		Expect(names(set.Status.Plan.Create)).To(ConsistOf("Namespace "+fresh, "ConfigMap inside"))
 		Expect(exists(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fresh}})()).To(BeFalse())
 	})
@@ -173,7 +173,7 @@ var _ = Describe("Deletion", func() {
 
 		Expect(k8sClient.Delete(ctx, set)).To(Succeed())
 		Eventually(condition(ctx, set, applyv1alpha1.ConditionReady)).Should(SatisfyAll(
-			HaveField("Reason", ReasonDeletionBlocked), HaveField("Message", ContainSubstring("may not list configmaps"))))
+			HaveField("Reason", applyv1alpha1.ReasonDeletionBlocked), HaveField("Message", ContainSubstring("may not list configmaps"))))
 		Consistently(func() bool { return configMapExists(ctx, ns, "a") }).WithTimeout(time.Second).Should(BeTrue())
 
 		grantEverything(ctx, ns, ns)

@@ -113,7 +113,7 @@ func (r *Reconciler) recheck(ctx context.Context, set applyv1alpha1.Set) (outcom
 func (r *Reconciler) waitingOnly(ctx context.Context, set applyv1alpha1.Set) ([]apply.ObjectRef, bool) {
 	status, spec := set.GetSetStatus(), set.GetCommonSpec()
 	h, ready := status.Health, readyOf(status)
-	if spec.DryRunEnabled() || h == nil || h.WaitingSince == nil || ready == nil || ready.Reason != ReasonProgressing ||
+	if spec.DryRunEnabled() || h == nil || h.WaitingSince == nil || ready == nil || ready.Reason != applyv1alpha1.ReasonProgressing ||
 		ready.ObservedGeneration != set.GetGeneration() ||
 		len(h.Unhealthy) != int(ptr.Deref(h.InProgress, 0)+ptr.Deref(h.Failed, 0)+ptr.Deref(h.Other, 0)) {
 		return nil, false

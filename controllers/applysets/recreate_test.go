@@ -51,7 +51,7 @@ var _ = Describe("Immutable fields", func() {
 			set.Spec.Resources = []applyv1alpha1.Resource{job("registry.example/migrate:2")}
 		})
 		Eventually(readyCondition(ctx, set)).Should(SatisfyAll(
-			HaveField("Status", metav1.ConditionFalse), HaveField("Reason", ReasonApplyFailed),
+			HaveField("Status", metav1.ConditionFalse), HaveField("Reason", applyv1alpha1.ReasonApplyFailed),
 			HaveField("Message", ContainSubstring("spec.template may not change once the object exists; set spec.force"))))
 
 		updateSet(ctx, set, func(set *applyv1alpha1.ApplySet) { set.Spec.Force = ptr.To(true) })

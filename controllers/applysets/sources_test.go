@@ -93,7 +93,7 @@ data: {k: v}
 		set.Spec.Sources = []applyv1alpha1.Source{{Kind: applyv1alpha1.SourceKindConfigMap, Name: "bomb"}}
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
 		Eventually(condition(ctx, set, applyv1alpha1.ConditionStalled)).Should(SatisfyAll(
-			HaveField("Status", metav1.ConditionTrue), HaveField("Reason", ReasonInvalidInput),
+			HaveField("Status", metav1.ConditionTrue), HaveField("Reason", applyv1alpha1.ReasonInvalidInput),
 			HaveField("Message", ContainSubstring("ConfigMap "+ns+"/bomb key all.yaml: the set's sources, read up to here, "+
 				"hold more than the limit of 16Mi, decompressed"))))
 	})

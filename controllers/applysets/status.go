@@ -18,7 +18,6 @@ package applysets
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -32,44 +31,6 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/text"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
-)
-
-// Condition reasons.
-const (
-	ReasonSucceeded       = "Succeeded"
-	ReasonPreviewed       = "Previewed"
-	ReasonProgressing     = "Progressing"
-	ReasonApplyFailed     = "ApplyFailed"
-	ReasonPruneFailed     = "PruneFailed"
-	ReasonInvalidInput    = "InvalidInput"
-	ReasonSourceNotFound  = "SourceNotFound"
-	ReasonIDMismatch      = "IDMismatch"
-	ReasonSuspended       = "Suspended"
-	ReasonConflict        = "Conflict"
-	ReasonDeletionBlocked = "DeletionBlocked"
-	// ReasonAccessDenied: the set's identity lacks a permission the change
-	// needs; the message names each, and nothing was changed.
-	ReasonAccessDenied = "AccessDenied"
-	// ReasonNoServiceAccount: the set names no ServiceAccount and no default applies.
-	ReasonNoServiceAccount = "NoServiceAccount"
-	// ReasonServiceAccountNotFound: the ServiceAccount the set acts as does not exist.
-	ReasonServiceAccountNotFound = "ServiceAccountNotFound"
-	// ReasonPruneSkipped: members that left the set were kept, because they
-	// are not verifiably the set's to delete; the message says why.
-	ReasonPruneSkipped = "PruneSkipped"
-	// ReasonDeleting: the set is deleted, and waits for its members to go.
-	ReasonDeleting = "Deleting"
-)
-
-// Event reasons besides the condition reasons.
-const (
-	ReasonApplied         = "Applied"
-	ReasonDriftCorrected  = "DriftCorrected"
-	ReasonOwnershipForced = "OwnershipForced"
-	ReasonReleased        = "MembersReleased"
-	// ReasonInputWarning: inputs were taken with a part left out, as
-	// kubectl leaves it out; status.warnings names them.
-	ReasonInputWarning = "InputWarning"
 )
 
 // Size limits of what people read: the API caps a condition message at
@@ -87,39 +48,13 @@ const (
 	maxFieldBytes = 256
 )
 
-// outcome is what one reconcile found, for the status.
-type outcome struct {
-	setID     string
-	applied   apply.ChangeSet
-	pruned    apply.ChangeSet
-	declared  []apply.ObjectRef
-	dryRun    bool
-	err       error
-	reason    string
-	terminal  bool
-	suspended bool
-	// health is the members' health after a real apply of a set that waits for it.
-	health *memberHealth
-	// recheck is true when only the members the set waits for were judged
-	// again: the plan and the inventory stay as the last apply left them.
-	recheck bool
-	// waitingFor names the dependencies the set waits for; nothing was applied.
-	waitingFor string
-	// now and timeout judge how long the set has waited.
-	now     time.Time
-	timeout time.Duration
-	// warnings are what the inputs' check left out; nil when the inputs
-	// were not read.
-	warnings *[]string
-}
-
 // setStatus fills in the status from the outcome of a reconcile of generation.
 func setStatus(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome) {
 	if o.setID != "" {
 		status.ApplySetID = o.setID
 	}
 	if o.suspended {
-		setCondition(status, generation, applyv1alpha1.ConditionReconciling, metav1.ConditionFalse, ReasonSuspended, "Reconciliation is suspended")
+		setCondition(status, generation, applyv1alpha1.ConditionReconciling, metav1.ConditionFalse, applyv1alpha1.ReasonSuspended, "Reconciliation is suspended")
 		return
 	}
 	if o.warnings != nil {
@@ -152,17 +87,17 @@ func setConditions(status *applyv1alpha1.ApplySetStatus, generation int64, o out
 		markProgressing(status, generation, o.reason, o.err.Error(), "Retrying: "+o.err.Error(), false)
 	case o.waitingFor != "":
 		msg := "Waiting for the sets it depends on: " + o.waitingFor
-		markProgressing(status, generation, ReasonDependencyNotReady, msg, msg, true)
+		markProgressing(status, generation, applyv1alpha1.ReasonDependencyNotReady, msg, msg, true)
 	case o.health != nil && !o.health.allCurrent():
 		setWaiting(status, generation, since, o)
 	case o.pruned.Count(apply.Waiting) > 0 && !o.dryRun:
 		msg := "Pruning in reverse apply order: " + waitingDeletes(o.pruned)
-		markProgressing(status, generation, ReasonProgressing, msg, msg, true)
+		markProgressing(status, generation, applyv1alpha1.ReasonProgressing, msg, msg, true)
 	case skipped != "" && !o.dryRun:
-		markStalled(status, generation, ReasonPruneSkipped, "Applied, but kept members that left the set: "+skipped+
+		markStalled(status, generation, applyv1alpha1.ReasonPruneSkipped, "Applied, but kept members that left the set: "+skipped+
 			"; remove their "+applyset.PartOfLabel+" label, or what makes them another's, to let them go")
 	case o.dryRun:
-		markReady(status, generation, ReasonPreviewed, "Dry run: nothing changed; status.plan shows what an apply would do")
+		markReady(status, generation, applyv1alpha1.ReasonPreviewed, "Dry run: nothing changed; status.plan shows what an apply would do")
 	default:
 		msg := fmt.Sprintf("Applied %d objects: %d created, %d configured, %d unchanged; %d pruned",
 			len(o.declared), o.applied.Count(apply.Created), o.applied.Count(apply.Configured),
@@ -174,7 +109,7 @@ func setConditions(status *applyv1alpha1.ApplySetStatus, generation int64, o out
 		if o.recheck {
 			msg = fmt.Sprintf("All %d members are healthy", o.health.summary.Total())
 		}
-		markReady(status, generation, ReasonSucceeded, msg)
+		markReady(status, generation, applyv1alpha1.ReasonSucceeded, msg)
 	}
 }
 
@@ -183,7 +118,7 @@ func setConditions(status *applyv1alpha1.ApplySetStatus, generation int64, o out
 func setWaiting(status *applyv1alpha1.ApplySetStatus, generation int64, since time.Time, o outcome) {
 	status.Health = healthStatus(o.health, &since)
 	reason, msg := unhealthyMessage(o.health, o.now.Sub(since) > o.timeout, o.timeout)
-	if reason == ReasonProgressing {
+	if reason == applyv1alpha1.ReasonProgressing {
 		markProgressing(status, generation, reason, msg, msg, true)
 		return
 	}
@@ -209,7 +144,7 @@ func markStalled(status *applyv1alpha1.ApplySetStatus, generation int64, reason,
 
 func markProgressing(status *applyv1alpha1.ApplySetStatus, generation int64, reason, msg, progress string, observed bool) {
 	setCondition(status, generation, applyv1alpha1.ConditionReady, metav1.ConditionFalse, reason, msg)
-	setCondition(status, generation, applyv1alpha1.ConditionReconciling, metav1.ConditionTrue, ReasonProgressing, progress)
+	setCondition(status, generation, applyv1alpha1.ConditionReconciling, metav1.ConditionTrue, applyv1alpha1.ReasonProgressing, progress)
 	apimeta.RemoveStatusCondition(&status.Conditions, applyv1alpha1.ConditionStalled)
 	if observed {
 		status.ObservedGeneration = generation
@@ -314,58 +249,4 @@ func refs(in []apply.ObjectRef) []applyv1alpha1.ObjectReference {
 		out = append(out, ref(r))
 	}
 	return out
-}
-
-func (r *Reconciler) recordOutcome(set applyv1alpha1.Set, before *metav1.Condition, o outcome) {
-	if o.err != nil {
-		r.Recorder.Eventf(set, nil, "Warning", o.reason, "Apply", "%s", text.Truncate(o.err.Error(), maxEventMessage))
-		return
-	}
-	if o.dryRun {
-		return // a preview changes nothing; status.plan tells the rest
-	}
-	for _, c := range o.applied.Drift {
-		r.Recorder.Eventf(set, nil, "Warning", ReasonDriftCorrected, "Apply", "%s",
-			text.Truncate(fmt.Sprintf("%s: put back %s, changed by %s; list them in spec.ignoreFields to leave them to it",
-				c.Ref, text.Summarize(c.Fields, maxEventFields), c.Manager), maxEventMessage))
-	}
-	for _, c := range o.applied.Forced {
-		r.Recorder.Eventf(set, nil, "Normal", ReasonOwnershipForced, "Apply", "%s",
-			text.Truncate(fmt.Sprintf("%s: took %s from %s (spec.force)", c.Ref, text.Summarize(c.Fields, maxEventFields), c.Manager), maxEventMessage))
-	}
-	if skipped := skippedPrunes(o.pruned); skipped != "" {
-		r.Recorder.Eventf(set, nil, "Warning", ReasonPruneSkipped, "Prune", "%s", text.Truncate("Kept "+skipped, maxEventMessage))
-	}
-	if n := o.applied.Count(apply.Created) + o.applied.Count(apply.Configured) + o.pruned.Count(apply.Pruned); n > 0 {
-		r.Recorder.Eventf(set, nil, "Normal", ReasonApplied, "Apply", "%d created, %d configured, %d pruned",
-			o.applied.Count(apply.Created), o.applied.Count(apply.Configured), o.pruned.Count(apply.Pruned))
-	}
-	r.recordHealthTransition(set, before, readyOf(set.GetSetStatus()))
-}
-
-// recordWarnings tells, once, of inputs taken with a part left out.
-func (r *Reconciler) recordWarnings(set applyv1alpha1.Set, before []string) {
-	now := set.GetSetStatus().Warnings
-	if len(now) == 0 || slices.Equal(before, now) {
-		return
-	}
-	r.Recorder.Eventf(set, nil, "Warning", ReasonInputWarning, "Apply", "%s",
-		text.Truncate("Took inputs with a part left out: "+strings.Join(now, "; "), maxEventMessage))
-}
-
-// recordHealthTransition tells, once, when a set starts waiting for its
-// members, when the wait fails, and when it ends well.
-func (r *Reconciler) recordHealthTransition(set applyv1alpha1.Set, before, after *metav1.Condition) {
-	if after == nil || (before != nil && before.Reason == after.Reason) {
-		return
-	}
-	switch {
-	case after.Reason == ReasonProgressing:
-		r.Recorder.Eventf(set, nil, "Normal", ReasonProgressing, "Wait", "%s", text.Truncate(after.Message, maxEventMessage))
-	case after.Reason == ReasonHealthCheckFailed:
-		r.Recorder.Eventf(set, nil, "Warning", ReasonHealthCheckFailed, "Wait", "%s", text.Truncate(after.Message, maxEventMessage))
-	case after.Status == metav1.ConditionTrue && before != nil &&
-		(before.Reason == ReasonProgressing || before.Reason == ReasonHealthCheckFailed):
-		r.Recorder.Eventf(set, nil, "Normal", ReasonSucceeded, "Wait", "%s", text.Truncate(after.Message, maxEventMessage))
-	}
 }

@@ -59,32 +59,32 @@ func TestSetStatus(t *testing.T) {
 		{
 			name:      "a successful apply and prune",
 			o:         outcome{setID: "id", applied: applied, pruned: prunedAll, declared: []apply.ObjectRef{cm("a"), cm("b"), cm("c")}},
-			wantReady: metav1.ConditionTrue, wantReason: ReasonSucceeded, wantObserved: true, wantMembers: 3,
+			wantReady: metav1.ConditionTrue, wantReason: applyv1alpha1.ReasonSucceeded, wantObserved: true, wantMembers: 3,
 		},
 		{
 			name:      "an apply whose prune kept a member that is not the set's to delete",
 			o:         outcome{setID: "id", applied: applied, pruned: pruned, declared: []apply.ObjectRef{cm("a"), cm("b"), cm("c")}},
-			wantReady: metav1.ConditionFalse, wantReason: ReasonPruneSkipped, wantStalled: true, wantObserved: true, wantMembers: 3,
+			wantReady: metav1.ConditionFalse, wantReason: applyv1alpha1.ReasonPruneSkipped, wantStalled: true, wantObserved: true, wantMembers: 3,
 		},
 		{
 			name:      "a preview whose prune would keep a member",
 			o:         outcome{setID: "id", applied: applied, pruned: pruned, dryRun: true, declared: []apply.ObjectRef{cm("a")}},
-			wantReady: metav1.ConditionTrue, wantReason: ReasonPreviewed, wantObserved: true, wantPlanDryRun: true,
+			wantReady: metav1.ConditionTrue, wantReason: applyv1alpha1.ReasonPreviewed, wantObserved: true, wantPlanDryRun: true,
 		},
 		{
 			name:      "a preview",
 			o:         outcome{setID: "id", applied: applied, dryRun: true, declared: []apply.ObjectRef{cm("a")}},
-			wantReady: metav1.ConditionTrue, wantReason: ReasonPreviewed, wantObserved: true, wantPlanDryRun: true,
+			wantReady: metav1.ConditionTrue, wantReason: applyv1alpha1.ReasonPreviewed, wantObserved: true, wantPlanDryRun: true,
 		},
 		{
 			name:      "an error a retry may fix",
-			o:         outcome{setID: "id", err: errors.New("boom"), reason: ReasonApplyFailed},
-			wantReady: metav1.ConditionFalse, wantReason: ReasonApplyFailed, wantReconcile: true,
+			o:         outcome{setID: "id", err: errors.New("boom"), reason: applyv1alpha1.ReasonApplyFailed},
+			wantReady: metav1.ConditionFalse, wantReason: applyv1alpha1.ReasonApplyFailed, wantReconcile: true,
 		},
 		{
 			name:      "an error only a change can fix",
-			o:         outcome{setID: "id", err: errors.New("bad input"), reason: ReasonInvalidInput, terminal: true},
-			wantReady: metav1.ConditionFalse, wantReason: ReasonInvalidInput, wantStalled: true, wantObserved: true,
+			o:         outcome{setID: "id", err: errors.New("bad input"), reason: applyv1alpha1.ReasonInvalidInput, terminal: true},
+			wantReady: metav1.ConditionFalse, wantReason: applyv1alpha1.ReasonInvalidInput, wantStalled: true, wantObserved: true,
 		},
 	}
 	for _, tt := range tests {
@@ -141,27 +141,27 @@ func TestSetStatusWhileWaiting(t *testing.T) {
 	}
 
 	ready := reconcile(1, start, waiting)
-	if ready.Reason != ReasonProgressing || !apimeta.IsStatusConditionTrue(status.Conditions, applyv1alpha1.ConditionReconciling) {
+	if ready.Reason != applyv1alpha1.ReasonProgressing || !apimeta.IsStatusConditionTrue(status.Conditions, applyv1alpha1.ConditionReconciling) {
 		t.Fatalf("waiting: Ready = %+v", ready)
 	}
 	if status.Health == nil || status.Health.Summary != "1/2 ready" || !status.Health.WaitingSince.Time.Equal(start) {
 		t.Fatalf("waiting: health = %+v", status.Health)
 	}
-	if ready := reconcile(1, start.Add(30*time.Second), waiting); ready.Reason != ReasonProgressing ||
+	if ready := reconcile(1, start.Add(30*time.Second), waiting); ready.Reason != applyv1alpha1.ReasonProgressing ||
 		!status.Health.WaitingSince.Time.Equal(start) {
 		t.Fatalf("still waiting: Ready = %+v, waiting since %v, want %v", ready, status.Health.WaitingSince, start)
 	}
-	if ready := reconcile(1, start.Add(2*time.Minute), waiting); ready.Reason != ReasonHealthCheckFailed ||
+	if ready := reconcile(1, start.Add(2*time.Minute), waiting); ready.Reason != applyv1alpha1.ReasonHealthCheckFailed ||
 		!apimeta.IsStatusConditionTrue(status.Conditions, applyv1alpha1.ConditionStalled) {
 		t.Fatalf("past the timeout: Ready = %+v", ready)
 	}
-	if ready := reconcile(2, start.Add(3*time.Minute), waiting); ready.Reason != ReasonProgressing ||
+	if ready := reconcile(2, start.Add(3*time.Minute), waiting); ready.Reason != applyv1alpha1.ReasonProgressing ||
 		!status.Health.WaitingSince.Time.Equal(start.Add(3*time.Minute)) {
 		t.Fatalf("a new generation waits anew: Ready = %+v, since %v", ready, status.Health.WaitingSince)
 	}
 	failed := &memberHealth{summary: health.Summary{Failed: 1},
 		unhealthy: []unhealthyMember{{ref: web, result: health.Result{Status: health.Failed, Message: "crashed"}}}}
-	if ready := reconcile(2, start.Add(3*time.Minute), failed); ready.Reason != ReasonHealthCheckFailed ||
+	if ready := reconcile(2, start.Add(3*time.Minute), failed); ready.Reason != applyv1alpha1.ReasonHealthCheckFailed ||
 		!strings.Contains(ready.Message, "1 of 1 members failed") {
 		t.Fatalf("a failed member: Ready = %+v", ready)
 	}

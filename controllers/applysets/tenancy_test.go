@@ -32,7 +32,7 @@ import (
 // accessDenied matches the Ready condition of a set whose identity lacks
 // each of the permissions, given as patterns of the message.
 func accessDenied(who string, permissions ...string) OmegaMatcher {
-	matchers := []OmegaMatcher{HaveField("Status", metav1.ConditionFalse), HaveField("Reason", ReasonAccessDenied),
+	matchers := []OmegaMatcher{HaveField("Status", metav1.ConditionFalse), HaveField("Reason", applyv1alpha1.ReasonAccessDenied),
 		HaveField("Message", ContainSubstring(who+" may not"))}
 	for _, p := range permissions {
 		matchers = append(matchers, HaveField("Message", MatchRegexp(p)))
@@ -54,7 +54,7 @@ var _ = Describe("A tenant's set, acting as its namespace's default ServiceAccou
 		Eventually(condition(ctx, set, applyv1alpha1.ConditionReady)).Should(accessDenied("ServiceAccount "+ns+"/default",
 			`create[^;]* clusterroles\.rbac\.authorization\.k8s\.io \(cluster-scoped\)`,
 			`patch[^;]* clusterroles\.rbac\.authorization\.k8s\.io \(cluster-scoped\)`))
-		Eventually(eventReasons(ctx, ns, "escalate")).Should(ContainElement("Warning/" + ReasonAccessDenied))
+		Eventually(eventReasons(ctx, ns, "escalate")).Should(ContainElement("Warning/" + applyv1alpha1.ReasonAccessDenied))
 		Consistently(func() bool { return configMapExists(ctx, ns, "a") }).WithTimeout(2*time.Second).Should(BeFalse(),
 			"an object the set may write was applied although another was refused")
 		Expect(exists(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "tenant-escalation"}})()).To(BeFalse())
@@ -91,7 +91,7 @@ var _ = Describe("A tenant's set, acting as its namespace's default ServiceAccou
 		set := newSet(ns, "waiting", inlineConfigMap("a", "1"))
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
 		Eventually(condition(ctx, set, applyv1alpha1.ConditionReady)).Should(SatisfyAll(
-			HaveField("Reason", ReasonServiceAccountNotFound), HaveField("Message", ContainSubstring("ServiceAccount "+ns+"/default"))))
+			HaveField("Reason", applyv1alpha1.ReasonServiceAccountNotFound), HaveField("Message", ContainSubstring("ServiceAccount "+ns+"/default"))))
 		Expect(configMapExists(ctx, ns, "a")).To(BeFalse(), "a set acted without an identity of its own")
 
 		grantEverything(ctx, ns, ns)
@@ -128,7 +128,7 @@ var _ = Describe("A ClusterApplySet", func() {
 		set.Spec.Resources = []applyv1alpha1.Resource{clusterRole()}
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
 		Eventually(condition(ctx, set, applyv1alpha1.ConditionStalled)).Should(SatisfyAll(
-			HaveField("Status", metav1.ConditionTrue), HaveField("Reason", ReasonNoServiceAccount),
+			HaveField("Status", metav1.ConditionTrue), HaveField("Reason", applyv1alpha1.ReasonNoServiceAccount),
 			HaveField("Message", ContainSubstring("spec.serviceAccountNamespace"))))
 		Expect(exists(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "tenant-escalation"}})()).To(BeFalse())
 	})

@@ -25,49 +25,86 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
+// Hints are what a parent's contains-group-kinds and additional-namespaces
+// annotations say: the kinds of its members and the namespaces, besides its
+// own, they live in.
+type Hints struct {
+	Kinds      sets.Set[schema.GroupKind]
+	Namespaces sets.Set[string]
+}
+
 // Plan is what applying a set's checked objects does: the apply, the prune
-// when the set prunes, and the hints its parent needs before and after.
+// when the set prunes, and the hints its parent carries through both.
+//
+// The hints follow kubectl's protocol: widened before the apply (Widened),
+// narrowed after a prune (Narrowed).
 type Plan struct {
 	Apply apply.ApplyOptions
 	// Prune is nil when the set does not prune.
 	Prune *apply.PruneOptions
-	// Kinds and Namespaces are what the declared objects need of the hints
-	// (Namespaces without the set's own).
-	Kinds      sets.Set[schema.GroupKind]
-	Namespaces sets.Set[string]
-	// HintKinds and HintNamespaces are the hints during the apply: the union
-	// of the parent's current hints and the new set's, so that an interrupted
-	// apply leaves no member outside them and a prune reaches the members
-	// that left.
-	HintKinds      sets.Set[schema.GroupKind]
-	HintNamespaces sets.Set[string]
+	// Declared are the hints the declared objects need.
+	Declared Hints
+	// Widened are the hints during the apply: the union of the parent's
+	// current hints and Declared, so that an interrupted apply leaves no
+	// member outside them and a prune reaches the members that left.
+	Widened Hints
+
+	// namespace is the set's own, which the hints never list.
+	namespace string
 }
 
 // NewPlan plans the apply of objects, declared by set, whose parent reads as
 // parent and whose ID is setID.
 func NewPlan(set applyv1alpha1.Set, parent applyset.Parent, objects []apply.Object, setID string, dryRun bool) Plan {
 	spec := set.GetCommonSpec()
-	p := Plan{Kinds: sets.New[schema.GroupKind](), Namespaces: sets.New[string]()}
-	for _, o := range objects {
-		p.Kinds.Insert(o.Ref().GroupKind)
-		if ns := o.Object.GetNamespace(); ns != "" && ns != set.GetNamespace() {
-			p.Namespaces.Insert(ns)
-		}
+	p := Plan{namespace: set.GetNamespace()}
+	p.Declared = p.hintsOf(objectRefs(objects))
+	p.Widened = Hints{
+		Kinds:      p.Declared.Kinds.Union(CurrentKinds(parent)),
+		Namespaces: p.Declared.Namespaces.Union(parent.Scope.AdditionalNamespaces),
 	}
-	p.HintKinds = p.Kinds.Union(CurrentKinds(parent))
-	p.HintNamespaces = p.Namespaces.Union(parent.Scope.AdditionalNamespaces)
 	p.Apply = apply.ApplyOptions{SetID: setID, DryRun: dryRun, Force: spec.ForceEnabled(), Ignore: IgnoreRules(spec.IgnoreFields)}
 	if spec.PruneEnabled() {
-		keep := sets.New[apply.ObjectRef]()
-		for _, o := range objects {
-			keep.Insert(o.Ref())
-		}
 		p.Prune = &apply.PruneOptions{
-			SetID: setID, ParentUID: string(set.GetUID()), Kinds: p.HintKinds, Keep: keep, DryRun: dryRun,
-			Scope: applyset.Scope{Namespace: set.GetNamespace(), AdditionalNamespaces: p.HintNamespaces.Union(sets.New(spec.AdditionalNamespaces...))},
+			SetID: setID, ParentUID: string(set.GetUID()), Kinds: p.Widened.Kinds, Keep: sets.New(objectRefs(objects)...), DryRun: dryRun,
+			Scope: applyset.Scope{Namespace: set.GetNamespace(), AdditionalNamespaces: p.Widened.Namespaces.Union(sets.New(spec.AdditionalNamespaces...))},
 		}
 	}
 	return p
+}
+
+// Narrowed are the hints after pruned: the declared objects', and those of
+// the members the prune kept (skipped, failed or still waiting), which still
+// claim the set and must stay reachable by the next prune.
+func (p Plan) Narrowed(pruned apply.ChangeSet) Hints {
+	var kept []apply.ObjectRef
+	for _, c := range pruned.Changes {
+		if c.Action == apply.Skipped || c.Action == apply.Failed || c.Action == apply.Waiting {
+			kept = append(kept, c.Ref)
+		}
+	}
+	k := p.hintsOf(kept)
+	return Hints{Kinds: p.Declared.Kinds.Union(k.Kinds), Namespaces: p.Declared.Namespaces.Union(k.Namespaces)}
+}
+
+// hintsOf are the hints refs need.
+func (p Plan) hintsOf(refs []apply.ObjectRef) Hints {
+	h := Hints{Kinds: sets.New[schema.GroupKind](), Namespaces: sets.New[string]()}
+	for _, ref := range refs {
+		h.Kinds.Insert(ref.GroupKind)
+		if ref.Namespace != "" && ref.Namespace != p.namespace {
+			h.Namespaces.Insert(ref.Namespace)
+		}
+	}
+	return h
+}
+
+func objectRefs(objects []apply.Object) []apply.ObjectRef {
+	refs := make([]apply.ObjectRef, 0, len(objects))
+	for _, o := range objects {
+		refs = append(refs, o.Ref())
+	}
+	return refs
 }
 
 // CurrentKinds are the kinds of the parent's hint, none when it has none.

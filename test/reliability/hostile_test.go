@@ -33,7 +33,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
-	"github.com/applyset-operator/applyset-operator/controllers/applysets"
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
@@ -84,20 +83,20 @@ var _ = Describe("Hostile input", Ordered, func() {
 			Expect(members(ctx, ns, set)).To(Equal(before), "a member was lost, or an object joined the set")
 			Expect(unlabelled(ctx, ns)).To(BeEmpty(), "an object was applied without the set's label")
 		},
-		Entry("an alias bomb", aliasBomb, applysets.ReasonInvalidInput, "document 2: malformed YAML: yaml: document contains excessive aliasing"),
+		Entry("an alias bomb", aliasBomb, applyv1alpha1.ReasonInvalidInput, "document 2: malformed YAML: yaml: document contains excessive aliasing"),
 		Entry("nesting 20,000 deep", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: deep}\ndata: "+
-			strings.Repeat("[", 20000)+strings.Repeat("]", 20000)+"\n", applysets.ReasonInvalidInput, "exceeded max depth of 10000"),
-		Entry("10,000 documents", manyDocuments(10000), applysets.ReasonInvalidInput,
+			strings.Repeat("[", 20000)+strings.Repeat("]", 20000)+"\n", applyv1alpha1.ReasonInvalidInput, "exceeded max depth of 10000"),
+		Entry("10,000 documents", manyDocuments(10000), applyv1alpha1.ReasonInvalidInput,
 			"the set declares more than the limit of 5000 objects"),
 		Entry("invalid UTF-8", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad}\ndata: {k: \xff\xfe}\n",
-			applysets.ReasonInvalidInput, "document 2: malformed YAML: yaml: invalid leading UTF-8 octet"),
+			applyv1alpha1.ReasonInvalidInput, "document 2: malformed YAML: yaml: invalid leading UTF-8 octet"),
 		Entry("a key given twice", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: twice}\ndata: {k: a}\ndata: {k: b}\n",
-			applysets.ReasonInvalidInput, `key "data" already set in map`),
+			applyv1alpha1.ReasonInvalidInput, `key "data" already set in map`),
 		Entry("a part-of label smuggled in", "{apiVersion: v1, kind: ConfigMap, metadata: {name: smuggled, labels: {"+
-			applyset.PartOfLabel+": applyset-someone-else-v1}}}\n", applysets.ReasonInvalidInput,
+			applyset.PartOfLabel+": applyset-someone-else-v1}}}\n", applyv1alpha1.ReasonInvalidInput,
 			"document 2: ConfigMap smuggled carries the applyset.kubernetes.io/part-of label; remove it: the operator sets it"),
 		Entry("an object over the API server's size limit", fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: huge}\ndata: {k: %q}\n",
-			strings.Repeat("x", 1<<20+1)), applysets.ReasonApplyFailed, "ConfigMap \"huge\" is invalid: []: Too long: may not be more than 1048576 bytes"),
+			strings.Repeat("x", 1<<20+1)), applyv1alpha1.ReasonApplyFailed, "ConfigMap \"huge\" is invalid: []: Too long: may not be more than 1048576 bytes"),
 	)
 
 	It("refuses a set whose ID label is not its own, and applies nothing", func(ctx context.Context) {
@@ -108,7 +107,7 @@ var _ = Describe("Hostile input", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		set.Spec.Resources = []applyv1alpha1.Resource{cm}
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
-		Eventually(notReady(ctx, set)).Should(HaveField("Reason", applysets.ReasonIDMismatch))
+		Eventually(notReady(ctx, set)).Should(HaveField("Reason", applyv1alpha1.ReasonIDMismatch))
 		Consistently(func() error {
 			return k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "never"}, &corev1.ConfigMap{})
 		}).WithTimeout(2 * time.Second).ShouldNot(Succeed())

@@ -33,7 +33,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
-	"github.com/applyset-operator/applyset-operator/controllers/applysets"
 )
 
 // Two other writers work on a set's members for a while: an applier that
@@ -133,6 +132,6 @@ var _ = Describe("Conflicting writers", Ordered, func() {
 		Eventually(func() *metav1.Condition {
 			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
 			return apimeta.FindStatusCondition(set.Status.Conditions, applyv1alpha1.ConditionReady)
-		}).Should(SatisfyAll(HaveField("Reason", applysets.ReasonConflict), HaveField("Message", ContainSubstring("rival"))))
+		}).Should(SatisfyAll(HaveField("Reason", applyv1alpha1.ReasonConflict), HaveField("Message", ContainSubstring("rival"))))
 	})
 })

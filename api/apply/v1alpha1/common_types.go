@@ -505,13 +505,3 @@ type UnhealthyMember struct {
 	// +optional
 	Message string `json:"message,omitempty"`
 }
-
-// Condition types of ApplySet and ClusterApplySet, after kstatus.
-const (
-	// ConditionReady is True when every declared object is applied and pruning is done.
-	ConditionReady = "Ready"
-	// ConditionReconciling is True while the operator works towards the spec.
-	ConditionReconciling = "Reconciling"
-	// ConditionStalled is True when the operator cannot progress without a change by a person.
-	ConditionStalled = "Stalled"
-)

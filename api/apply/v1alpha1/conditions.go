@@ -1,0 +1,67 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+// MembersFinalizer holds a set until its members are pruned or released.
+// Sets that exist carry it: the value never changes.
+const MembersFinalizer = "apply.applyset.dev/members"
+
+// Condition types of ApplySet and ClusterApplySet, after kstatus.
+const (
+	// ConditionReady is True when every declared object is applied and pruning is done.
+	ConditionReady = "Ready"
+	// ConditionReconciling is True while the operator works towards the spec.
+	ConditionReconciling = "Reconciling"
+	// ConditionStalled is True when the operator cannot progress without a change by a person.
+	ConditionStalled = "Stalled"
+)
+
+// Reasons of the conditions; Events about a set carry them too.
+const (
+	ReasonSucceeded       = "Succeeded"
+	ReasonPreviewed       = "Previewed"
+	ReasonProgressing     = "Progressing"
+	ReasonApplyFailed     = "ApplyFailed"
+	ReasonPruneFailed     = "PruneFailed"
+	ReasonInvalidInput    = "InvalidInput"
+	ReasonSourceNotFound  = "SourceNotFound"
+	ReasonIDMismatch      = "IDMismatch"
+	ReasonSuspended       = "Suspended"
+	ReasonConflict        = "Conflict"
+	ReasonDeletionBlocked = "DeletionBlocked"
+	// ReasonAccessDenied: the set's identity lacks a permission the change
+	// needs; the message names each, and nothing was changed.
+	ReasonAccessDenied = "AccessDenied"
+	// ReasonNoServiceAccount: the set names no ServiceAccount and no default applies.
+	ReasonNoServiceAccount = "NoServiceAccount"
+	// ReasonServiceAccountNotFound: the ServiceAccount the set acts as does not exist.
+	ReasonServiceAccountNotFound = "ServiceAccountNotFound"
+	// ReasonPruneSkipped: members that left the set were kept, because they
+	// are not verifiably the set's to delete; the message says why.
+	ReasonPruneSkipped = "PruneSkipped"
+	// ReasonDeleting: the set is deleted, and waits for its members to go.
+	ReasonDeleting = "Deleting"
+	// ReasonDependencyNotReady: a set of spec.dependsOn is not Ready for its current spec yet.
+	ReasonDependencyNotReady = "DependencyNotReady"
+	// ReasonDependencyCycle: the set depends, through its dependencies, on itself.
+	ReasonDependencyCycle = "DependencyCycle"
+	// ReasonHealthCheckFailed: a member failed, or did not become healthy
+	// within spec.timeout.
+	ReasonHealthCheckFailed = "HealthCheckFailed"
+	// ReasonInvalidHealthCheck: an expression of spec.healthChecks does not compile.
+	ReasonInvalidHealthCheck = "InvalidHealthCheck"
+)

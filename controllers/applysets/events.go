@@ -1,0 +1,95 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysets
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/text"
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
+)
+
+// Reasons of Events only; the condition reasons, which Events carry too,
+// are the API's (applyv1alpha1.Reason*).
+const (
+	ReasonApplied         = "Applied"
+	ReasonDriftCorrected  = "DriftCorrected"
+	ReasonOwnershipForced = "OwnershipForced"
+	ReasonReleased        = "MembersReleased"
+	// ReasonInputWarning: inputs were taken with a part left out, as
+	// kubectl leaves it out; status.warnings names them.
+	ReasonInputWarning = "InputWarning"
+)
+
+func (r *Reconciler) recordOutcome(set applyv1alpha1.Set, before *metav1.Condition, o outcome) {
+	if o.err != nil {
+		r.Recorder.Eventf(set, nil, "Warning", o.reason, "Apply", "%s", text.Truncate(o.err.Error(), maxEventMessage))
+		return
+	}
+	if o.dryRun {
+		return // a preview changes nothing; status.plan tells the rest
+	}
+	for _, c := range o.applied.Drift {
+		r.Recorder.Eventf(set, nil, "Warning", ReasonDriftCorrected, "Apply", "%s",
+			text.Truncate(fmt.Sprintf("%s: put back %s, changed by %s; list them in spec.ignoreFields to leave them to it",
+				c.Ref, text.Summarize(c.Fields, maxEventFields), c.Manager), maxEventMessage))
+	}
+	for _, c := range o.applied.Forced {
+		r.Recorder.Eventf(set, nil, "Normal", ReasonOwnershipForced, "Apply", "%s",
+			text.Truncate(fmt.Sprintf("%s: took %s from %s (spec.force)", c.Ref, text.Summarize(c.Fields, maxEventFields), c.Manager), maxEventMessage))
+	}
+	if skipped := skippedPrunes(o.pruned); skipped != "" {
+		r.Recorder.Eventf(set, nil, "Warning", applyv1alpha1.ReasonPruneSkipped, "Prune", "%s", text.Truncate("Kept "+skipped, maxEventMessage))
+	}
+	if n := o.applied.Count(apply.Created) + o.applied.Count(apply.Configured) + o.pruned.Count(apply.Pruned); n > 0 {
+		r.Recorder.Eventf(set, nil, "Normal", ReasonApplied, "Apply", "%d created, %d configured, %d pruned",
+			o.applied.Count(apply.Created), o.applied.Count(apply.Configured), o.pruned.Count(apply.Pruned))
+	}
+	r.recordHealthTransition(set, before, readyOf(set.GetSetStatus()))
+}
+
+// recordWarnings tells, once, of inputs taken with a part left out.
+func (r *Reconciler) recordWarnings(set applyv1alpha1.Set, before []string) {
+	now := set.GetSetStatus().Warnings
+	if len(now) == 0 || slices.Equal(before, now) {
+		return
+	}
+	r.Recorder.Eventf(set, nil, "Warning", ReasonInputWarning, "Apply", "%s",
+		text.Truncate("Took inputs with a part left out: "+strings.Join(now, "; "), maxEventMessage))
+}
+
+// recordHealthTransition tells, once, when a set starts waiting for its
+// members, when the wait fails, and when it ends well.
+func (r *Reconciler) recordHealthTransition(set applyv1alpha1.Set, before, after *metav1.Condition) {
+	if after == nil || (before != nil && before.Reason == after.Reason) {
+		return
+	}
+	switch {
+	case after.Reason == applyv1alpha1.ReasonProgressing:
+		r.Recorder.Eventf(set, nil, "Normal", applyv1alpha1.ReasonProgressing, "Wait", "%s", text.Truncate(after.Message, maxEventMessage))
+	case after.Reason == applyv1alpha1.ReasonHealthCheckFailed:
+		r.Recorder.Eventf(set, nil, "Warning", applyv1alpha1.ReasonHealthCheckFailed, "Wait", "%s", text.Truncate(after.Message, maxEventMessage))
+	case after.Status == metav1.ConditionTrue && before != nil &&
+		(before.Reason == applyv1alpha1.ReasonProgressing || before.Reason == applyv1alpha1.ReasonHealthCheckFailed):
+		r.Recorder.Eventf(set, nil, "Normal", applyv1alpha1.ReasonSucceeded, "Wait", "%s", text.Truncate(after.Message, maxEventMessage))
+	}
+}

@@ -1,0 +1,56 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysets
+
+import (
+	"time"
+
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
+)
+
+// outcome is what one reconcile found, for the status.
+type outcome struct {
+	setID     string
+	applied   apply.ChangeSet
+	pruned    apply.ChangeSet
+	declared  []apply.ObjectRef
+	dryRun    bool
+	err       error
+	reason    string
+	terminal  bool
+	suspended bool
+	// health is the members' health after a real apply of a set that waits for it.
+	health *memberHealth
+	// recheck is true when only the members the set waits for were judged
+	// again: the plan and the inventory stay as the last apply left them.
+	recheck bool
+	// waitingFor names the dependencies the set waits for; nothing was applied.
+	waitingFor string
+	// now and timeout judge how long the set has waited.
+	now     time.Time
+	timeout time.Duration
+	// warnings are what the inputs' check left out; nil when the inputs
+	// were not read.
+	warnings *[]string
+}
+
+// failure is o stopped by err, for reason; a terminal failure waits for a
+// change of the set instead of a retry.
+func failure(o outcome, reason string, terminal bool, err error) outcome {
+	o.reason, o.terminal, o.err = reason, terminal, err
+	return o
+}

@@ -100,6 +100,8 @@ bench: control-plane ## Run the benchmarks and print their figures (the API-serv
 lint: ## Check formatting, run go vet and golangci-lint.
 	@unformatted="$$(gofmt -s -l $$(git ls-files --cached --others --exclude-standard '*.go'))"; \
 	if [[ -n "$$unformatted" ]]; then echo "gofmt -s needed on:"; echo "$$unformatted"; exit 1; fi
+	@upward="$$($(GO) list -f '{{.ImportPath}}: {{join .Imports " "}}' ./pkg/... | grep -E ' github.com/applyset-operator/applyset-operator/(internal|controllers|cmd)/' || true)"; \
+	if [[ -n "$$upward" ]]; then echo "packages under pkg/ import internal/, controllers/ or cmd/:"; echo "$$upward"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -C hack/tools ./benchtable/ ./image/ ./pause/
 	$(GO) vet -C test/peers ./...

@@ -233,7 +233,7 @@ func run(opts options) error {
 		return err
 	}
 
-	appliers, err := membership.ParseAppliers(opts.toolingAppliers)
+	appliers, err := membership.ParseAppliers(opts.toolingAppliers, membership.NewAppliers(identity.TrustedAppliers()))
 	if err != nil {
 		return fmt.Errorf("--tooling-field-managers: %w", err)
 	}

@@ -27,9 +27,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
-	"github.com/applyset-operator/applyset-operator/internal/text"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/health"
+	"github.com/applyset-operator/applyset-operator/pkg/text"
 )
 
 // notAppliedYet starts the message of a member left for later.

@@ -31,8 +31,8 @@ import (
 
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
-	"github.com/applyset-operator/applyset-operator/internal/text"
 	"github.com/applyset-operator/applyset-operator/pkg/featuregate"
+	"github.com/applyset-operator/applyset-operator/pkg/text"
 )
 
 // Reasons of the ExplainNotes condition.

@@ -54,7 +54,7 @@ type Options struct {
 	// Resync is how often every parent and set is verified again without an event.
 	Resync time.Duration
 	// Appliers map toolings to the field managers whose applies of the
-	// part-of label the operator trusts; nil means DefaultAppliers.
+	// part-of label the operator trusts; nil means identity.TrustedAppliers.
 	Appliers membership.Appliers
 	// ListTimeout is how long a resource type may take to list before
 	// verification goes on without it; 0 means the membership default.
@@ -69,7 +69,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	}
 	appliers := opts.Appliers
 	if appliers == nil {
-		appliers = membership.DefaultAppliers()
+		appliers = membership.NewAppliers(identity.TrustedAppliers())
 	}
 	w, err := newWatchers(mgr, opts)
 	if err != nil {

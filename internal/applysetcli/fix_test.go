@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
@@ -50,7 +51,7 @@ func TestPlanFix(t *testing.T) {
 		obj := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "home", Name: "web", Labels: labels, Annotations: annotations}}
 		ref := membership.ParentRef{Type: membership.ResourceType{GroupKind: key.GroupKind}, Namespace: "home", Name: "web"}
 		return checkedParent{Parent: membership.Parent{Ref: ref, Object: obj}, verdict: membership.Verify(
-			applyset.ParseParent(key, labels, annotations), membership.Facts{Appliers: membership.DefaultAppliers().Of("kubectl"),
+			applyset.ParseParent(key, labels, annotations), membership.Facts{Appliers: membership.NewAppliers(identity.TrustedAppliers()).Of("kubectl"),
 				Members: []membership.Member{
 					{GroupKind: schema.GroupKind{Kind: "ConfigMap"}, Namespace: "home", Name: "a", UID: types.UID("a"), PartOfAppliedBy: []string{"kubectl"}},
 					{GroupKind: schema.GroupKind{Kind: "ConfigMap"}, Namespace: "far", Name: "b", UID: types.UID("b"), PartOfAppliedBy: []string{"kubectl"}},

@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
 
@@ -90,7 +91,7 @@ its tooling, how many objects claim it, and whether verification found problems.
 			var items []summary
 			for _, p := range snap.Parents {
 				if flags.inScope(c, p) {
-					items = append(items, summarize(p, snap.Verify(p, membership.DefaultAppliers())))
+					items = append(items, summarize(p, snap.Verify(p, membership.NewAppliers(identity.TrustedAppliers()))))
 				}
 			}
 			if len(items) == 0 && flags.output == "" {

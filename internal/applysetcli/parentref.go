@@ -27,6 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
@@ -94,7 +95,7 @@ func (o *Options) verifyParent(cmd *cobra.Command, c *clients, ref membership.Pa
 	}
 	for _, p := range snap.Parents {
 		if p.Ref.Key() == ref.Key() {
-			return p, snap.Verify(p, membership.DefaultAppliers()), nil
+			return p, snap.Verify(p, membership.NewAppliers(identity.TrustedAppliers())), nil
 		}
 	}
 	return membership.Parent{}, membership.Verdict{}, fmt.Errorf("%s%s was not read: its type is no parent type (a Secret, a ConfigMap, "+

@@ -23,6 +23,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
 
@@ -119,7 +120,7 @@ func checkParents(c *clients, flags *verifyFlags, snap *membership.Snapshot, onl
 		if only != nil && p.Ref.Key() != only.Key() || only == nil && !flags.inScope(c, p) {
 			continue
 		}
-		out = append(out, checkedParent{Parent: p, verdict: snap.Verify(p, membership.DefaultAppliers())})
+		out = append(out, checkedParent{Parent: p, verdict: snap.Verify(p, membership.NewAppliers(identity.TrustedAppliers()))})
 	}
 	return out
 }

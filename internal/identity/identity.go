@@ -48,8 +48,19 @@ const (
 	// the part-of labels and the parent's contract fields it removes.
 	PluginFieldManager = "kubectl-applyset-plugin"
 
+	// KubectlFieldManager is the field manager of kubectl's server-side
+	// apply, unless told otherwise.
+	KubectlFieldManager = "kubectl"
+
 	// EventReporter is the reporting controller of every Event the operator records.
 	EventReporter = "applyset-operator"
 	// LeaderElectionID names the lease replicas of the manager compete for.
 	LeaderElectionID = "applyset-operator.applyset.dev"
 )
+
+// TrustedAppliers name, per tooling, the field managers whose server-side
+// applies of a part-of label the operator and the plugin trust unless told
+// more: kubectl's and the operator's own.
+func TrustedAppliers() map[string][]string {
+	return map[string][]string{"kubectl": {KubectlFieldManager}, ToolingName: {MembersFieldManager}}
+}

@@ -21,8 +21,6 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/sets"
-
-	"github.com/applyset-operator/applyset-operator/internal/identity"
 )
 
 // Appliers maps a tooling name to the field managers with which that tool
@@ -32,16 +30,23 @@ import (
 // nothing (the KEP's known risk of label-only access).
 type Appliers map[string]sets.Set[string]
 
-// DefaultAppliers are kubectl's and the operator's own managers: kubectl
-// applies server-side as "kubectl" unless told otherwise.
-func DefaultAppliers() Appliers {
-	return Appliers{"kubectl": sets.New("kubectl"), identity.ToolingName: sets.New(identity.MembersFieldManager)}
+// NewAppliers trusts, for each tooling, the field managers listed with it;
+// an empty map trusts no one.
+func NewAppliers(managers map[string][]string) Appliers {
+	out := Appliers{}
+	for tooling, names := range managers {
+		out[tooling] = sets.New(names...)
+	}
+	return out
 }
 
-// ParseAppliers reads TOOLING=MANAGER pairs separated by commas, adding to
-// the defaults; a tooling may be named more than once.
-func ParseAppliers(value string) (Appliers, error) {
-	out := DefaultAppliers()
+// ParseAppliers reads TOOLING=MANAGER pairs separated by commas, adding them
+// to a copy of base; a tooling may be named more than once.
+func ParseAppliers(value string, base Appliers) (Appliers, error) {
+	out := Appliers{}
+	for tooling, managers := range base {
+		out[tooling] = managers.Clone()
+	}
 	for _, pair := range strings.Split(value, ",") {
 		pair = strings.TrimSpace(pair)
 		if pair == "" {

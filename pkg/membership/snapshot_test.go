@@ -62,7 +62,7 @@ var _ = Describe("A snapshot", func() {
 		Expect(snap.Members(key.ID())).To(HaveLen(2))
 		Expect(snap.Members(key.ID())[0].PartOfAppliedBy).To(ConsistOf("kubectl"))
 
-		v := snap.Verify(parent, DefaultAppliers())
+		v := snap.Verify(parent, NewAppliers(map[string][]string{"kubectl": {"kubectl"}}))
 		var reasons []string
 		for _, p := range v.Problems {
 			reasons = append(reasons, p.Reason)

@@ -19,6 +19,8 @@ package featuregates
 import (
 	"context"
 	"fmt"
+	"reflect"
+	"slices"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -67,27 +69,13 @@ func (p policyBackend) watch(b *builder.Builder) *builder.Builder {
 		Owns(&admissionv1.ValidatingAdmissionPolicy{}).Owns(&admissionv1.ValidatingAdmissionPolicyBinding{})
 }
 
-// policyObject is one of the four objects of a CRD's policies: want is nil
-// when the gates do not need it.
-type policyObject struct {
-	want  client.Object
-	empty client.Object
-}
-
-// policyObjects lists p's objects, each binding after its policy.
-func policyObjects(p featuregate.Policies) []policyObject {
-	objects := []policyObject{
-		{empty: &admissionv1.MutatingAdmissionPolicy{}}, {empty: &admissionv1.MutatingAdmissionPolicyBinding{}},
-		{empty: &admissionv1.ValidatingAdmissionPolicy{}}, {empty: &admissionv1.ValidatingAdmissionPolicyBinding{}},
+// policyKinds are the kinds of a CRD's policy objects, each binding after
+// its policy (featuregate.Policies.Objects keeps the same order).
+func policyKinds() []client.Object {
+	return []client.Object{
+		&admissionv1.MutatingAdmissionPolicy{}, &admissionv1.MutatingAdmissionPolicyBinding{},
+		&admissionv1.ValidatingAdmissionPolicy{}, &admissionv1.ValidatingAdmissionPolicyBinding{},
 	}
-	// Typed nil pointers must not become non-nil interfaces.
-	if p.Mutating != nil {
-		objects[0].want, objects[1].want = p.Mutating, p.MutatingBinding
-	}
-	if p.Validating != nil {
-		objects[2].want, objects[3].want = p.Validating, p.ValidatingBinding
-	}
-	return objects
 }
 
 // applyPolicies writes the policies that enforce cfg's gates on crd (nil when
@@ -107,27 +95,26 @@ func (r *Reconciler) applyPolicies(ctx context.Context, cfg *featuresv1alpha1.Cu
 		APIVersion: featuresv1alpha1.GroupVersion.String(), Kind: "CustomFeatureGates",
 		Name: cfg.Name, UID: cfg.UID, Controller: ptr.To(true),
 	}
-	objects := policyObjects(policies)
+	wanted := policies.Objects()
+	kinds := policyKinds()
 	// Deleted bindings first, applied policies first: no binding names a missing policy.
-	for i := len(objects) - 1; i >= 0; i-- {
-		if objects[i].want == nil {
-			if err := r.deletePolicyObject(ctx, r.Client, objects[i].empty, cfg.Name); err != nil {
+	for i := len(kinds) - 1; i >= 0; i-- {
+		if !slices.ContainsFunc(wanted, func(o runtime.Object) bool { return sameKind(o, kinds[i]) }) {
+			if err := r.deletePolicyObject(ctx, r.Client, kinds[i], cfg.Name); err != nil {
 				return policies, err
 			}
 		}
 	}
-	for _, o := range objects {
-		if o.want == nil {
-			continue
-		}
-		o.want.SetOwnerReferences([]metav1.OwnerReference{owner})
-		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o.want)
+	for _, o := range wanted {
+		obj := o.(client.Object)
+		obj.SetOwnerReferences([]metav1.OwnerReference{owner})
+		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 		if err != nil {
 			return policies, err
 		}
 		apply := client.ApplyConfigurationFromUnstructured(&unstructured.Unstructured{Object: content})
 		if err := r.Client.Apply(ctx, apply, client.FieldOwner(identity.PoliciesFieldManager), client.ForceOwnership); err != nil {
-			return policies, fmt.Errorf("applying %s %s: %w", o.want.GetObjectKind().GroupVersionKind().Kind, o.want.GetName(), err)
+			return policies, fmt.Errorf("applying %s %s: %w", o.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
 		}
 	}
 	return policies, nil
@@ -151,9 +138,9 @@ func (r *Reconciler) removeLeftoverPolicies(ctx context.Context, gates string) e
 }
 
 func (r *Reconciler) deletePolicies(ctx context.Context, reader client.Reader, gates string) error {
-	objects := policyObjects(featuregate.Policies{})
-	for i := len(objects) - 1; i >= 0; i-- {
-		if err := r.deletePolicyObject(ctx, reader, objects[i].empty, gates); err != nil {
+	kinds := policyKinds()
+	for i := len(kinds) - 1; i >= 0; i-- {
+		if err := r.deletePolicyObject(ctx, reader, kinds[i], gates); err != nil {
 			return err
 		}
 	}
@@ -179,4 +166,9 @@ func (r *Reconciler) deletePolicyObject(ctx context.Context, reader client.Reade
 		return fmt.Errorf("deleting %s: %w", obj.GetName(), err)
 	}
 	return nil
+}
+
+// sameKind says whether a and b are objects of one Go type.
+func sameKind(a runtime.Object, b client.Object) bool {
+	return reflect.TypeOf(a) == reflect.TypeOf(b)
 }

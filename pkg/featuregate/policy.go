@@ -61,34 +61,32 @@ func PolicyName(crd string) string { return "featuregates." + crd }
 // order: mutations see the object the previous ones patched, so removals that
 // empty a shared map and restores that create one compose as in Drop.
 func (s *Set) Policies(t Target) Policies {
-	var mutations []admissionv1.Mutation
-	var validations []admissionv1.Validation
-	var disabled [][]string // the paths the mutations act on
-	for _, gp := range s.active {
-		if !gp.enabled {
-			disabled = append(disabled, gp.names)
-			mutations = append(mutations, admissionv1.Mutation{
-				PatchType: admissionv1.PatchTypeJSONPatch,
-				JSONPatch: &admissionv1.JSONPatch{Expression: mutation(gp.names)},
-			})
-			continue
-		}
-		// Validating policies see the object after mutation: a field of a
-		// Deprecated gate that is off is dropped or stored by then, so only
-		// the gates that are on can warn.
-		if gp.deprecated != "" {
-			validations = append(validations, admissionv1.Validation{
-				Expression: "!(" + has(object, gp.names) + ")", Message: gp.deprecated,
-			})
-		}
-	}
-
 	name := PolicyName(t.CRD)
 	gated := admissionv1.NamedRuleWithOperations{RuleWithOperations: gatedRule(t)}
+	out := s.mutatingPolicies(name, t.CRD, gated)
+	out.Validating, out.ValidatingBinding = s.validatingPolicies(name, gated)
+	return out
+}
+
+// mutatingPolicies are the policy that drops and keeps the fields of the
+// gates that are off, and answers probes, with its binding and revision.
+func (s *Set) mutatingPolicies(name, crd string, gated admissionv1.NamedRuleWithOperations) Policies {
+	var mutations []admissionv1.Mutation
+	var disabled [][]string // the paths the mutations act on
+	for _, gp := range s.active {
+		if gp.enabled {
+			continue
+		}
+		disabled = append(disabled, gp.names)
+		mutations = append(mutations, admissionv1.Mutation{
+			PatchType: admissionv1.PatchTypeJSONPatch,
+			JSONPatch: &admissionv1.JSONPatch{Expression: mutation(gp.names)},
+		})
+	}
 	out := Policies{Revision: revisionOf(mutations, gated)}
 	// The probe is answered by the first mutation, so that it costs a request
 	// for the CRD no further JSON round trip of the object.
-	rules := []admissionv1.NamedRuleWithOperations{probeRule(t.CRD)}
+	rules := []admissionv1.NamedRuleWithOperations{probeRule(crd)}
 	conditions := []admissionv1.MatchCondition{probeMatchCondition()}
 	if len(mutations) > 0 {
 		if present, ok := presence(disabled); ok {
@@ -125,28 +123,47 @@ func (s *Set) Policies(t Target) Policies {
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec:       admissionv1.MutatingAdmissionPolicyBindingSpec{PolicyName: name},
 	}
-	if len(validations) > 0 {
-		out.Validating = &admissionv1.ValidatingAdmissionPolicy{
-			TypeMeta:   metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicy"},
-			ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec: admissionv1.ValidatingAdmissionPolicySpec{
-				MatchConstraints: &admissionv1.MatchResources{
-					ResourceRules: []admissionv1.NamedRuleWithOperations{gated}, MatchPolicy: ptr.To(admissionv1.Equivalent),
-				},
-				Validations: validations,
-				// A warning must never block a write.
-				FailurePolicy: ptr.To(admissionv1.Ignore),
-			},
-		}
-		out.ValidatingBinding = &admissionv1.ValidatingAdmissionPolicyBinding{
-			TypeMeta:   metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicyBinding"},
-			ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
-				PolicyName: name, ValidationActions: []admissionv1.ValidationAction{admissionv1.Warn},
-			},
+	return out
+}
+
+// validatingPolicies are the policy that warns of fields of Deprecated gates
+// that are on, and its binding; nil when there are none.
+func (s *Set) validatingPolicies(name string, gated admissionv1.NamedRuleWithOperations) (
+	*admissionv1.ValidatingAdmissionPolicy, *admissionv1.ValidatingAdmissionPolicyBinding) {
+	var validations []admissionv1.Validation
+	for _, gp := range s.active {
+		// Validating policies see the object after mutation: a field of a
+		// Deprecated gate that is off is dropped or stored by then, so only
+		// the gates that are on can warn.
+		if gp.enabled && gp.deprecated != "" {
+			validations = append(validations, admissionv1.Validation{
+				Expression: "!(" + has(object, gp.names) + ")", Message: gp.deprecated,
+			})
 		}
 	}
-	return out
+	if len(validations) == 0 {
+		return nil, nil
+	}
+	policy := &admissionv1.ValidatingAdmissionPolicy{
+		TypeMeta:   metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicy"},
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionv1.ValidatingAdmissionPolicySpec{
+			MatchConstraints: &admissionv1.MatchResources{
+				ResourceRules: []admissionv1.NamedRuleWithOperations{gated}, MatchPolicy: ptr.To(admissionv1.Equivalent),
+			},
+			Validations: validations,
+			// A warning must never block a write.
+			FailurePolicy: ptr.To(admissionv1.Ignore),
+		},
+	}
+	binding := &admissionv1.ValidatingAdmissionPolicyBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicyBinding"},
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName: name, ValidationActions: []admissionv1.ValidationAction{admissionv1.Warn},
+		},
+	}
+	return policy, binding
 }
 
 // ForCRD compiles the gates of cfg into the policies for crd, at its storage

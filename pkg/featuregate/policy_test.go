@@ -221,11 +221,12 @@ func TestProbeAnswers(t *testing.T) {
 		{"accepted", nil, false, false},
 	}
 	for _, tt := range tests {
-		if got := IsProbeAnswer(tt.err, "featuregates.x"); got != tt.answer {
-			t.Errorf("%s: IsProbeAnswer = %v", tt.name, got)
+		probe := policyProbe("featuregates.x")
+		if got := probe.answered(tt.err); got != tt.answer {
+			t.Errorf("%s: answered = %v", tt.name, got)
 		}
-		if got := tt.err != nil && IsProbeWait(tt.err); got != tt.wait {
-			t.Errorf("%s: IsProbeWait = %v", tt.name, got)
+		if got := tt.err != nil && probe.wait(tt.err); got != tt.wait {
+			t.Errorf("%s: wait = %v", tt.name, got)
 		}
 		loaded, err := ReadPolicyProbe(tt.err, "featuregates.x")
 		if loaded != tt.answer || (err != nil) != (tt.err != nil && !tt.wait) {

@@ -21,31 +21,25 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
 )
 
-// The API server says nowhere which policies it runs: it reads them through
-// informers and compiles them about once a second. So every mutating policy
-// answers a probe: a dry-run status patch of the CustomFeatureGates object
-// that carries ProbeAnnotation with the policy's revision is refused by that
-// policy, and by no other revision of it. A refusal proves that the API
-// server runs exactly that revision, binding included; a dry run stores
-// nothing; and the operator may patch that status already.
+// Both backends are probed the same way. The API server says nowhere which
+// policies or webhook entries it runs: it reads them through informers and
+// loads them about once a second. So each answers a probe: a dry-run status
+// patch of the CustomFeatureGates object that carries ProbeAnnotation with a
+// revision is refused by exactly that revision of the policy or entry. A
+// refusal proves that the API server runs it as written; a dry run stores
+// nothing; and the operator may patch that status already. The policy's
+// probe is in policyprobe.go, the webhook entry's in webhookprobe.go.
 
 // ProbeAnnotation carries the revision a probe asks about.
 const ProbeAnnotation = "features.applyset.dev/policy-probe"
-
-// probeAnswerPath is removed from the probe object, where it never is, so
-// that the JSON patch fails and the policy refuses the probe. A failed test
-// operation would not do: the API server skips such patches.
-const probeAnswerPath = "/policyLoaded"
 
 // probeResource is the status of the CustomFeatureGates objects, which the
 // probe patches.
@@ -57,64 +51,6 @@ func ProbePatch(revision string) []byte {
 	return patch
 }
 
-// IsProbeAnswer reports whether err is the refusal of a probe by the
-// mutating policy named policy: the API server runs the probed revision.
-func IsProbeAnswer(err error, policy string) bool {
-	var status apierrors.APIStatus
-	if !errors.As(err, &status) || !apierrors.IsInvalid(err) {
-		return false
-	}
-	msg := status.Status().Message
-	return strings.Contains(msg, fmt.Sprintf("policy '%s'", policy)) && strings.Contains(msg, probeAnswerPath)
-}
-
-// IsProbeWait reports whether err, the answer to a probe, means only that the
-// API server is not there yet: another policy or one it has not compiled
-// refused the probe (Invalid), or its policy plugin does not know the
-// CustomFeatureGates schema yet, as for a while after it starts (503).
-func IsProbeWait(err error) bool {
-	return apierrors.IsInvalid(err) || apierrors.IsServiceUnavailable(err)
-}
-
-// ReadPolicyProbe reads the answer to a probe of the mutating policy named
-// policy: loaded when the policy refused it; an error for answers that are
-// neither that refusal nor a wait; otherwise not loaded yet (accepted: an
-// older revision, or none, runs).
-func ReadPolicyProbe(err error, policy string) (loaded bool, _ error) {
-	switch {
-	case IsProbeAnswer(err, policy):
-		return true, nil
-	case err != nil && !IsProbeWait(err):
-		return false, err
-	}
-	return false, nil
-}
-
-// probeRule matches the probe: status updates of the CustomFeatureGates
-// object named gates only.
-func probeRule(gates string) admissionv1.NamedRuleWithOperations {
-	return admissionv1.NamedRuleWithOperations{
-		ResourceNames: []string{gates},
-		RuleWithOperations: admissionv1.RuleWithOperations{
-			Operations: []admissionv1.OperationType{admissionv1.Update},
-			Rule: admissionv1.Rule{
-				APIGroups: []string{probeResource.Group}, APIVersions: []string{probeResource.Version},
-				Resources: []string{probeResource.Resource + "/status"},
-			},
-		},
-	}
-}
-
-// probeMatchCondition keeps every request for the CustomFeatureGates but
-// dry runs away from the policy: the gates' mutations must never touch the
-// operator's own status writes.
-func probeMatchCondition() admissionv1.MatchCondition {
-	return admissionv1.MatchCondition{
-		Name:       "probe-only-as-dry-run",
-		Expression: "request.resource.group != " + strconv.Quote(probeResource.Group) + " || request.dryRun",
-	}
-}
-
 // probeCondition is true for a probe of revision.
 func probeCondition(revision string) string {
 	key := strconv.Quote(ProbeAnnotation)
@@ -123,22 +59,42 @@ func probeCondition(revision string) string {
 		key + "] == " + strconv.Quote(revision)
 }
 
-// withProbe answers a probe of revision before expr, or instead of it when
-// expr is empty.
-func withProbe(revision, expr string) string {
-	if expr == "" {
-		expr = "[]"
-	}
-	return probeCondition(revision) + " ? [" + patchOp("remove", []string{probeAnswerPath[1:]}, "") + "] : " + expr
+// probeReader tells the answers to one backend's probe apart.
+type probeReader struct {
+	// refused says the API server refused the request the way only the
+	// probed revision does: the status code's check, and what the message holds.
+	refused func(error) bool
+	says    []string
+	// wait says an answer means only that the API server is not there yet.
+	wait func(error) bool
 }
 
-// revisionOf names what a policy does: its gate mutations and the resources
-// they act on.
-func revisionOf(mutations []admissionv1.Mutation, rule admissionv1.NamedRuleWithOperations) string {
-	return hashOf(struct {
-		Mutations []admissionv1.Mutation
-		Rule      admissionv1.NamedRuleWithOperations
-	}{mutations, rule})
+// read reads the answer err to a probe: loaded when the probed revision
+// refused it; an error for answers that are neither that refusal nor a wait;
+// otherwise not loaded yet (accepted: an older revision, or none, runs).
+func (p probeReader) read(err error) (loaded bool, _ error) {
+	switch {
+	case p.answered(err):
+		return true, nil
+	case err != nil && !p.wait(err):
+		return false, err
+	}
+	return false, nil
+}
+
+// answered reports whether err is the probed revision's refusal.
+func (p probeReader) answered(err error) bool {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || !p.refused(err) {
+		return false
+	}
+	msg := status.Status().Message
+	for _, part := range p.says {
+		if !strings.Contains(msg, part) {
+			return false
+		}
+	}
+	return true
 }
 
 // hashOf is a short hash of v's JSON: a revision a probe can name.

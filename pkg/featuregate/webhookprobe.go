@@ -17,9 +17,7 @@ limitations under the License.
 package featuregate
 
 import (
-	"errors"
 	"strconv"
-	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -71,28 +69,17 @@ func WebhookEntryFor(t Target, gates []Gate) WebhookEntry {
 	return entry
 }
 
-// IsWebhookProbeAnswer reports whether err is the webhook's refusal of a
-// probe through the entry named entry.
-func IsWebhookProbeAnswer(err error, entry string) bool {
-	var status apierrors.APIStatus
-	if !errors.As(err, &status) || !apierrors.IsForbidden(err) {
-		return false
-	}
-	msg := status.Status().Message
-	return strings.Contains(msg, strconv.Quote(entry)) && strings.Contains(msg, WebhookProbeAnswer)
+// webhookProbe reads the answers to a probe through the webhook entry named
+// entry. The API server not knowing the CustomFeatureGates schema yet (503)
+// is a wait; any other error, such as a webhook no replica answers, is one.
+func webhookProbe(entry string) probeReader {
+	return probeReader{refused: apierrors.IsForbidden, says: []string{strconv.Quote(entry), WebhookProbeAnswer}, wait: apierrors.IsServiceUnavailable}
 }
 
 // ReadWebhookProbe reads the answer to a probe through the webhook entry
 // named entry: loaded when the webhook refused it; not yet when the API
 // server accepted it (it runs an older revision of the entry, or none) or
-// does not know the CustomFeatureGates schema yet (503); an error otherwise,
-// such as a webhook no replica answers.
+// does not know the CustomFeatureGates schema yet; an error otherwise.
 func ReadWebhookProbe(err error, entry string) (loaded bool, _ error) {
-	switch {
-	case IsWebhookProbeAnswer(err, entry):
-		return true, nil
-	case err != nil && !apierrors.IsServiceUnavailable(err):
-		return false, err
-	}
-	return false, nil
+	return webhookProbe(entry).read(err)
 }

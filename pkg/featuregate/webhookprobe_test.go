@@ -99,7 +99,7 @@ func TestWebhookEntryProbe(t *testing.T) {
 	}
 }
 
-func TestIsWebhookProbeAnswer(t *testing.T) {
+func TestWebhookProbeAnswers(t *testing.T) {
 	denied := func(entry, msg string) error {
 		return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusForbidden,
 			Reason: metav1.StatusReasonForbidden, Message: `admission webhook "` + entry + `" denied the request: ` + msg}}
@@ -118,7 +118,7 @@ func TestIsWebhookProbeAnswer(t *testing.T) {
 		{name: "accepted", err: nil, want: false},
 	}
 	for _, tt := range tests {
-		if got := IsWebhookProbeAnswer(tt.err, "crontabs.stable.example.com"); got != tt.want {
+		if got := webhookProbe("crontabs.stable.example.com").answered(tt.err); got != tt.want {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 		loaded, err := ReadWebhookProbe(tt.err, "crontabs.stable.example.com")

@@ -43,7 +43,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, set applyv1alpha1.Set)
 		return reconcile.Result{}, nil
 	}
 	parent := applyset.ParseParent(r.parentKey(set), set.GetLabels(), set.GetAnnotations())
-	if parent.Trusted() && (parent.Tooling.Name == identity.ToolingName || parent.Tooling.Name == "") {
+	if parent.Trusted() && (identity.Owns(parent.Tooling) || parent.Tooling.Name == "") {
 		waiting, err := r.releaseMembers(ctx, set, parent)
 		if err == nil && waiting != "" {
 			// Members go in reverse apply order, each group once the one

@@ -21,6 +21,7 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
@@ -39,7 +40,7 @@ func checkParent(set applyv1alpha1.Set, parent applyset.Parent) (string, error) 
 		return applyv1alpha1.ReasonIDMismatch, fmt.Errorf("the %s label is %s, not this set's ID %s; "+
 			"remove the label to let the operator set it", applyset.IDLabel, id, parent.Key.ID())
 	}
-	if t := parent.Tooling; t.Name != "" && t.Name != identity.ToolingName {
+	if t := parent.Tooling; t.Name != "" && !identity.Owns(t) {
 		return applyset.ReasonForeignTooling, fmt.Errorf("the set is managed by %s; the operator does not touch "+
 			"another tool's set (remove the %s annotation to hand it over)", t, applyset.ToolingAnnotation)
 	}
@@ -54,7 +55,7 @@ func (r *Reconciler) writeParent(ctx context.Context, set applyv1alpha1.Set, hin
 		return err
 	}
 	patch := applyset.ParentPatch(gvk, r.parentKey(set), applyset.ParentFields{
-		ID: true, Tooling: &applyset.Tooling{Name: identity.ToolingName, Version: r.ToolingVersion},
+		ID: true, Tooling: ptr.To(identity.Tooling(r.ToolingVersion)),
 		GroupKinds: hints.Kinds, AdditionalNamespaces: hints.Namespaces,
 	})
 	if hasAll(set.GetLabels(), patch.GetLabels()) && hasAll(set.GetAnnotations(), patch.GetAnnotations()) {

@@ -43,8 +43,8 @@ import (
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=get;list;watch;create;update;patch
 
 const (
-	// ValidationPath is where the webhook that checks sets is served.
-	ValidationPath = "/applysets/validate"
+	// validationPath is where the webhook that checks sets is served.
+	validationPath = "/applysets/validate"
 	// DefaultValidationConfiguration is the ValidatingWebhookConfiguration of that webhook.
 	DefaultValidationConfiguration = "applyset-operator-applysets"
 )
@@ -91,7 +91,7 @@ type ValidationRegistrar struct {
 func (r *ValidationRegistrar) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
 	entry := admissionv1ac.ValidatingWebhook().
 		WithName("healthchecks.apply.applyset.dev").
-		WithClientConfig(r.Endpoint.ClientConfig(ValidationPath)).
+		WithClientConfig(r.Endpoint.ClientConfig(validationPath)).
 		WithRules(admissionv1ac.RuleWithOperations().
 			WithOperations(admissionregv1.Create, admissionregv1.Update).
 			WithAPIGroups(applyv1alpha1.GroupVersion.Group).
@@ -135,10 +135,10 @@ func (r *ValidationRegistrar) SetupWithManager(mgr ctrl.Manager) error {
 		Complete(r)
 }
 
-// SetupWebhook serves the Validator at ValidationPath on server and adds
+// SetupWebhook serves the Validator at validationPath on server and adds
 // registrar to mgr. The manager serves it on its own server; tests pass
 // mgr.GetWebhookServer().
 func SetupWebhook(mgr ctrl.Manager, server webhook.Server, registrar *ValidationRegistrar) error {
-	server.Register(ValidationPath, &webhook.Admission{Handler: &Validator{decoder: admission.NewDecoder(mgr.GetScheme())}})
+	server.Register(validationPath, &webhook.Admission{Handler: &Validator{decoder: admission.NewDecoder(mgr.GetScheme())}})
 	return registrar.SetupWithManager(mgr)
 }

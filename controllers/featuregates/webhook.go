@@ -55,9 +55,9 @@ func init() {
 	metrics.Registry.MustRegister(droppedFields, webhookDuration)
 }
 
-// Dropper is the mutating webhook that applies a CRD's feature gates to create
+// dropper is the mutating webhook that applies a CRD's feature gates to create
 // and update requests of its objects (and their status).
-type Dropper struct {
+type dropper struct {
 	// Reader reads CustomFeatureGates from the informer cache: no API call per request.
 	Reader client.Reader
 
@@ -75,7 +75,7 @@ type compiledGates struct {
 }
 
 // gates returns cfg's gates compiled, compiling them once per generation.
-func (d *Dropper) gates(cfg *featuresv1alpha1.CustomFeatureGates) (*featuregate.Set, error) {
+func (d *dropper) gates(cfg *featuresv1alpha1.CustomFeatureGates) (*featuregate.Set, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if c, ok := d.compiled[cfg.Name]; ok && c.uid == cfg.UID && c.generation == cfg.Generation {
@@ -91,7 +91,7 @@ func (d *Dropper) gates(cfg *featuresv1alpha1.CustomFeatureGates) (*featuregate.
 
 // Handle drops, or restores, the fields of disabled gates. It has no side
 // effects, so dry-run requests see exactly what would be stored.
-func (d *Dropper) Handle(ctx context.Context, req admission.Request) admission.Response {
+func (d *dropper) Handle(ctx context.Context, req admission.Request) admission.Response {
 	if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
 		return admission.Allowed("")
 	}
@@ -156,7 +156,7 @@ func warnings(ws ...string) []string {
 // at it, to mgr. The webhook reads gates from mgr's cache. The manager
 // serves it on its own server; tests pass mgr.GetWebhookServer().
 func SetupWebhook(mgr ctrl.Manager, server webhook.Server, registrar *Registrar) error {
-	server.Register(WebhookPath, &webhook.Admission{Handler: &Dropper{Reader: mgr.GetClient()}})
+	server.Register(WebhookPath, &webhook.Admission{Handler: &dropper{Reader: mgr.GetClient()}})
 	return registrar.SetupWithManager(mgr)
 }
 

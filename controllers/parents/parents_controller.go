@@ -163,7 +163,7 @@ func (r *Reconciler) cacheBehind(ctx context.Context, parent *metav1.PartialObje
 // parent's hint: its ID is its own and its tooling is on the allow-list. Our own
 // ApplySets are never rewritten here; the apply engine keeps their hints.
 func (r *Reconciler) mayRepair(p applyset.Parent) bool {
-	return p.Trusted() && p.Tooling.Name != identity.ToolingName && r.RepairTooling.Has(p.Tooling.Name)
+	return p.Trusted() && !identity.Owns(p.Tooling) && r.RepairTooling.Has(p.Tooling.Name)
 }
 
 // resyncHint adds the missing kinds to the hint with server-side apply. The field normally
@@ -220,7 +220,7 @@ func (r *Reconciler) report(obj *metav1.PartialObjectMetadata, req membership.Pa
 	for _, p := range v.Problems {
 		r.Recorder.Eventf(obj, nil, "Warning", p.Reason, "Verify", "%s", p.Message)
 	}
-	if v.Healthy() && v.Parent.Tooling.Name != identity.ToolingName && !r.RepairTooling.Has(v.Parent.Tooling.Name) {
+	if v.Healthy() && !identity.Owns(v.Parent.Tooling) && !r.RepairTooling.Has(v.Parent.Tooling.Name) {
 		r.Recorder.Eventf(obj, nil, "Normal", applyset.ReasonForeignTooling, "Verify",
 			"Managed by %s; verified with %d members and left unchanged", v.Parent.Tooling, len(v.Members))
 	} else if v.Healthy() {

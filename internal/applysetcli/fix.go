@@ -50,7 +50,7 @@ func planFix(p checkedParent) (*hintFix, string) {
 	switch {
 	case !v.Parent.Trusted():
 		return nil, "its ID is not its own, so its members are not its to describe"
-	case v.Parent.Tooling.Name == identity.ToolingName:
+	case identity.Owns(v.Parent.Tooling):
 		return nil, "the operator keeps the hints of its own sets"
 	case len(v.Incomplete) > 0:
 		return nil, "not every type could be listed, so its members are not all known"

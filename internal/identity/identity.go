@@ -21,6 +21,8 @@ limitations under the License.
 // overwrite each other's fields.
 package identity
 
+import "github.com/applyset-operator/applyset-operator/pkg/applyset"
+
 const (
 	// ToolingName is the tooling name of the operator's own ApplySets
 	// (applyset-operator/<version>); kubectl refuses to manage such a set.
@@ -63,4 +65,15 @@ const (
 // more: kubectl's and the operator's own.
 func TrustedAppliers() map[string][]string {
 	return map[string][]string{"kubectl": {KubectlFieldManager}, ToolingName: {MembersFieldManager}}
+}
+
+// Tooling is the tooling of the operator's own sets, at version (empty for a
+// comparison: applyset.Tooling.CompatibleWith counts only names).
+func Tooling(version string) applyset.Tooling {
+	return applyset.Tooling{Name: ToolingName, Version: version}
+}
+
+// Owns reports whether parent's tooling is the operator's.
+func Owns(parent applyset.Tooling) bool {
+	return Tooling("").CompatibleWith(parent)
 }

@@ -57,19 +57,6 @@ func ParseDependsOn(value string) ([]ObjectRef, error) {
 	return refs, nil
 }
 
-// FormatDependsOn writes refs as a depends-on annotation value.
-func FormatDependsOn(refs []ObjectRef) string {
-	entries := make([]string, 0, len(refs))
-	for _, r := range refs {
-		if r.Namespace == "" {
-			entries = append(entries, r.GroupKind.Group+"/"+r.GroupKind.Kind+"/"+r.Name)
-			continue
-		}
-		entries = append(entries, r.GroupKind.Group+"/namespaces/"+r.Namespace+"/"+r.GroupKind.Kind+"/"+r.Name)
-	}
-	return strings.Join(entries, ",")
-}
-
 // stage is the implicit apply order of a kind, before any depends-on:
 // what others need to exist comes first.
 func stage(gk schema.GroupKind) int {

@@ -63,7 +63,7 @@ func NewPlan(set applyv1alpha1.Set, parent applyset.Parent, objects []apply.Obje
 		Kinds:      p.Declared.Kinds.Union(CurrentKinds(parent)),
 		Namespaces: p.Declared.Namespaces.Union(parent.Scope.AdditionalNamespaces),
 	}
-	p.Apply = apply.ApplyOptions{SetID: setID, DryRun: dryRun, Force: spec.ForceEnabled(), Ignore: IgnoreRules(spec.IgnoreFields)}
+	p.Apply = apply.ApplyOptions{SetID: setID, DryRun: dryRun, Force: spec.ForceEnabled(), Ignore: ignoreRules(spec.IgnoreFields)}
 	if spec.PruneEnabled() {
 		p.Prune = &apply.PruneOptions{
 			SetID: setID, ParentUID: string(set.GetUID()), Kinds: p.Widened.Kinds, Keep: sets.New(objectRefs(objects)...), DryRun: dryRun,
@@ -115,9 +115,9 @@ func CurrentKinds(p applyset.Parent) sets.Set[schema.GroupKind] {
 	return p.GroupKinds
 }
 
-// IgnoreRules maps the spec's ignoreFields onto the engine's rules. Paths are
+// ignoreRules maps the spec's ignoreFields onto the engine's rules. Paths are
 // validated by the API server; one that still does not parse is skipped.
-func IgnoreRules(fields []applyv1alpha1.IgnoreFields) []apply.IgnoreRule {
+func ignoreRules(fields []applyv1alpha1.IgnoreFields) []apply.IgnoreRule {
 	rules := make([]apply.IgnoreRule, 0, len(fields))
 	for _, f := range fields {
 		rule := apply.IgnoreRule{GroupKind: schema.GroupKind{Group: f.Group, Kind: f.Kind}, Namespace: f.Namespace, Name: f.Name}

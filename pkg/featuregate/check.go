@@ -30,10 +30,10 @@ import (
 	"k8s.io/apiserver/pkg/cel/environment"
 )
 
-// MaxPolicyBytes is the largest policy the operator writes: etcd's default
+// maxPolicyBytes is the largest policy the operator writes: etcd's default
 // limit of a request (--max-request-bytes), below the API server's own limit
 // of a request body (3 MiB).
-const MaxPolicyBytes = 3 << 19 // 1.5 MiB
+const maxPolicyBytes = 3 << 19 // 1.5 MiB
 
 // Check compiles every expression of p with the API server's compiler, as it
 // does when the policies are written, and measures each policy: an error says
@@ -60,8 +60,8 @@ func Check(p Policies) (int, error) {
 			errs = append(errs, err)
 			return
 		}
-		if len(data) > MaxPolicyBytes {
-			errs = append(errs, fmt.Errorf("the %s is %d bytes; the API server stores at most %d", kind, len(data), MaxPolicyBytes))
+		if len(data) > maxPolicyBytes {
+			errs = append(errs, fmt.Errorf("the %s is %d bytes; the API server stores at most %d", kind, len(data), maxPolicyBytes))
 		}
 		largest = max(largest, len(data))
 	}

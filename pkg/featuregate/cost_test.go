@@ -77,7 +77,7 @@ func TestLargestAllowedGatesFitTheAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d paths of %d names and %d characters: %d mutations, policy %d bytes (limit %d)",
-		maxPaths, maxPathDepth, maxPathLength, len(p.Mutating.Spec.Mutations), bytes, MaxPolicyBytes)
+		maxPaths, maxPathDepth, maxPathLength, len(p.Mutating.Spec.Mutations), bytes, maxPolicyBytes)
 
 	// The costliest request: every path in the request and the stored object,
 	// with different values, so that every mutation takes its longest branch.

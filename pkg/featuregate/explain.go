@@ -36,7 +36,7 @@ const ExplainAnnotation = "features.applyset.dev/explain"
 // that no description an owner writes is likely to hold it, and its first
 // character occurs in it once: a marker with no prefix that is also its
 // suffix cannot be found straddling the end of a description and the start
-// of a note, so StripNote finds exactly the note AddNote appended.
+// of a note, so stripNote finds exactly the note AddNote appended.
 const noteMarker = "[features.applyset.dev] "
 
 // noteSeparator puts the note in a paragraph of its own.
@@ -47,8 +47,8 @@ func Explained(crd *apiextensionsv1.CustomResourceDefinition) bool {
 	return crd != nil && crd.Annotations[ExplainAnnotation] == "true"
 }
 
-// GateNote is the note for a field of gate: its name, stage and effective state.
-func GateNote(g Gate) string {
+// gateNote is the note for a field of gate: its name, stage and effective state.
+func gateNote(g Gate) string {
 	enabled, _ := Effective(g)
 	state := "disabled"
 	if enabled {
@@ -58,9 +58,9 @@ func GateNote(g Gate) string {
 		"from new objects and keeps its stored value on updates.", noteMarker, g.Name, g.PreRelease, state)
 }
 
-// StripNote returns description without the gate note AddNote appended, if
+// stripNote returns description without the gate note AddNote appended, if
 // it has one. Everything from the first marker on is the note.
-func StripNote(description string) string {
+func stripNote(description string) string {
 	i := strings.Index(description, noteMarker)
 	if i < 0 {
 		return description
@@ -69,9 +69,9 @@ func StripNote(description string) string {
 }
 
 // AddNote returns description with note as its last paragraph, in place of
-// any gate note it had. note must come from GateNote.
+// any gate note it had. note must come from gateNote.
 func AddNote(description, note string) string {
-	description = StripNote(description)
+	description = stripNote(description)
 	if description == "" {
 		return note
 	}
@@ -95,7 +95,7 @@ func ExplainNotes(cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv1
 				if _, err := ParsePath(p); err != nil {
 					return nil, false, fmt.Errorf("gate %s: %w", g.Name, err)
 				}
-				notes[p] = GateNote(g)
+				notes[p] = gateNote(g)
 			}
 		}
 	}
@@ -120,7 +120,7 @@ func ExplainNotes(cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv1
 // stripNotes removes gate notes from node and every field below it, along
 // the ways addNoteAt goes: properties and additionalProperties.
 func stripNotes(node *apiextensionsv1.JSONSchemaProps) {
-	node.Description = StripNote(node.Description)
+	node.Description = stripNote(node.Description)
 	for name, child := range node.Properties {
 		stripNotes(&child)
 		node.Properties[name] = child

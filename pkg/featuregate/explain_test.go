@@ -165,12 +165,12 @@ func TestExplainNotesRefusesABadPath(t *testing.T) {
 }
 
 func TestNoteOnEmptyDescriptionIsTheWholeDescription(t *testing.T) {
-	note := GateNote(Gate{Name: "G", PreRelease: Stable})
+	note := gateNote(Gate{Name: "G", PreRelease: Stable})
 	if got := AddNote("", note); got != note {
 		t.Fatalf("AddNote(\"\") = %q", got)
 	}
-	if got := StripNote(note); got != "" {
-		t.Fatalf("StripNote(note) = %q", got)
+	if got := stripNote(note); got != "" {
+		t.Fatalf("stripNote(note) = %q", got)
 	}
 	if !strings.Contains(note, "(Stable): enabled.") {
 		t.Fatalf("a Stable gate's note does not say it is enabled: %q", note)
@@ -184,15 +184,15 @@ func FuzzNotes(f *testing.F) {
 		f.Add(seed, true)
 	}
 	f.Fuzz(func(t *testing.T, description string, on bool) {
-		first := GateNote(Gate{Name: "First", PreRelease: Beta, Enabled: ptr.To(on)})
-		second := GateNote(Gate{Name: "Second", PreRelease: Alpha})
-		base := StripNote(description)
-		if got := StripNote(base); got != base {
-			t.Fatalf("StripNote is not idempotent on %q: %q then %q", description, base, got)
+		first := gateNote(Gate{Name: "First", PreRelease: Beta, Enabled: ptr.To(on)})
+		second := gateNote(Gate{Name: "Second", PreRelease: Alpha})
+		base := stripNote(description)
+		if got := stripNote(base); got != base {
+			t.Fatalf("stripNote is not idempotent on %q: %q then %q", description, base, got)
 		}
 		added := AddNote(description, first)
-		if got := StripNote(added); got != base {
-			t.Fatalf("StripNote(AddNote(%q)) = %q, want %q", description, got, base)
+		if got := stripNote(added); got != base {
+			t.Fatalf("stripNote(AddNote(%q)) = %q, want %q", description, got, base)
 		}
 		if got := AddNote(added, first); got != added {
 			t.Fatalf("adding the note again to %q changed it: %q", added, got)

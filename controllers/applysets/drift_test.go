@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
 
 // deployment is a Deployment named web.
@@ -94,7 +95,7 @@ var _ = Describe("Drift", func() {
 			return set.Status.Drift
 		}).Should(ConsistOf(SatisfyAll(HaveField("Name", "web"), HaveField("Manager", "autoscaler"),
 			HaveField("Fields", ConsistOf(".spec.replicas")))))
-		Eventually(eventReasons(ctx, ns, "scaled")).Should(ContainElement("Warning/" + ReasonDriftCorrected))
+		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "scaled")).Should(ContainElement("Warning/" + ReasonDriftCorrected))
 
 		By("leaving spec.replicas to the autoscaler")
 		updateSet(ctx, set, func(set *applyv1alpha1.ApplySet) {

@@ -82,14 +82,14 @@ var _ = Describe("Health", func() {
 		out, err := env.Kubectl(ctx, "", "get", "applyset", "rollout", "-n", ns)
 		Expect(err).NotTo(HaveOccurred(), out)
 		Expect(out).To(And(ContainSubstring("1/2 ready"), ContainSubstring("Progressing")))
-		Eventually(eventReasons(ctx, ns, "rollout")).Should(ContainElement("Normal/" + applyv1alpha1.ReasonProgressing))
+		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "rollout")).Should(ContainElement("Normal/" + applyv1alpha1.ReasonProgressing))
 
 		By("rolling the Deployment out, as its controller would")
 		rollOut(ctx, ns)
 		readyFor(ctx, set)
 		Expect(set.Status.Health).To(HaveValue(SatisfyAll(HaveField("Summary", "2/2 ready"), HaveField("Unhealthy", BeEmpty()))))
 		Expect(condition(ctx, set, applyv1alpha1.ConditionReconciling)()).To(BeNil())
-		Eventually(eventReasons(ctx, ns, "rollout")).Should(ContainElement("Normal/" + applyv1alpha1.ReasonSucceeded))
+		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "rollout")).Should(ContainElement("Normal/" + applyv1alpha1.ReasonSucceeded))
 	})
 
 	It("stalls when the members are not healthy within spec.timeout", func(ctx context.Context) {
@@ -101,7 +101,7 @@ var _ = Describe("Health", func() {
 			HaveField("Status", metav1.ConditionTrue), HaveField("Reason", applyv1alpha1.ReasonHealthCheckFailed),
 			HaveField("Message", ContainSubstring("not healthy after 3s (spec.timeout)"))))
 		Expect(readyCondition(ctx, set)()).To(HaveField("Status", metav1.ConditionFalse))
-		Eventually(eventReasons(ctx, ns, "never")).Should(ContainElement("Warning/" + applyv1alpha1.ReasonHealthCheckFailed))
+		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "never")).Should(ContainElement("Warning/" + applyv1alpha1.ReasonHealthCheckFailed))
 
 		By("recovering when the member becomes healthy after all")
 		rollOut(ctx, ns)

@@ -22,7 +22,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -124,9 +123,9 @@ func configMapExists(ctx context.Context, ns, name string) bool {
 	return err == nil
 }
 
-// updateSet changes the set as a person would with kubectl edit: on the latest
+// updateSet changes a set as a person would with kubectl edit: on the latest
 // version, again if the operator wrote to it meanwhile.
-func updateSet(ctx context.Context, set *applyv1alpha1.ApplySet, change func(*applyv1alpha1.ApplySet)) {
+func updateSet[T client.Object](ctx context.Context, set T, change func(T)) {
 	GinkgoHelper()
 	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(set), set); err != nil {
@@ -166,31 +165,4 @@ func exists(ctx context.Context, obj client.Object) func() bool {
 		Expect(client.IgnoreNotFound(err)).To(Succeed())
 		return err == nil
 	}
-}
-
-// eventReasons returns the type/reason of every Event about the named object.
-func eventReasons(ctx context.Context, namespace, name string) func() []string {
-	return func() []string {
-		list := &eventsv1.EventList{}
-		Expect(k8sClient.List(ctx, list, client.InNamespace(namespace))).To(Succeed())
-		var reasons []string
-		for _, e := range list.Items {
-			if e.Regarding.Name == name {
-				reasons = append(reasons, e.Type+"/"+e.Reason)
-			}
-		}
-		return reasons
-	}
-}
-
-// updateClusterSet changes a ClusterApplySet as updateSet changes an ApplySet.
-func updateClusterSet(ctx context.Context, set *applyv1alpha1.ClusterApplySet, change func(*applyv1alpha1.ClusterApplySet)) {
-	GinkgoHelper()
-	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(set), set); err != nil {
-			return err
-		}
-		change(set)
-		return k8sClient.Update(ctx, set)
-	})).To(Succeed())
 }

@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
@@ -96,7 +97,7 @@ var _ = Describe("Prune", func() {
 		Expect(exists(ctx, owned)()).To(BeTrue())
 		Expect(set.Annotations).To(HaveKeyWithValue(applyset.GroupKindsAnnotation, "ConfigMap,Secret"),
 			"the hint dropped the kind of a member that still claims the set")
-		Eventually(eventReasons(ctx, ns, "kept")).Should(ContainElement("Warning/" + applyv1alpha1.ReasonPruneSkipped))
+		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "kept")).Should(ContainElement("Warning/" + applyv1alpha1.ReasonPruneSkipped))
 
 		out, err := env.Kubectl(ctx, "", "get", "applyset", "kept", "-n", ns)
 		Expect(err).NotTo(HaveOccurred(), out)
@@ -138,7 +139,7 @@ var _ = Describe("Deletion", func() {
 		deleteAndWait(ctx, set)
 		Expect(labelled(ctx, ns, "a")).To(BeEmpty())
 		Expect(labelled(ctx, ns, "earlier")).To(BeEmpty(), "a member declared earlier kept the label and would look like an orphan")
-		Eventually(eventReasons(ctx, ns, "disbanded")).Should(ContainElement("Normal/" + ReasonReleased))
+		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "disbanded")).Should(ContainElement("Normal/" + ReasonReleased))
 	})
 
 	DescribeTable("works from the members when the sources are gone", func(ctx context.Context, policy applyv1alpha1.DeletionPolicy) {

@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
 
 func gzipBytes(data []byte) []byte {
@@ -80,7 +81,7 @@ data: {k: v}
 			origin + " document 1: ClusterRole " + role + " is cluster-scoped; its metadata.namespace kube-system is ignored",
 			origin + " document 3: ConfigMap " + ns + "/zipped repeats " + origin + " document 2 exactly; the copy is ignored",
 		}))
-		Eventually(eventReasons(ctx, ns, "zipped")).Should(ContainElement("Warning/" + ReasonInputWarning))
+		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "zipped")).Should(ContainElement("Warning/" + ReasonInputWarning))
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: role}, &rbacv1.ClusterRole{})).To(Succeed())
 	})
 

@@ -27,6 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
 
 // accessDenied matches the Ready condition of a set whose identity lacks
@@ -54,7 +55,7 @@ var _ = Describe("A tenant's set, acting as its namespace's default ServiceAccou
 		Eventually(condition(ctx, set, applyv1alpha1.ConditionReady)).Should(accessDenied("ServiceAccount "+ns+"/default",
 			`create[^;]* clusterroles\.rbac\.authorization\.k8s\.io \(cluster-scoped\)`,
 			`patch[^;]* clusterroles\.rbac\.authorization\.k8s\.io \(cluster-scoped\)`))
-		Eventually(eventReasons(ctx, ns, "escalate")).Should(ContainElement("Warning/" + applyv1alpha1.ReasonAccessDenied))
+		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "escalate")).Should(ContainElement("Warning/" + applyv1alpha1.ReasonAccessDenied))
 		Consistently(func() bool { return configMapExists(ctx, ns, "a") }).WithTimeout(2*time.Second).Should(BeFalse(),
 			"an object the set may write was applied although another was refused")
 		Expect(exists(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "tenant-escalation"}})()).To(BeFalse())
@@ -116,7 +117,7 @@ var _ = Describe("A ClusterApplySet", func() {
 		Expect(configMapExists(ctx, target, "x")).To(BeTrue())
 
 		By("declaring what the account may not create")
-		updateClusterSet(ctx, set, func(set *applyv1alpha1.ClusterApplySet) {
+		updateSet(ctx, set, func(set *applyv1alpha1.ClusterApplySet) {
 			set.Spec.Resources = append(set.Spec.Resources, clusterRole())
 		})
 		Eventually(condition(ctx, set, applyv1alpha1.ConditionReady)).Should(accessDenied("ServiceAccount "+home+"/deployer",

@@ -26,7 +26,6 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -62,19 +61,6 @@ func applyWithKubectl(ctx context.Context, parent, namespace, manifests string) 
 	}
 	out, err := env.Kubectl(ctx, manifests, args...)
 	ExpectWithOffset(1, err).NotTo(HaveOccurred(), out)
-}
-
-// eventReasons returns the type/reason of every Event about the named object.
-func eventReasons(ctx context.Context, namespace, name string) []string {
-	list := &eventsv1.EventList{}
-	Expect(k8sClient.List(ctx, list, client.InNamespace(namespace))).To(Succeed())
-	var reasons []string
-	for _, e := range list.Items {
-		if e.Regarding.Name == name {
-			reasons = append(reasons, e.Type+"/"+e.Reason)
-		}
-	}
-	return reasons
 }
 
 // mySetID is the ID of the set kubectl keeps in the Secret my-set of namespace.
@@ -123,9 +109,9 @@ var _ = Describe("Parents of other tools, verified only", Ordered, func() {
 			strings.Join(sets.List(sets.New(ns, other)), ",")))
 
 		for _, parent := range []struct{ namespace, name string }{{ns, "my-set"}, {ns, "web"}, {"default", platform.Name}} {
-			Eventually(func() []string { return eventReasons(ctx, parent.namespace, parent.name) }).
+			Eventually(testenv.EventReasons(ctx, k8sClient, parent.namespace, parent.name)).
 				Should(ContainElement("Normal/"+applyset.ReasonForeignTooling), "parent %s", parent.name)
-			Expect(eventReasons(ctx, parent.namespace, parent.name)).NotTo(ContainElement(HavePrefix("Warning/")))
+			Expect(testenv.EventReasons(ctx, k8sClient, parent.namespace, parent.name)()).NotTo(ContainElement(HavePrefix("Warning/")))
 		}
 	})
 
@@ -138,7 +124,7 @@ var _ = Describe("Parents of other tools, verified only", Ordered, func() {
 		Expect(k8sClient.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{
 			Namespace: ns, Name: "behind-its-back", Labels: map[string]string{applyset.PartOfLabel: mySetID(ns)}}})).To(Succeed())
 
-		Eventually(func() []string { return eventReasons(ctx, ns, "my-set") }).Should(ContainElement("Warning/" + membership.ReasonHintIncomplete))
+		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "my-set")).Should(ContainElement("Warning/" + membership.ReasonHintIncomplete))
 		Consistently(func() map[string]string { return annotationsOf(ctx, parent) }).WithTimeout(2 * time.Second).Should(Equal(before))
 	})
 
@@ -151,7 +137,7 @@ var _ = Describe("Parents of other tools, verified only", Ordered, func() {
 		}}
 		Expect(k8sClient.Create(ctx, copycat)).To(Succeed())
 
-		Eventually(func() []string { return eventReasons(ctx, ns, "copycat") }).Should(ContainElement("Warning/" + applyset.ReasonIDMismatch))
+		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "copycat")).Should(ContainElement("Warning/" + applyset.ReasonIDMismatch))
 		Consistently(func() map[string]string { return annotationsOf(ctx, copycat) }).WithTimeout(2 * time.Second).
 			Should(HaveKeyWithValue(applyset.GroupKindsAnnotation, ""))
 		Expect(exists(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "a"}})()).To(BeTrue())
@@ -165,7 +151,7 @@ var _ = Describe("Parents of other tools, verified only", Ordered, func() {
 			Annotations: map[string]string{applyset.ToolingAnnotation: "kubectl/v1.37.1", applyset.GroupKindsAnnotation: "ConfigMap"},
 		}})).To(Succeed())
 		Expect(k8sClient.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "my-set"}})).To(Succeed())
-		Eventually(func() []string { return eventReasons(ctx, ns, "a") }).Should(ContainElement("Warning/" + ReasonOrphanFound))
+		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "a")).Should(ContainElement("Warning/" + ReasonOrphanFound))
 	})
 
 	It("reports orphans when a parent is deleted, and deletes nothing under the report policy", func(ctx context.Context) {
@@ -173,7 +159,7 @@ var _ = Describe("Parents of other tools, verified only", Ordered, func() {
 		applyWithKubectl(ctx, "my-set", ns, configMaps(ns, "a"))
 		Expect(k8sClient.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "my-set"}})).To(Succeed())
 
-		Eventually(func() []string { return eventReasons(ctx, ns, "a") }).Should(ContainElement("Warning/" + ReasonOrphanFound))
+		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "a")).Should(ContainElement("Warning/" + ReasonOrphanFound))
 		Consistently(exists(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "a"}})).
 			WithTimeout(3 * time.Second).Should(BeTrue())
 	})
@@ -194,7 +180,7 @@ var _ = Describe("kubectl's parents, repaired when an admin allows it", Ordered,
 		labelled := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "labelled",
 			Labels: map[string]string{applyset.PartOfLabel: mySetID(ns)}}}
 		Expect(k8sClient.Create(ctx, labelled)).To(Succeed())
-		Eventually(func() []string { return eventReasons(ctx, ns, "my-set") }).Should(ContainElement("Warning/" + membership.ReasonHintIncomplete))
+		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "my-set")).Should(ContainElement("Warning/" + membership.ReasonHintIncomplete))
 		Consistently(func() map[string]string { return annotationsOf(ctx, parent) }).WithTimeout(2*time.Second).
 			Should(HaveKeyWithValue(applyset.GroupKindsAnnotation, "ConfigMap"), "a kind only an update vouches for was added")
 		Expect(k8sClient.Delete(ctx, labelled)).To(Succeed())
@@ -206,7 +192,7 @@ var _ = Describe("kubectl's parents, repaired when an admin allows it", Ordered,
 		Expect(err).NotTo(HaveOccurred(), out)
 		Eventually(func() map[string]string { return annotationsOf(ctx, parent) }).
 			Should(HaveKeyWithValue(applyset.GroupKindsAnnotation, "ConfigMap,Secret"))
-		Eventually(func() []string { return eventReasons(ctx, ns, "my-set") }).Should(ContainElement("Normal/" + ReasonHintsResynced))
+		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "my-set")).Should(ContainElement("Normal/" + ReasonHintsResynced))
 
 		By("applying again with kubectl, without b")
 		applyWithKubectl(ctx, "my-set", ns, configMaps(ns, "a"))
@@ -229,7 +215,7 @@ var _ = Describe("kubectl's parents, repaired when an admin allows it", Ordered,
 		out, err := env.Kubectl(ctx, "", "annotate", "--overwrite", "-n", ns, "secret/my-set",
 			applyset.GroupKindsAnnotation+"=ConfigMap,Secret")
 		Expect(err).NotTo(HaveOccurred(), out)
-		Eventually(func() []string { return eventReasons(ctx, ns, "my-set") }).Should(ContainElement("Normal/" + ReasonVerified))
+		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "my-set")).Should(ContainElement("Normal/" + ReasonVerified))
 		Consistently(func() map[string]string { return annotationsOf(ctx, parent) }).WithTimeout(2*time.Second).
 			Should(HaveKeyWithValue(applyset.GroupKindsAnnotation, "ConfigMap,Secret"), "the operator trimmed a kind without members")
 
@@ -262,13 +248,13 @@ var _ = Describe("Orphans, collected under the delete policy", Ordered, func() {
 
 		Expect(k8sClient.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "my-set"}})).To(Succeed())
 		plain := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "plain"}}
-		Eventually(func() []string { return eventReasons(ctx, ns, "plain") }).Should(ContainElement("Warning/" + ReasonOrphanFound))
+		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "plain")).Should(ContainElement("Warning/" + ReasonOrphanFound))
 		Eventually(exists(ctx, plain)).WithTimeout(20 * time.Second).Should(BeFalse())
-		Eventually(func() []string { return eventReasons(ctx, ns, "plain") }).Should(ContainElement("Normal/" + ReasonOrphanDeleted))
+		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "plain")).Should(ContainElement("Normal/" + ReasonOrphanDeleted))
 		Expect(exists(ctx, owned)()).To(BeTrue(), "an orphan with an owner is left to garbage collection")
-		Eventually(func() []string { return eventReasons(ctx, ns, "owned") }).Should(ContainElement("Normal/" + ReasonOrphanKept))
+		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "owned")).Should(ContainElement("Normal/" + ReasonOrphanKept))
 		Expect(exists(ctx, updated)()).To(BeTrue(), "an orphan whose label no tool applied is never deleted")
-		Eventually(func() []string { return eventReasons(ctx, ns, "labelled-by-update") }).Should(ContainElement("Normal/" + ReasonOrphanKept))
+		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "labelled-by-update")).Should(ContainElement("Normal/" + ReasonOrphanKept))
 	})
 })
 
@@ -299,10 +285,10 @@ var _ = Describe("Verification while a type cannot be listed", Ordered, func() {
 		}}
 		Expect(k8sClient.Create(ctx, affected)).To(Succeed())
 
-		Eventually(func() []string { return eventReasons(ctx, ns, "covers-stuck") }).
+		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "covers-stuck")).
 			WithTimeout(time.Minute).Should(ContainElement("Warning/" + membership.ReasonMembershipIncomplete))
-		Eventually(func() []string { return eventReasons(ctx, ns, "my-set") }).Should(ContainElement("Normal/" + applyset.ReasonForeignTooling))
-		Expect(eventReasons(ctx, ns, "my-set")).NotTo(ContainElement("Warning/" + membership.ReasonMembershipIncomplete))
+		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "my-set")).Should(ContainElement("Normal/" + applyset.ReasonForeignTooling))
+		Expect(testenv.EventReasons(ctx, k8sClient, ns, "my-set")()).NotTo(ContainElement("Warning/" + membership.ReasonMembershipIncomplete))
 		Expect(testutil.ToFloat64(unlistableGauge.WithLabelValues(group + "/v2, Resource=stucks"))).To(BeEquivalentTo(1))
 	})
 
@@ -311,7 +297,7 @@ var _ = Describe("Verification while a type cannot be listed", Ordered, func() {
 		applyWithKubectl(ctx, "my-set", ns, configMaps(ns, "plain"))
 		Expect(k8sClient.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "my-set"}})).To(Succeed())
 		plain := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "plain"}}
-		Eventually(func() []string { return eventReasons(ctx, ns, "plain") }).Should(ContainElement("Warning/" + ReasonOrphanFound))
+		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "plain")).Should(ContainElement("Warning/" + ReasonOrphanFound))
 		Consistently(exists(ctx, plain)).WithTimeout(4*time.Second).Should(BeTrue(), "an orphan was deleted while a type could not be listed")
 	})
 })

@@ -38,22 +38,6 @@ func testMapper() meta.RESTMapper {
 	return m
 }
 
-// aliasBomb is the "billion laughs": nine levels of nine aliases each, 9^9
-// strings once expanded.
-var aliasBomb = `a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
-b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
-c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
-d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
-e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
-f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
-g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
-h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
-i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: x}
-`
-
 func TestCheck(t *testing.T) {
 	namespaced := Target{Scope: applyset.Scope{Namespace: "home", AdditionalNamespaces: sets.New("extra")},
 		DefaultNamespace: "home", Mapper: testMapper()}

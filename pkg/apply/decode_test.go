@@ -19,6 +19,8 @@ package apply
 import (
 	"strings"
 	"testing"
+
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
 
 func TestDecode(t *testing.T) {
@@ -63,7 +65,7 @@ func TestDecode(t *testing.T) {
 		},
 		{
 			name:    "an alias bomb stops at the parser's bound",
-			data:    aliasBomb,
+			data:    testenv.AliasBomb,
 			wantErr: "src document 1: malformed YAML: yaml: document contains excessive aliasing",
 		},
 		{

@@ -22,6 +22,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
 
 // BenchmarkRejectHostileInput measures the time and memory it takes to
@@ -41,7 +43,7 @@ func BenchmarkRejectHostileInput(b *testing.B) {
 		data []byte
 		gzip bool
 	}{
-		{name: "alias-bomb", data: []byte(aliasBomb)},
+		{name: "alias-bomb", data: []byte(testenv.AliasBomb)},
 		{name: "nesting-20000", data: []byte("data: " + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "\n")},
 		{name: "invalid-utf8", data: []byte("data: {k: \xff\xfe}\n")},
 		{name: "10000-documents", data: []byte(docs.String())},

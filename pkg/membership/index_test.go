@@ -29,10 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/metadata"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
@@ -199,23 +196,6 @@ var _ = Describe("The membership index, on who wrote a member's label and what i
 		Expect(idx.HasSynced()).To(BeFalse(), "an index missing a type claims it listed everything")
 	})
 })
-
-// newIndex makes an index against the test control plane.
-func newIndex() *Index {
-	disco, err := discovery.NewDiscoveryClientForConfig(env.Config)
-	Expect(err).NotTo(HaveOccurred())
-	meta, err := metadata.NewForConfig(env.Config)
-	Expect(err).NotTo(HaveOccurred())
-	return New(Options{Discovery: disco, Metadata: meta, Log: logf.Log.WithName("membership")})
-}
-
-// start runs idx until the spec ends and waits for its first lists.
-func start(ctx context.Context, idx *Index) {
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	DeferCleanup(cancel)
-	Expect(idx.Start(runCtx)).To(Succeed())
-	Eventually(idx.HasSynced).WithTimeout(30 * time.Second).Should(BeTrue())
-}
 
 func TestKeepMemberMetadata(t *testing.T) {
 	labelled := metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{".":{},"f:applyset.kubernetes.io/part-of":{}}}}`)

@@ -28,10 +28,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/metadata"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
@@ -91,7 +88,7 @@ var _ = Describe("The parent tracker", func() {
 		h := &heard{}
 		parents.OnChange(h.change)
 		parents.OnDeleted(h.delete)
-		startParents(ctx, parents)
+		start(ctx, parents)
 
 		Expect(parents.ParentsOf(id)).To(ConsistOf(secretKey), "an object with a copied ID is no parent of the set")
 		copied, ok := parents.Get(ParentRef{Type: ResourceType{Resource: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
@@ -114,7 +111,7 @@ var _ = Describe("The parent tracker", func() {
 
 	It("follows CRDs labelled as parent types, and only those", func(ctx context.Context) {
 		parents := newParents()
-		startParents(ctx, parents)
+		start(ctx, parents)
 		gizmos := schema.GroupVersionResource{Group: "parents.example.com", Version: "v1", Resource: "gizmos"}
 		crd := testenv.OpenCRD(gizmos.Group, "Gizmo")
 		Expect(k8sClient.Create(ctx, crd)).To(Succeed())
@@ -143,18 +140,3 @@ var _ = Describe("The parent tracker", func() {
 		Expect(parents.ParentsOf(ref.Key().ID())).To(BeEmpty())
 	})
 })
-
-func newParents() *Parents {
-	disco, err := discovery.NewDiscoveryClientForConfig(env.Config)
-	Expect(err).NotTo(HaveOccurred())
-	meta, err := metadata.NewForConfig(env.Config)
-	Expect(err).NotTo(HaveOccurred())
-	return NewParents(Options{Discovery: disco, Metadata: meta, Log: logf.Log.WithName("parents")})
-}
-
-func startParents(ctx context.Context, p *Parents) {
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	DeferCleanup(cancel)
-	Expect(p.Start(runCtx)).To(Succeed())
-	Eventually(p.HasSynced).WithTimeout(30 * time.Second).Should(BeTrue())
-}

@@ -19,10 +19,14 @@ package membership
 import (
 	"context"
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/metadata"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
@@ -41,3 +45,29 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	env = testenv.StartForSpecs(ctx)
 	k8sClient = env.Client
 })
+
+// newIndex makes an index against the test control plane.
+func newIndex() *Index { return New(testOptions("membership")) }
+
+// newParents makes a parent tracker against the test control plane.
+func newParents() *Parents { return NewParents(testOptions("parents")) }
+
+func testOptions(log string) Options {
+	disco, err := discovery.NewDiscoveryClientForConfig(env.Config)
+	Expect(err).NotTo(HaveOccurred())
+	meta, err := metadata.NewForConfig(env.Config)
+	Expect(err).NotTo(HaveOccurred())
+	return Options{Discovery: disco, Metadata: meta, Log: logf.Log.WithName(log)}
+}
+
+// start runs an index or a parent tracker until the spec ends and waits for
+// its first lists.
+func start(ctx context.Context, w interface {
+	Start(context.Context) error
+	HasSynced() bool
+}) {
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	DeferCleanup(cancel)
+	Expect(w.Start(runCtx)).To(Succeed())
+	Eventually(w.HasSynced).WithTimeout(30 * time.Second).Should(BeTrue())
+}

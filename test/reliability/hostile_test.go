@@ -37,21 +37,6 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
-// aliasBomb is the "billion laughs": nine levels of nine aliases, 9^9 strings expanded.
-const aliasBomb = `a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
-b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
-c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
-d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
-e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
-f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
-g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
-h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
-i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: laughs}
-`
-
 const kept = "{apiVersion: v1, kind: ConfigMap, metadata: {name: kept}, data: {k: v}}\n"
 
 // Each hostile source replaces a good one of a Ready set. The set must stall
@@ -83,7 +68,7 @@ var _ = Describe("Hostile input", Ordered, func() {
 			Expect(members(ctx, ns, set)).To(Equal(before), "a member was lost, or an object joined the set")
 			Expect(unlabelled(ctx, ns)).To(BeEmpty(), "an object was applied without the set's label")
 		},
-		Entry("an alias bomb", aliasBomb, applyv1alpha1.ReasonInvalidInput, "document 2: malformed YAML: yaml: document contains excessive aliasing"),
+		Entry("an alias bomb", testenv.AliasBomb, applyv1alpha1.ReasonInvalidInput, "document 2: malformed YAML: yaml: document contains excessive aliasing"),
 		Entry("nesting 20,000 deep", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: deep}\ndata: "+
 			strings.Repeat("[", 20000)+strings.Repeat("]", 20000)+"\n", applyv1alpha1.ReasonInvalidInput, "exceeded max depth of 10000"),
 		Entry("10,000 documents", manyDocuments(10000), applyv1alpha1.ReasonInvalidInput,

@@ -1,0 +1,58 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package testenv
+
+import (
+	"context"
+
+	eventsv1 "k8s.io/api/events/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// AliasBomb is the "billion laughs" in YAML: nine levels of nine aliases
+// each, 9^9 strings once expanded, followed by a valid object.
+const AliasBomb = `a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
+b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
+c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
+d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
+e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
+f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
+g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
+h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
+i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: laughs}
+`
+
+// EventReasons returns, for Eventually or a direct call, the type/reason
+// (Warning/PruneSkipped) of every Event about the object named name.
+func EventReasons(ctx context.Context, c client.Reader, namespace, name string) func() ([]string, error) {
+	return func() ([]string, error) {
+		list := &eventsv1.EventList{}
+		if err := c.List(ctx, list, client.InNamespace(namespace)); err != nil {
+			return nil, err
+		}
+		var reasons []string
+		for _, e := range list.Items {
+			if e.Regarding.Name == name {
+				reasons = append(reasons, e.Type+"/"+e.Reason)
+			}
+		}
+		return reasons, nil
+	}
+}

@@ -79,7 +79,9 @@ check() {
   command -v apt-get >/dev/null || { log "missing ${missing[*]} and no apt-get"; return 1; }
   apt-get update -qq >&2 || { log "apt-get update failed"; return 1; }
   for p in "${missing[@]}"; do
-    apt-cache policy "${p}" | grep -q 'Candidate: [0-9]' || { log "apt-get cannot install ${p}"; return 1; }
+    # Read whole: grep -q would close the pipe early, and pipefail would
+    # count apt-cache's SIGPIPE as a failure.
+    [[ "$(apt-cache policy "${p}")" =~ Candidate:\ [0-9] ]] || { log "apt-get cannot install ${p}"; return 1; }
   done
 }
 

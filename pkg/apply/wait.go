@@ -19,15 +19,21 @@ package apply
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// waitForCRDs waits until every applied CRD is Established.
+// waitForCRDs waits until every applied CRD is Established and its kind
+// resolves: the API server may report Established a moment before discovery
+// serves the new type, and an object of the kind written in that moment would
+// fail with "no matches for kind".
 func (e *Engine) waitForCRDs(ctx context.Context, objects []Object) error {
 	timeout := cmp.Or(e.EstablishTimeout, time.Minute)
 	for _, o := range objects {
@@ -52,6 +58,29 @@ func (e *Engine) waitForCRDs(ctx context.Context, objects []Object) error {
 		if err != nil {
 			return fmt.Errorf("waiting for CustomResourceDefinition %s to be established: %w", o.Object.GetName(), err)
 		}
+		if err := e.waitForKind(ctx, crd, timeout); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// waitForKind waits until the REST mapper resolves the kind crd defines.
+func (e *Engine) waitForKind(ctx context.Context, crd *unstructured.Unstructured, timeout time.Duration) error {
+	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+	gk := schema.GroupKind{Group: group, Kind: kind}
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
+		_, last = e.Client.RESTMapper().RESTMapping(gk)
+		if meta.IsNoMatchError(last) {
+			return false, nil
+		}
+		return last == nil, last
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for the cluster to serve %s defined by CustomResourceDefinition %s: %w",
+			gk, crd.GetName(), errors.Join(err, last))
 	}
 	return nil
 }

@@ -169,7 +169,8 @@ deploy: ## Deploy the operator (CRDs, RBAC, manager, webhooks) to the cluster of
 		$(KUBECTL) apply --server-side -f -
 
 .PHONY: undeploy
-undeploy: ## Remove the operator from the cluster of the current kubeconfig.
+undeploy: ## Remove the operator from the cluster of the current kubeconfig; every set's members stay.
+	$(KUBECTL) delete --ignore-not-found --wait --timeout=5m crd applysets.apply.applyset.dev clusterapplysets.apply.applyset.dev
 	$(KUBECTL) delete --ignore-not-found -k config/default
 
 .PHONY: clean

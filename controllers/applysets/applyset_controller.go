@@ -30,6 +30,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -41,11 +42,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/requeue"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/declared"
 	"github.com/applyset-operator/applyset-operator/pkg/health"
+	"github.com/applyset-operator/applyset-operator/pkg/inventory"
 )
 
 // Reconciler reconciles one kind: ApplySet or ClusterApplySet.
@@ -118,6 +121,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 
 	before := readyOf(set.GetSetStatus()).DeepCopy()
 	warnedBefore := slices.Clone(set.GetSetStatus().Warnings)
+	foreignBefore := set.GetSetStatus().ForeignMembers.DeepCopy()
 	o, onlyHealth := r.recheck(ctx, set)
 	if !onlyHealth {
 		o = r.reconcileNormal(ctx, set)
@@ -126,7 +130,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	setStatus(set.GetSetStatus(), set.GetGeneration(), o)
 	r.recordOutcome(set, before, o)
 	r.recordWarnings(set, warnedBefore)
-	recordMetrics(r.GroupKind.Kind, o)
+	r.recordForeign(set, foreignBefore, o)
+	recordMetrics(r.GroupKind.Kind, set, o)
 	return r.result(ctx, set, o)
 }
 
@@ -187,6 +192,11 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set)
 		return failure(o, reason, reason == applyv1alpha1.ReasonInvalidInput, actorError(act, err))
 	}
 	o.warnings = &warnings
+	if members := len(set.GetSetStatus().Members); len(objects) == 0 && members > 0 && !spec.AllowEmptyEnabled() {
+		return failure(o, applyv1alpha1.ReasonEmptySource, true, fmt.Errorf("the set's inputs declare no objects, "+
+			"while it has %d members: a source emptied by mistake would delete them all, so nothing was applied or pruned; "+
+			"fix the inputs, or set spec.allowEmpty: true to prune every member", members))
+	}
 	for _, obj := range objects {
 		o.declared = append(o.declared, obj.Ref())
 	}
@@ -261,18 +271,23 @@ func (r *Reconciler) readObjects(ctx context.Context, reader client.Reader, set 
 // applyAndPrune follows kubectl's protocol: widen the hints before applying, so
 // that an interrupted apply leaves no member outside them; apply; prune only
 // when every apply succeeded; then narrow the hints to what is left. The prune
-// is planned first, across the namespaces and kinds of the current hints and
-// the new set, so that a set that loses a namespace or a kind prunes its
-// members there, and so that a missing permission stops the set before it
-// changes anything.
+// is planned first, across the namespaces and kinds of the current hints, the
+// recorded members and the new set, so that a set that loses a namespace or a
+// kind prunes its members there, and so that a missing permission stops the
+// set before it changes anything. Only recorded members are pruned
+// (inventory); whatever else carries the set's label is foreign and left alone.
 func (r *Reconciler) applyAndPrune(ctx context.Context, set applyv1alpha1.Set, parent applyset.Parent,
-	engine *apply.Engine, objects []apply.Object, checker *health.Checker, o outcome) outcome {
-	plan := declared.NewPlan(set, parent, objects, o.setID, o.dryRun)
+	engine *apply.Engine, objects []apply.Object, checker *health.Checker, o outcome) (result outcome) {
+	inv := inventory.FromStatus(set.GetSetStatus().Members)
+	plan := declared.NewPlan(set, parent, objects, refsOf(inv), o.setID, o.dryRun)
 	applyOpts := plan.Apply
 	applyOpts.Ready = readyForDependents(checker)
+	defer func() { result = recordInventory(result, inv, objects) }()
 
 	var prune *apply.PrunePlan
 	if plan.Prune != nil {
+		plan.Prune.Proven = inv.Proof(identity.MembersFieldManager)
+		plan.Prune.BeforeDelete = r.stopWhenUninstalling
 		var err error
 		prune, err = engine.PlanPrune(ctx, *plan.Prune)
 		var denied *apply.AccessError
@@ -283,6 +298,7 @@ func (r *Reconciler) applyAndPrune(ctx context.Context, set applyv1alpha1.Set, p
 		if err != nil {
 			return failure(o, failureReason(err, applyv1alpha1.ReasonPruneFailed), false, err)
 		}
+		o.listed, o.foreign = prune.Proven(), prune.Foreign()
 	}
 	if !o.dryRun {
 		if err := r.writeParent(ctx, set, plan.Widened); err != nil {
@@ -316,7 +332,33 @@ func (r *Reconciler) applyAndPrune(ctx context.Context, set applyv1alpha1.Set, p
 	return o
 }
 
-// failureReason is applyv1alpha1.ReasonAccessDenied for a missing permission, otherwise fallback.
+// recordInventory sets the set's members after a real reconcile from what it
+// listed, applied and released, whether it succeeded or not: an object
+// created before a later step failed is a member all the same.
+func recordInventory(o outcome, inv inventory.Inventory, objects []apply.Object) outcome {
+	if o.dryRun {
+		return o
+	}
+	declaredObjects := make(map[apply.ObjectRef]*unstructured.Unstructured, len(objects))
+	for _, obj := range objects {
+		declaredObjects[obj.Ref()] = obj.Object
+	}
+	next := inv.Next(inventory.Observed{Listed: o.listed, Applied: o.applied.Changes, Released: o.pruned.Changes, Declared: declaredObjects})
+	o.inventory = &next
+	return o
+}
+
+// refsOf returns the references of the recorded members.
+func refsOf(inv inventory.Inventory) []apply.ObjectRef {
+	entries := inv.Entries()
+	refs := make([]apply.ObjectRef, 0, len(entries))
+	for _, e := range entries {
+		refs = append(refs, e.Ref)
+	}
+	return refs
+}
+
+// failureReason is ReasonAccessDenied for a missing permission, otherwise fallback.
 func failureReason(err error, fallback string) string {
 	var denied *apply.AccessError
 	if errors.As(err, &denied) {

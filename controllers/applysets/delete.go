@@ -33,14 +33,30 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/declared"
+	"github.com/applyset-operator/applyset-operator/pkg/inventory"
 	"github.com/applyset-operator/applyset-operator/pkg/text"
 )
 
-// reconcileDelete prunes every member (Delete) or disbands the set (Orphan),
-// then lets the set go.
+// ReasonMembersKept is the reason of the Event of a set deleted without touching its members.
+const ReasonMembersKept = "MembersKept"
+
+// reconcileDelete releases the members of a set being deleted, as its
+// deletionPolicy says, then lets it go. Only members the set's inventory
+// proves are deleted or released; a set that changes nothing (suspended or
+// previewing), and every set while the operator is being uninstalled, leaves
+// them all as they are.
 func (r *Reconciler) reconcileDelete(ctx context.Context, set applyv1alpha1.Set) (reconcile.Result, error) {
 	if !controllerutil.ContainsFinalizer(set, applyv1alpha1.MembersFinalizer) {
 		return reconcile.Result{}, nil
+	}
+	why, err := r.keepsMembers(ctx, set)
+	if err != nil {
+		return r.deletionBlocked(set, err)
+	}
+	if why != "" {
+		r.Recorder.Eventf(set, nil, "Normal", ReasonMembersKept, "Delete", "%s", text.Truncate(
+			fmt.Sprintf("Deleted without touching its %d members: %s", len(set.GetSetStatus().Members), why), maxEventMessage))
+		return r.letGo(ctx, set)
 	}
 	parent := applyset.ParseParent(r.parentKey(set), set.GetLabels(), set.GetAnnotations())
 	if parent.Trusted() && (identity.Owns(parent.Tooling) || parent.Tooling.Name == "") {
@@ -54,10 +70,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, set applyv1alpha1.Set)
 		}
 		if err != nil {
 			if !r.namespaceTerminating(ctx, set) {
-				setCondition(set.GetSetStatus(), set.GetGeneration(), applyv1alpha1.ConditionReady, metav1.ConditionFalse,
-					applyv1alpha1.ReasonDeletionBlocked, "Releasing the members before deletion failed: "+err.Error())
-				r.Recorder.Eventf(set, nil, "Warning", applyv1alpha1.ReasonDeletionBlocked, "Delete", "%s", text.Truncate(err.Error(), maxEventMessage))
-				return reconcile.Result{}, err
+				return r.deletionBlocked(set, err)
 			}
 			// The namespace is going, and with it the set's ServiceAccount and
 			// its RoleBindings: what lives in the namespace goes too, and
@@ -66,19 +79,54 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, set applyv1alpha1.Set)
 				"The namespace is being deleted; members outside it may be left: "+err.Error(), maxEventMessage))
 		}
 	}
+	return r.letGo(ctx, set)
+}
+
+// keepsMembers says why deleting the set must leave every member as it is,
+// or "" when its deletionPolicy decides.
+func (r *Reconciler) keepsMembers(ctx context.Context, set applyv1alpha1.Set) (string, error) {
+	spec := set.GetCommonSpec()
+	switch {
+	case spec.Suspended():
+		return "the set is suspended (spec.suspend), and a suspended set changes nothing", nil
+	case spec.DryRunEnabled():
+		return "the set only previews (spec.dryRun), and a preview changes nothing", nil
+	}
+	going, err := r.uninstalling(ctx)
+	if err != nil {
+		return "", fmt.Errorf("cannot tell whether the operator is being uninstalled, so no member is touched: %w", err)
+	}
+	if going {
+		return errUninstalling.Error(), nil
+	}
+	return "", nil
+}
+
+// deletionBlocked keeps the set, and its finalizer, and says why.
+func (r *Reconciler) deletionBlocked(set applyv1alpha1.Set, err error) (reconcile.Result, error) {
+	setCondition(set.GetSetStatus(), set.GetGeneration(), applyv1alpha1.ConditionReady, metav1.ConditionFalse,
+		applyv1alpha1.ReasonDeletionBlocked, "Releasing the members before deletion failed: "+err.Error())
+	r.Recorder.Eventf(set, nil, "Warning", applyv1alpha1.ReasonDeletionBlocked, "Delete", "%s", text.Truncate(err.Error(), maxEventMessage))
+	return reconcile.Result{}, err
+}
+
+// letGo removes the finalizer: the set goes.
+func (r *Reconciler) letGo(ctx context.Context, set applyv1alpha1.Set) (reconcile.Result, error) {
 	base := set.DeepCopyObject().(client.Object)
 	controllerutil.RemoveFinalizer(set, applyv1alpha1.MembersFinalizer)
 	if err := r.Client.Patch(ctx, set, client.MergeFrom(base)); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
+	forgetMetrics(r.GroupKind.Kind, set)
 	return reconcile.Result{}, nil
 }
 
-// releaseMembers deletes every member, or with deletionPolicy Orphan removes
-// their part-of label, leaving them in place. Members are found by their label
-// across the kinds and namespaces of the parent's hints, whether or not the
-// set still declares them or its sources still exist, and are released as the
-// set's identity.
+// releaseMembers deletes (deletionPolicy Delete) or disbands (Orphan) the
+// members the inventory proves, found by the set's label in the kinds and
+// namespaces of its hints and its inventory; whatever else carries the label
+// is left alone. Members a prune keeps (owned by another object, or guarded)
+// are released instead, so that no label points at a set that is gone. It
+// returns what the deletion still waits for.
 func (r *Reconciler) releaseMembers(ctx context.Context, set applyv1alpha1.Set, parent applyset.Parent) (string, error) {
 	act, err := r.actorOf(set)
 	if err != nil {
@@ -88,26 +136,29 @@ func (r *Reconciler) releaseMembers(ctx context.Context, set applyv1alpha1.Set, 
 	if err != nil {
 		return "", err
 	}
+	inv := inventory.FromStatus(set.GetSetStatus().Members)
+	scope, kinds := declared.Reach(parent, refsOf(inv))
+	proof := inv.Proof(identity.MembersFieldManager)
+	disband := apply.DisbandOptions{SetID: parent.ID, Scope: scope, Kinds: kinds, Proven: proof}
 	var cs apply.ChangeSet
 	if set.GetCommonSpec().DeletionPolicy == applyv1alpha1.DeletionPolicyOrphan {
-		cs, err = engine.Disband(ctx, apply.DisbandOptions{SetID: parent.ID, Scope: parent.Scope, Kinds: declared.CurrentKinds(parent)})
+		cs, err = engine.Disband(ctx, disband)
 	} else {
 		cs, err = engine.Prune(ctx, apply.PruneOptions{
-			SetID: parent.ID, ParentUID: string(set.GetUID()), Scope: parent.Scope, Kinds: declared.CurrentKinds(parent),
-			Keep: sets.New[apply.ObjectRef](),
+			SetID: parent.ID, ParentUID: string(set.GetUID()), Scope: scope, Kinds: kinds,
+			Keep: sets.New[apply.ObjectRef](), Proven: proof, BeforeDelete: r.stopWhenUninstalling,
 		})
+		if err == nil && waitingDeletes(cs) == "" && cs.Count(apply.Skipped) > 0 {
+			var released apply.ChangeSet
+			disband.Proven = only(skippedRefs(cs), proof)
+			released, err = engine.Disband(ctx, disband)
+			cs.Changes = append(cs.Changes, released.Changes...)
+		}
 	}
 	if err != nil {
 		return "", actorError(act, err)
 	}
-	released := cs.Count(apply.Pruned) + cs.Count(apply.Disbanded)
-	msg := fmt.Sprintf("%d members pruned, %d disbanded", cs.Count(apply.Pruned), cs.Count(apply.Disbanded))
-	if skipped := skippedPrunes(cs); skipped != "" {
-		msg += "; kept " + skipped
-	}
-	if released > 0 || cs.Count(apply.Skipped) > 0 {
-		r.Recorder.Eventf(set, nil, "Normal", ReasonReleased, "Delete", "%s", text.Truncate(msg, maxEventMessage))
-	}
+	r.recordRelease(set, cs)
 	if waiting := waitingDeletes(cs); waiting != "" {
 		return waiting, nil
 	}
@@ -118,7 +169,39 @@ func (r *Reconciler) releaseMembers(ctx context.Context, set applyv1alpha1.Set, 
 	return "", nil
 }
 
-// namespaceTerminating reports whether the set's namespace is being deleted.
+// recordRelease says what the deletion did to the members, and what it left.
+func (r *Reconciler) recordRelease(set applyv1alpha1.Set, cs apply.ChangeSet) {
+	msg := fmt.Sprintf("%d members pruned, %d disbanded", cs.Count(apply.Pruned), cs.Count(apply.Disbanded))
+	if skipped := skippedPrunes(cs); skipped != "" {
+		msg += "; kept " + skipped
+	}
+	if n := cs.Count(apply.Foreign); n > 0 {
+		msg += fmt.Sprintf("; left alone %d objects that carry the set's label but that it did not apply", n)
+	}
+	if cs.Count(apply.Pruned)+cs.Count(apply.Disbanded)+cs.Count(apply.Skipped)+cs.Count(apply.Foreign) > 0 {
+		r.Recorder.Eventf(set, nil, "Normal", ReasonReleased, "Delete", "%s", text.Truncate(msg, maxEventMessage))
+	}
+}
+
+// skippedRefs are the members a prune kept.
+func skippedRefs(cs apply.ChangeSet) sets.Set[apply.ObjectRef] {
+	out := sets.New[apply.ObjectRef]()
+	for _, c := range cs.Changes {
+		if c.Action == apply.Skipped {
+			out.Insert(c.Ref)
+		}
+	}
+	return out
+}
+
+// only narrows proof to refs.
+func only(refs sets.Set[apply.ObjectRef], proof apply.Proof) apply.Proof {
+	return func(ref apply.ObjectRef, obj *metav1.PartialObjectMetadata) bool {
+		return refs.Has(ref) && proof(ref, obj)
+	}
+}
+
+// namespaceTerminating reports whether the set's own namespace is being deleted.
 func (r *Reconciler) namespaceTerminating(ctx context.Context, set applyv1alpha1.Set) bool {
 	if set.GetNamespace() == "" {
 		return false

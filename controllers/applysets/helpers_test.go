@@ -136,6 +136,15 @@ func updateSet[T client.Object](ctx context.Context, set T, change func(T)) {
 	})).To(Succeed())
 }
 
+// memberNames are the kinds and names of a set's inventory.
+func memberNames(members []applyv1alpha1.Member) []string {
+	refs := make([]applyv1alpha1.ObjectReference, 0, len(members))
+	for _, m := range members {
+		refs = append(refs, m.ObjectReference)
+	}
+	return names(refs)
+}
+
 func names(refs []applyv1alpha1.ObjectReference) []string {
 	out := make([]string, 0, len(refs))
 	for _, r := range refs {

@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
 
@@ -35,6 +36,10 @@ var (
 		Name: "applyset_operator_conflicts_total",
 		Help: "Applies stopped by fields another field manager owns.",
 	}, []string{setKindLabel})
+	foreignObjects = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "applyset_operator_foreign_objects",
+		Help: "Objects that carry a set's part-of label although the set did not apply them, by set; the set leaves them alone.",
+	}, []string{setKindLabel, "namespace", "name"})
 	setReconcileDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "applyset_operator_set_reconcile_duration_seconds",
 		Help:    "Time to reconcile one ApplySet or ClusterApplySet.",
@@ -43,10 +48,13 @@ var (
 )
 
 func init() {
-	metrics.Registry.MustRegister(objectsTotal, conflictsTotal, setReconcileDuration)
+	metrics.Registry.MustRegister(objectsTotal, conflictsTotal, foreignObjects, setReconcileDuration)
 }
 
-func recordMetrics(kind string, o outcome) {
+func recordMetrics(kind string, set applyv1alpha1.Set, o outcome) {
+	if o.foreign != nil {
+		foreignObjects.WithLabelValues(kind, set.GetNamespace(), set.GetName()).Set(float64(len(o.foreign)))
+	}
 	dryRun := "false"
 	if o.dryRun {
 		dryRun = "true"
@@ -59,4 +67,9 @@ func recordMetrics(kind string, o outcome) {
 	if n := len(o.applied.Conflicts); n > 0 {
 		conflictsTotal.WithLabelValues(kind).Add(float64(n))
 	}
+}
+
+// forgetMetrics drops the figures of a set that is gone.
+func forgetMetrics(kind string, set applyv1alpha1.Set) {
+	foreignObjects.DeleteLabelValues(kind, set.GetNamespace(), set.GetName())
 }

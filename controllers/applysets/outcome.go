@@ -19,7 +19,10 @@ package applysets
 import (
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
+	"github.com/applyset-operator/applyset-operator/pkg/inventory"
 )
 
 // outcome is what one reconcile found, for the status.
@@ -46,6 +49,16 @@ type outcome struct {
 	// warnings are what the inputs' check left out; nil when the inputs
 	// were not read.
 	warnings *[]string
+	// listed are the recorded members a prune's listing found, by UID; nil
+	// when nothing was listed.
+	listed map[apply.ObjectRef]types.UID
+	// foreign are the objects that carry the set's label although the set
+	// did not apply them; nil when nothing was listed.
+	foreign []apply.Change
+	// inventory is the set's members after a real reconcile; nil when the
+	// reconcile did not look at them (a preview, a recheck, a stop before
+	// the apply).
+	inventory *inventory.Inventory
 }
 
 // failure is o stopped by err, for reason; a terminal failure waits for a

@@ -75,7 +75,7 @@ data: {k: v}
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
 		readyFor(ctx, set)
 
-		Expect(names(set.Status.Members)).To(ConsistOf("ClusterRole "+role, "ConfigMap zipped", "ConfigMap from-secret"))
+		Expect(memberNames(set.Status.Members)).To(ConsistOf("ClusterRole "+role, "ConfigMap zipped", "ConfigMap from-secret"))
 		origin := "ConfigMap " + ns + "/install key install.yaml.gz"
 		Expect(set.Status.Warnings).To(Equal([]string{
 			origin + " document 1: ClusterRole " + role + " is cluster-scoped; its metadata.namespace kube-system is ignored",

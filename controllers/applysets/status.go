@@ -23,8 +23,6 @@ import (
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/utils/ptr"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
@@ -60,6 +58,12 @@ func setStatus(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome
 	if o.warnings != nil {
 		status.Warnings = text.Limit(*o.warnings, maxWarnings, maxWarningBytes)
 	}
+	if o.inventory != nil {
+		setMembers(status, *o.inventory)
+	}
+	if o.foreign != nil {
+		status.ForeignMembers = foreignStatus(o.foreign)
+	}
 	if !o.recheck && (o.applied.Changes != nil || o.pruned.Changes != nil || (o.err == nil && o.waitingFor == "")) {
 		setPlan(status, o)
 	}
@@ -71,9 +75,6 @@ func setPlan(status *applyv1alpha1.ApplySetStatus, o outcome) {
 	status.Plan = plan(o)
 	status.Conflicts = conflicts(o.applied.Conflicts)
 	status.Drift = conflicts(o.applied.Drift)
-	if !o.dryRun && o.err == nil {
-		setMembers(status, o.declared)
-	}
 }
 
 // setConditions sets Ready, Reconciling and Stalled, and the members' health.
@@ -99,18 +100,28 @@ func setConditions(status *applyv1alpha1.ApplySetStatus, generation int64, o out
 	case o.dryRun:
 		markReady(status, generation, applyv1alpha1.ReasonPreviewed, "Dry run: nothing changed; status.plan shows what an apply would do")
 	default:
-		msg := fmt.Sprintf("Applied %d objects: %d created, %d configured, %d unchanged; %d pruned",
-			len(o.declared), o.applied.Count(apply.Created), o.applied.Count(apply.Configured),
-			o.applied.Count(apply.Unchanged), o.pruned.Count(apply.Pruned))
 		if o.health != nil {
 			status.Health = healthStatus(o.health, nil)
-			msg += fmt.Sprintf("; all %d members are healthy", o.health.summary.Total())
 		}
-		if o.recheck {
-			msg = fmt.Sprintf("All %d members are healthy", o.health.summary.Total())
-		}
-		markReady(status, generation, applyv1alpha1.ReasonSucceeded, msg)
+		markReady(status, generation, applyv1alpha1.ReasonSucceeded, readyMessage(status, o))
 	}
+}
+
+// readyMessage says what a successful reconcile did, and what it left alone.
+func readyMessage(status *applyv1alpha1.ApplySetStatus, o outcome) string {
+	msg := fmt.Sprintf("Applied %d objects: %d created, %d configured, %d unchanged; %d pruned",
+		len(o.declared), o.applied.Count(apply.Created), o.applied.Count(apply.Configured),
+		o.applied.Count(apply.Unchanged), o.pruned.Count(apply.Pruned))
+	if o.health != nil {
+		msg += fmt.Sprintf("; all %d members are healthy", o.health.summary.Total())
+	}
+	if o.recheck {
+		msg = fmt.Sprintf("All %d members are healthy", o.health.summary.Total())
+	}
+	if f := status.ForeignMembers; f != nil && f.Count > 0 {
+		msg += fmt.Sprintf("; %d foreign objects carry its label and are left alone (status.foreignMembers)", f.Count)
+	}
+	return msg
 }
 
 // setWaiting sets the conditions of a set whose members are not all healthy:
@@ -184,16 +195,6 @@ func setCondition(status *applyv1alpha1.ApplySetStatus, generation int64, kind s
 	})
 }
 
-func setMembers(status *applyv1alpha1.ApplySetStatus, declared []apply.ObjectRef) {
-	status.Members = refs(declared)
-	status.MemberCount = ptr.To(int32(len(declared)))
-	kinds := sets.New[schema.GroupKind]()
-	for _, r := range declared {
-		kinds.Insert(r.GroupKind)
-	}
-	status.GroupKinds = splitKinds(applyset.FormatGroupKinds(kinds))
-}
-
 func splitKinds(hint string) []string {
 	if hint == "" {
 		return nil
@@ -241,12 +242,4 @@ func boundedFields(paths []string) []string {
 
 func ref(r apply.ObjectRef) applyv1alpha1.ObjectReference {
 	return applyv1alpha1.ObjectReference{Group: r.GroupKind.Group, Kind: r.GroupKind.Kind, Namespace: r.Namespace, Name: r.Name}
-}
-
-func refs(in []apply.ObjectRef) []applyv1alpha1.ObjectReference {
-	out := make([]applyv1alpha1.ObjectReference, 0, len(in))
-	for _, r := range in {
-		out = append(out, ref(r))
-	}
-	return out
 }

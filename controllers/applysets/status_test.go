@@ -29,6 +29,7 @@ import (
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/health"
+	"github.com/applyset-operator/applyset-operator/pkg/inventory"
 )
 
 func TestSetStatus(t *testing.T) {
@@ -45,6 +46,15 @@ func TestSetStatus(t *testing.T) {
 		{Ref: cm("e"), Action: apply.Skipped, Reason: "it is owned by Thing x, not by the set's parent"},
 	}}
 	prunedAll := apply.ChangeSet{Changes: pruned.Changes[:1]}
+	members := func(names ...string) *inventory.Inventory {
+		var out []applyv1alpha1.Member
+		for _, n := range names {
+			out = append(out, applyv1alpha1.Member{ObjectReference: ref(cm(n)), UID: "uid-" + n})
+		}
+		inv := inventory.FromStatus(out)
+		return &inv
+	}
+	foreign := []apply.Change{{Ref: cm("copied"), Action: apply.Foreign, Reason: "labelled by some-controller (Update); the set did not apply it"}}
 	tests := []struct {
 		name           string
 		o              outcome
@@ -54,17 +64,26 @@ func TestSetStatus(t *testing.T) {
 		wantReconcile  bool
 		wantObserved   bool
 		wantMembers    int
+		wantForeign    int32
 		wantPlanDryRun bool
 	}{
 		{
-			name:      "a successful apply and prune",
-			o:         outcome{setID: "id", applied: applied, pruned: prunedAll, declared: []apply.ObjectRef{cm("a"), cm("b"), cm("c")}},
+			name: "a successful apply and prune",
+			o: outcome{setID: "id", applied: applied, pruned: prunedAll, declared: []apply.ObjectRef{cm("a"), cm("b"), cm("c")},
+				inventory: members("a", "b", "c")},
 			wantReady: metav1.ConditionTrue, wantReason: applyv1alpha1.ReasonSucceeded, wantObserved: true, wantMembers: 3,
 		},
 		{
-			name:      "an apply whose prune kept a member that is not the set's to delete",
-			o:         outcome{setID: "id", applied: applied, pruned: pruned, declared: []apply.ObjectRef{cm("a"), cm("b"), cm("c")}},
-			wantReady: metav1.ConditionFalse, wantReason: applyv1alpha1.ReasonPruneSkipped, wantStalled: true, wantObserved: true, wantMembers: 3,
+			name: "a successful apply that left objects carrying the set's label alone",
+			o: outcome{setID: "id", applied: applied, pruned: prunedAll, declared: []apply.ObjectRef{cm("a"), cm("b"), cm("c")},
+				inventory: members("a", "b", "c"), foreign: foreign},
+			wantReady: metav1.ConditionTrue, wantReason: applyv1alpha1.ReasonSucceeded, wantObserved: true, wantMembers: 3, wantForeign: 1,
+		},
+		{
+			name: "an apply whose prune kept a member that is not the set's to delete",
+			o: outcome{setID: "id", applied: applied, pruned: pruned, declared: []apply.ObjectRef{cm("a"), cm("b"), cm("c")},
+				inventory: members("a", "b", "c", "e")},
+			wantReady: metav1.ConditionFalse, wantReason: applyv1alpha1.ReasonPruneSkipped, wantStalled: true, wantObserved: true, wantMembers: 4,
 		},
 		{
 			name:      "a preview whose prune would keep a member",
@@ -106,6 +125,13 @@ func TestSetStatus(t *testing.T) {
 			}
 			if len(status.Members) != tt.wantMembers {
 				t.Errorf("members = %v, want %d", status.Members, tt.wantMembers)
+			}
+			if got := foreignCount(status); got != tt.wantForeign {
+				t.Errorf("foreignMembers = %+v, want %d", status.ForeignMembers, tt.wantForeign)
+			}
+			if tt.wantForeign > 0 && (status.ForeignMembers.Items[0].LabelledBy != "some-controller (Update)" ||
+				!strings.Contains(ready.Message, "foreign objects carry its label")) {
+				t.Errorf("foreignMembers = %+v, Ready = %q", status.ForeignMembers, ready.Message)
 			}
 			if status.ApplySetID != "id" {
 				t.Errorf("applySetID = %q", status.ApplySetID)
@@ -169,4 +195,11 @@ func TestSetStatusWhileWaiting(t *testing.T) {
 		status.Health.WaitingSince != nil || status.Health.Summary != "2/2 ready" {
 		t.Fatalf("healthy: Ready = %+v, health %+v", ready, status.Health)
 	}
+}
+
+func foreignCount(status *applyv1alpha1.ApplySetStatus) int32 {
+	if status.ForeignMembers == nil {
+		return 0
+	}
+	return status.ForeignMembers.Count
 }

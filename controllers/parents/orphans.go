@@ -65,6 +65,11 @@ type OrphanReconciler struct {
 	// Appliers are the field managers whose applies of the part-of label make
 	// an orphan one the delete policy may collect.
 	Appliers sets.Set[string]
+	// Kept are the field managers whose orphans are never collected: the
+	// operator's own. Its sets decide about their members when they are
+	// deleted, and one that left its members (suspended, previewing, or the
+	// operator being uninstalled) left them on purpose.
+	Kept sets.Set[string]
 	// Now tells the time; time.Now when nil.
 	Now func() time.Time
 
@@ -120,6 +125,12 @@ func (r *OrphanReconciler) collect(ctx context.Context, setID string, members []
 		if len(m.OwnerReferences) > 0 {
 			r.Recorder.Eventf(memberRef(m), nil, "Normal", ReasonOrphanKept, "Collect",
 				"Not deleted: owned by %s %s, whose garbage collection decides", m.OwnerReferences[0].Kind, m.OwnerReferences[0].Name)
+			continue
+		}
+		if slices.ContainsFunc(m.PartOfAppliedBy, r.Kept.Has) {
+			r.Recorder.Eventf(memberRef(m), nil, "Normal", ReasonOrphanKept, "Collect",
+				"Not deleted: its %s label was applied by %s, whose set kept its members when it was deleted",
+				applyset.PartOfLabel, strings.Join(sets.List(r.Kept), ", "))
 			continue
 		}
 		if !slices.ContainsFunc(m.PartOfAppliedBy, r.Appliers.Has) {

@@ -34,6 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
@@ -245,6 +246,14 @@ var _ = Describe("Orphans, collected under the delete policy", Ordered, func() {
 		updated := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "labelled-by-update",
 			Labels: map[string]string{applyset.PartOfLabel: mySetID(ns)}}}
 		Expect(k8sClient.Create(ctx, updated)).To(Succeed())
+		keptBySet := &unstructured.Unstructured{}
+		keptBySet.SetAPIVersion("v1")
+		keptBySet.SetKind("ConfigMap")
+		keptBySet.SetNamespace(ns)
+		keptBySet.SetName("kept-by-its-set")
+		keptBySet.SetLabels(map[string]string{applyset.PartOfLabel: mySetID(ns)})
+		Expect(k8sClient.Apply(ctx, client.ApplyConfigurationFromUnstructured(keptBySet),
+			client.FieldOwner(identity.MembersFieldManager))).To(Succeed())
 
 		Expect(k8sClient.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "my-set"}})).To(Succeed())
 		plain := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "plain"}}
@@ -255,6 +264,8 @@ var _ = Describe("Orphans, collected under the delete policy", Ordered, func() {
 		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "owned")).Should(ContainElement("Normal/" + ReasonOrphanKept))
 		Expect(exists(ctx, updated)()).To(BeTrue(), "an orphan whose label no tool applied is never deleted")
 		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "labelled-by-update")).Should(ContainElement("Normal/" + ReasonOrphanKept))
+		Expect(exists(ctx, keptBySet)()).To(BeTrue(), "an orphan the operator's own set left is never collected")
+		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "kept-by-its-set")).Should(ContainElement("Normal/" + ReasonOrphanKept))
 	})
 })
 

@@ -93,6 +93,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		Reconciler: &OrphanReconciler{
 			Metadata: w.metadata, Parents: w.parents, Index: w.index, Recorder: recorder,
 			Policy: opts.OrphanPolicy, GracePeriod: opts.OrphanGracePeriod, Appliers: appliers.All(),
+			Kept: appliers.Of(identity.ToolingName),
 		},
 	})
 	if err != nil {

@@ -17,6 +17,7 @@ limitations under the License.
 package applysetcli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -29,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
@@ -170,7 +172,14 @@ func (d *diffOptions) previewKubectl(ctx context.Context, o *Options, c *clients
 	if d.prune && uid != "" {
 		p.pruneChecked = true
 		pruneScope := applyset.Scope{Namespace: ref.Namespace, AdditionalNamespaces: scope.AdditionalNamespaces.Union(parent.Scope.AdditionalNamespaces)}
-		p.pruned, err = engine.Prune(ctx, apply.PruneOptions{SetID: setID, ParentUID: uid, Scope: pruneScope, Kinds: kinds, Keep: keep, DryRun: true})
+		appliers := membership.NewAppliers(identity.TrustedAppliers()).Of(cmp.Or(parent.Tooling.Name, "kubectl"))
+		if appliers.Len() == 0 {
+			return nil, fmt.Errorf("%s%s is managed by %s, whose applies the plugin cannot tell from other writes of the %s label: "+
+				"it will not preview a prune that could name objects the set did not apply", parentName(ref), inNamespace(ref.Namespace),
+				parent.Tooling, applyset.PartOfLabel)
+		}
+		p.pruned, err = engine.Prune(ctx, apply.PruneOptions{SetID: setID, ParentUID: uid, Scope: pruneScope, Kinds: kinds, Keep: keep,
+			Proven: apply.LabelAppliedBy(appliers), DryRun: true})
 		if err != nil {
 			p.problems = append(p.problems, err)
 		}

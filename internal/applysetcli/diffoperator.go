@@ -30,6 +30,7 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/declared"
+	"github.com/applyset-operator/applyset-operator/pkg/inventory"
 )
 
 // declaresOperatorSets reports whether every input is an ApplySet or a
@@ -103,12 +104,14 @@ func (d *diffOptions) previewSet(ctx context.Context, o *Options, cl client.Clie
 	key := applyset.ParentKey{GroupKind: gvk.GroupKind(), Namespace: set.GetNamespace(), Name: set.GetName()}
 	parent := applyset.Parent{Key: key}
 	live, _ := set.DeepCopyObject().(client.Object)
+	inv := inventory.FromStatus(nil)
 	err := cl.Get(ctx, client.ObjectKeyFromObject(set), live)
 	exists := err == nil
 	switch {
 	case exists:
 		parent = applyset.ParseParent(key, live.GetLabels(), live.GetAnnotations())
 		set.SetUID(live.GetUID())
+		inv = inventory.FromStatus(live.(applyv1alpha1.Set).GetSetStatus().Members)
 	case !apierrors.IsNotFound(err):
 		return nil, err
 	}
@@ -125,7 +128,11 @@ func (d *diffOptions) previewSet(ctx context.Context, o *Options, cl client.Clie
 	for _, w := range warnings {
 		fmt.Fprintf(o.Streams.ErrOut, "Warning: %s\n", w)
 	}
-	plan := declared.NewPlan(set, parent, objects, key.ID(), true)
+	members := make([]apply.ObjectRef, 0, inv.Len())
+	for _, e := range inv.Entries() {
+		members = append(members, e.Ref)
+	}
+	plan := declared.NewPlan(set, parent, objects, members, key.ID(), true)
 	engine := &apply.Engine{Client: cl, FieldManager: identity.MembersFieldManager}
 	p := &preview{declared: map[apply.ObjectRef]apply.Object{}}
 	for _, obj := range objects {
@@ -137,6 +144,7 @@ func (d *diffOptions) previewSet(ctx context.Context, o *Options, cl client.Clie
 	// A set that was never applied has no members to prune.
 	if plan.Prune != nil && exists && err == nil {
 		p.pruneChecked = true
+		plan.Prune.Proven = inv.Proof(identity.MembersFieldManager)
 		if p.pruned, err = engine.Prune(ctx, *plan.Prune); err != nil {
 			p.problems = append(p.problems, err)
 		}

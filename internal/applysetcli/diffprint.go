@@ -69,6 +69,8 @@ func (p *preview) print(ctx context.Context, o *Options, c *clients) error {
 			}
 		case apply.Skipped:
 			fmt.Fprintf(notes, "%s: not pruned: %s\n", ch.Ref, ch.Reason)
+		case apply.Foreign:
+			fmt.Fprintf(notes, "%s: not pruned, not a member: %s\n", ch.Ref, ch.Reason)
 		}
 	}
 	p.summarize(notes)

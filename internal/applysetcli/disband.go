@@ -96,8 +96,10 @@ func disband(cmd *cobra.Command, o *Options, c *clients, p membership.Parent, v 
 	if err != nil {
 		return err
 	}
+	// A set without an inventory proves its members by who applied their label.
+	appliers := membership.NewAppliers(identity.TrustedAppliers()).Of(v.Parent.Tooling.Name)
 	cs, err := engine.Disband(cmd.Context(), apply.DisbandOptions{SetID: v.Parent.ID, Kinds: kinds,
-		Scope: applyset.Scope{Namespace: p.Ref.Namespace, AdditionalNamespaces: namespaces}})
+		Scope: applyset.Scope{Namespace: p.Ref.Namespace, AdditionalNamespaces: namespaces}, Proven: apply.LabelAppliedBy(appliers)})
 	if err != nil {
 		return fmt.Errorf("%d members released, then: %w", cs.Count(apply.Disbanded), err)
 	}
@@ -105,6 +107,9 @@ func disband(cmd *cobra.Command, o *Options, c *clients, p membership.Parent, v 
 		return err
 	}
 	fmt.Fprintf(o.Streams.Out, "%s disbanded: %d members released\n", name, cs.Count(apply.Disbanded))
+	if n := cs.Count(apply.Foreign); n > 0 {
+		fmt.Fprintf(o.Streams.Out, "Left %d objects with the label: no apply of %s wrote it (%s)\n", n, v.Parent.Tooling, foreignNames(cs))
+	}
 	return nil
 }
 
@@ -158,4 +163,15 @@ func nsFlag(ns string) string {
 		return ""
 	}
 	return " -n " + ns
+}
+
+// foreignNames names the objects a change set left alone as not the set's.
+func foreignNames(cs apply.ChangeSet) string {
+	var names []string
+	for _, c := range cs.Changes {
+		if c.Action == apply.Foreign {
+			names = append(names, c.Ref.String())
+		}
+	}
+	return text.Summarize(names, 5)
 }

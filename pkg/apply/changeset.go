@@ -53,6 +53,9 @@ const (
 	Skipped Action = "Skipped"
 	// Failed objects could not be applied; Reason says why.
 	Failed Action = "Failed"
+	// Foreign objects carry the set's part-of label although the set did not
+	// apply them (Proof): they are left as they are; Reason says who wrote the label.
+	Foreign Action = "Foreign"
 	// Disbanded objects left the set: their part-of label was removed, nothing else changed.
 	Disbanded Action = "Disbanded"
 	// Recreated objects were deleted and created again, because the set

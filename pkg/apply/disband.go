@@ -38,13 +38,19 @@ type DisbandOptions struct {
 	// Scope and Kinds are where the members are looked for: the parent's hints.
 	Scope applyset.Scope
 	Kinds sets.Set[schema.GroupKind]
+	// Proven says which of the objects that carry the set's label the set
+	// applied; only those are released, the others are reported Foreign. Nil
+	// proves nothing.
+	Proven Proof
 	// DryRun previews the disband with server-side dry-run.
 	DryRun bool
 }
 
 // Disband releases every member of a set, as found by its label in the
-// set's kinds and namespaces, whether or not the set still declares it: the
-// part-of label is removed and nothing else changes. It asks the API server
+// set's kinds and namespaces and proven to be the set's, whether or not the
+// set still declares it: the part-of label is removed and nothing else
+// changes. Objects the proof does not cover are reported Foreign and left
+// alone. It asks the API server
 // first whether the engine's identity may list and patch the members, and
 // changes nothing when it may not (*AccessError).
 //
@@ -58,16 +64,22 @@ func (e *Engine) Disband(ctx context.Context, opts DisbandOptions) (ChangeSet, e
 	if err != nil {
 		return ChangeSet{DryRun: opts.DryRun}, err
 	}
+	cs := ChangeSet{DryRun: opts.DryRun}
+	proven := make([]member, 0, len(members))
 	perms := make([]Permission, 0, len(members))
 	for _, m := range members {
+		if !opts.Proven.proves(m.ref, m.obj) {
+			cs.Changes = append(cs.Changes, foreign(m))
+			continue
+		}
+		proven = append(proven, m)
 		perms = append(perms, Permission{Verb: "patch", Resource: m.resource, Namespace: m.ref.Namespace})
 	}
 	if err := e.checkAccess(ctx, perms, denied...); err != nil {
 		return ChangeSet{DryRun: opts.DryRun}, err
 	}
-	cs := ChangeSet{DryRun: opts.DryRun}
 	var errs []error
-	for _, m := range members {
+	for _, m := range proven {
 		if err := e.release(ctx, m, opts); err != nil {
 			errs = append(errs, fmt.Errorf("disbanding %s: %w", m.ref, err))
 			cs.Changes = append(cs.Changes, failed(m.ref, err))

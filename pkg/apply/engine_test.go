@@ -242,18 +242,24 @@ spec: {size: 3}
 		owned.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "a", UID: owner.UID}}
 		Expect(k8sClient.Update(ctx, owned)).To(Succeed())
 		Expect(k8sClient.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "not-a-member"}})).To(Succeed())
+		// A controller copied the set's labels onto what it made: the label is there, the set's apply is not.
+		Expect(k8sClient.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "copied",
+			Labels: map[string]string{applyset.PartOfLabel: setID}}}, client.FieldOwner("copying-controller"))).To(Succeed())
 
 		keep := objects(configMap("a", "1"))
 		target := PruneOptions{
 			SetID: setID, ParentUID: "parent-uid", Scope: applyset.Scope{Namespace: ns},
-			Kinds: sets.New(schema.GroupKind{Kind: "ConfigMap"}, schema.GroupKind{Kind: "Secret"}),
-			Keep:  sets.New(keep[0].Ref()),
+			Kinds:  sets.New(schema.GroupKind{Kind: "ConfigMap"}, schema.GroupKind{Kind: "Secret"}),
+			Keep:   sets.New(keep[0].Ref()),
+			Proven: LabelAppliedBy(sets.New(fieldManager)),
 		}
 		dry := target
 		dry.DryRun = true
 		preview, err := engine.Prune(ctx, dry)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(actions(preview)).To(Equal(map[string]Action{"gone": Pruned, "owned": Skipped}))
+		Expect(actions(preview)).To(Equal(map[string]Action{"gone": Pruned, "owned": Skipped, "copied": Foreign}))
+		Expect(preview.Changes).To(ContainElement(SatisfyAll(HaveField("Ref.Name", "copied"),
+			HaveField("Reason", ContainSubstring("labelled by copying-controller (Update)")))))
 		_, err = get(ctx, "gone")
 		Expect(err).NotTo(HaveOccurred(), "a dry-run prune deleted an object")
 
@@ -264,10 +270,16 @@ spec: {size: 3}
 			HaveField("Reason", ContainSubstring("owned by ConfigMap a")))))
 		_, err = get(ctx, "gone")
 		Expect(apierrors.IsNotFound(err)).To(BeTrue())
-		for _, name := range []string{"a", "owned", "not-a-member"} {
+		for _, name := range []string{"a", "owned", "not-a-member", "copied"} {
 			_, err := get(ctx, name)
 			Expect(err).NotTo(HaveOccurred(), "%s was deleted", name)
 		}
+
+		none := target
+		none.Proven = nil
+		cs, err = engine.Prune(ctx, none)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cs.Count(Pruned)).To(BeZero(), "a prune without proof deleted something")
 	})
 
 	It("skips a namespace that is gone, and names the permission for one that is not", func(ctx context.Context) {
@@ -313,19 +325,22 @@ spec: {size: 3}
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "s"}, &corev1.Secret{})).NotTo(Succeed())
 	})
 
-	It("disbands every labelled member, and changes nothing else of them", func(ctx context.Context) {
+	It("disbands every proven member, and changes nothing else of them", func(ctx context.Context) {
 		_, err := engine.Apply(ctx, objects(configMap("a", "1")+configMap("b", "2")), ApplyOptions{SetID: setID})
 		Expect(err).NotTo(HaveOccurred())
+		Expect(k8sClient.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "labelled-by-hand",
+			Labels: map[string]string{applyset.PartOfLabel: setID}}}, client.FieldOwner("kubectl-label"))).To(Succeed())
 		kinds := sets.New(schema.GroupKind{Kind: "ConfigMap"})
+		proven := LabelAppliedBy(sets.New(fieldManager))
 
-		preview, err := engine.Disband(ctx, DisbandOptions{SetID: setID, Scope: applyset.Scope{Namespace: ns}, Kinds: kinds, DryRun: true})
+		preview, err := engine.Disband(ctx, DisbandOptions{SetID: setID, Scope: applyset.Scope{Namespace: ns}, Kinds: kinds, Proven: proven, DryRun: true})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(actions(preview)).To(Equal(map[string]Action{"a": Disbanded, "b": Disbanded}))
+		Expect(actions(preview)).To(Equal(map[string]Action{"a": Disbanded, "b": Disbanded, "labelled-by-hand": Foreign}))
 		a, err := get(ctx, "a")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(a.Labels).To(HaveKeyWithValue(applyset.PartOfLabel, setID), "a dry run removed the label")
 
-		cs, err := engine.Disband(ctx, DisbandOptions{SetID: setID, Scope: applyset.Scope{Namespace: ns}, Kinds: kinds})
+		cs, err := engine.Disband(ctx, DisbandOptions{SetID: setID, Scope: applyset.Scope{Namespace: ns}, Kinds: kinds, Proven: proven})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(cs.Changes).To(Equal(preview.Changes))
 		for name, value := range map[string]string{"a": "1", "b": "2"} {
@@ -334,6 +349,9 @@ spec: {size: 3}
 			Expect(cm.Labels).NotTo(HaveKey(applyset.PartOfLabel))
 			Expect(cm.Data).To(HaveKeyWithValue("k", value))
 		}
+		byHand, err := get(ctx, "labelled-by-hand")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(byHand.Labels).To(HaveKeyWithValue(applyset.PartOfLabel, setID), "an object the set did not apply was released")
 	})
 })
 

@@ -22,10 +22,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"golang.org/x/sync/errgroup"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -47,8 +49,51 @@ type PruneOptions struct {
 	Kinds sets.Set[schema.GroupKind]
 	// Keep are the objects still declared.
 	Keep sets.Set[ObjectRef]
+	// Proven says which of the objects that carry the set's label the set
+	// applied; only those are deleted, the others are reported Foreign. Nil
+	// proves nothing.
+	Proven Proof
+	// BeforeDelete, when set, is asked before each group of deletes; an error
+	// stops the prune there, and the rest is reported Waiting.
+	BeforeDelete func(context.Context) error
 	// DryRun previews the prune with server-side dry-run.
 	DryRun bool
+}
+
+// Proof says whether an object found by the set's label is verifiably one the
+// set applied. A label alone proves nothing: whoever may patch an object may
+// write it, under any field manager's name, and controllers copy their
+// parents' labels onto what they create.
+type Proof func(ref ObjectRef, obj *metav1.PartialObjectMetadata) bool
+
+// LabelAppliedBy proves an object whose part-of label one of managers
+// applied with server-side apply: the proof a set that keeps no inventory
+// (kubectl's) affords. It is weaker than a recorded UID, since any client may
+// name any field manager, but a controller that copies labels onto what it
+// creates does not pass it.
+func LabelAppliedBy(managers sets.Set[string]) Proof {
+	return func(_ ObjectRef, obj *metav1.PartialObjectMetadata) bool {
+		return slices.ContainsFunc(applyset.PartOfAppliers(obj.ManagedFields), managers.Has)
+	}
+}
+
+// proves reports whether p proves obj; a nil Proof proves nothing.
+func (p Proof) proves(ref ObjectRef, obj *metav1.PartialObjectMetadata) bool {
+	return p != nil && p(ref, obj)
+}
+
+// foreign is the change of an object that carries the set's label but is not
+// proven to be its member.
+func foreign(m member) Change {
+	reason := "carries the set's label, but the set did not apply it"
+	if writers := applyset.PartOfWriters(m.obj.ManagedFields); len(writers) > 0 {
+		names := make([]string, 0, len(writers))
+		for _, w := range writers {
+			names = append(names, w.String())
+		}
+		reason = "labelled by " + strings.Join(names, ", ") + "; the set did not apply it"
+	}
+	return Change{Ref: m.ref, Action: Foreign, Reason: reason}
 }
 
 // PrunePlan is what a prune will do: the members it deletes, in order, and
@@ -57,6 +102,24 @@ type PrunePlan struct {
 	opts    PruneOptions
 	deletes []member
 	skipped []Change
+	// proven are the listed objects Proven proves, declared or not.
+	proven map[ObjectRef]types.UID
+}
+
+// Proven returns the UIDs of the objects the plan found by the set's label
+// that the set applied: the members as they are, declared or not.
+func (p *PrunePlan) Proven() map[ObjectRef]types.UID { return p.proven }
+
+// Foreign returns the objects the plan found by the set's label that the set
+// did not apply and that it does not declare: they are left alone.
+func (p *PrunePlan) Foreign() []Change {
+	out := []Change{}
+	for _, c := range p.skipped {
+		if c.Action == Foreign {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Prune plans and runs a prune: PlanPrune, then ExecutePrune.
@@ -79,10 +142,20 @@ func (e *Engine) PlanPrune(ctx context.Context, opts PruneOptions) (*PrunePlan, 
 	if err != nil {
 		return nil, err
 	}
-	plan := &PrunePlan{opts: opts}
+	plan := &PrunePlan{opts: opts, proven: map[ObjectRef]types.UID{}}
 	var perms []Permission
 	for _, m := range members {
+		proven := opts.Proven.proves(m.ref, m.obj)
+		if proven {
+			plan.proven[m.ref] = m.obj.UID
+		}
 		if opts.Keep.Has(m.ref) {
+			continue // declared: the apply makes it a member, if it is not one yet
+		}
+		if !proven {
+			if m.obj.DeletionTimestamp.IsZero() { // one on its way out, a member pruned before, is no one's concern
+				plan.skipped = append(plan.skipped, foreign(m))
+			}
 			continue
 		}
 		if reason := pruneBlocker(m.obj, opts); reason != "" {
@@ -140,9 +213,14 @@ func (e *Engine) ExecutePrune(ctx context.Context, plan *PrunePlan) (ChangeSet, 
 		if i > 0 && !plan.opts.DryRun {
 			// The groups before the previous one were found gone before it was deleted.
 			if remaining := e.stillThere(ctx, groups[i-1]); remaining != "" {
-				for _, rest := range slices.Concat(groups[i:]...) {
-					cs.Changes = append(cs.Changes, Change{Ref: rest.ref, Action: Waiting, Reason: "waits for " + remaining + " to be deleted"})
-				}
+				cs.Changes = append(cs.Changes, waiting(slices.Concat(groups[i:]...), "waits for "+remaining+" to be deleted")...)
+				break
+			}
+		}
+		if plan.opts.BeforeDelete != nil && !plan.opts.DryRun {
+			if err := plan.opts.BeforeDelete(ctx); err != nil {
+				cs.Changes = append(cs.Changes, waiting(slices.Concat(groups[i:]...), err.Error())...)
+				errs = append(errs, err)
 				break
 			}
 		}
@@ -154,6 +232,15 @@ func (e *Engine) ExecutePrune(ctx context.Context, plan *PrunePlan) (ChangeSet, 
 	}
 	sortChanges(cs.Changes)
 	return cs, errors.Join(errs...)
+}
+
+// waiting reports members as not deleted yet, for reason.
+func waiting(members []member, reason string) []Change {
+	out := make([]Change, 0, len(members))
+	for _, m := range members {
+		out = append(out, Change{Ref: m.ref, Action: Waiting, Reason: reason})
+	}
+	return out
 }
 
 // deleteGroups splits members, ordered by group, into their groups.

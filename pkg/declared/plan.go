@@ -54,14 +54,16 @@ type Plan struct {
 }
 
 // NewPlan plans the apply of objects, declared by set, whose parent reads as
-// parent and whose ID is setID.
-func NewPlan(set applyv1alpha1.Set, parent applyset.Parent, objects []apply.Object, setID string, dryRun bool) Plan {
+// parent and whose ID is setID. members are the set's recorded members: the
+// prune looks where they are too, whatever the hints say.
+func NewPlan(set applyv1alpha1.Set, parent applyset.Parent, objects []apply.Object, members []apply.ObjectRef, setID string, dryRun bool) Plan {
 	spec := set.GetCommonSpec()
 	p := Plan{namespace: set.GetNamespace()}
 	p.Declared = p.hintsOf(objectRefs(objects))
+	recorded := p.hintsOf(members)
 	p.Widened = Hints{
-		Kinds:      p.Declared.Kinds.Union(CurrentKinds(parent)),
-		Namespaces: p.Declared.Namespaces.Union(parent.Scope.AdditionalNamespaces),
+		Kinds:      p.Declared.Kinds.Union(CurrentKinds(parent)).Union(recorded.Kinds),
+		Namespaces: p.Declared.Namespaces.Union(parent.Scope.AdditionalNamespaces).Union(recorded.Namespaces),
 	}
 	p.Apply = apply.ApplyOptions{SetID: setID, DryRun: dryRun, Force: spec.ForceEnabled(), Ignore: ignoreRules(spec.IgnoreFields)}
 	if spec.PruneEnabled() {
@@ -74,12 +76,14 @@ func NewPlan(set applyv1alpha1.Set, parent applyset.Parent, objects []apply.Obje
 }
 
 // Narrowed are the hints after pruned: the declared objects', and those of
-// the members the prune kept (skipped, failed or still waiting), which still
-// claim the set and must stay reachable by the next prune.
+// the objects the prune left that still claim the set (members kept,
+// failed or still waiting, and foreign objects that carry its label), which
+// must stay reachable by the next prune.
 func (p Plan) Narrowed(pruned apply.ChangeSet) Hints {
 	var kept []apply.ObjectRef
 	for _, c := range pruned.Changes {
-		if c.Action == apply.Skipped || c.Action == apply.Failed || c.Action == apply.Waiting {
+		switch c.Action {
+		case apply.Skipped, apply.Failed, apply.Waiting, apply.Foreign:
 			kept = append(kept, c.Ref)
 		}
 	}
@@ -105,6 +109,14 @@ func objectRefs(objects []apply.Object) []apply.ObjectRef {
 		refs = append(refs, o.Ref())
 	}
 	return refs
+}
+
+// Reach is where a set's members are looked for when it is deleted: the
+// kinds and namespaces of the parent's hints and of its recorded members.
+func Reach(parent applyset.Parent, members []apply.ObjectRef) (applyset.Scope, sets.Set[schema.GroupKind]) {
+	recorded := Plan{namespace: parent.Scope.Namespace}.hintsOf(members)
+	scope := applyset.Scope{Namespace: parent.Scope.Namespace, AdditionalNamespaces: recorded.Namespaces.Union(parent.Scope.AdditionalNamespaces)}
+	return scope, recorded.Kinds.Union(CurrentKinds(parent))
 }
 
 // CurrentKinds are the kinds of the parent's hint, none when it has none.

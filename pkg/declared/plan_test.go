@@ -30,7 +30,7 @@ import (
 )
 
 // TestHintLifeCycle follows a set's hints through one reconcile: widened by
-// the parent's current hints before the apply, narrowed after the prune to
+// the parent's current hints and the recorded members before the apply, narrowed after the prune to
 // the declared objects and the members the prune kept.
 func TestHintLifeCycle(t *testing.T) {
 	cm := schema.GroupKind{Kind: "ConfigMap"}
@@ -44,10 +44,10 @@ func TestHintLifeCycle(t *testing.T) {
 		Scope: applyset.Scope{Namespace: "shop", AdditionalNamespaces: sets.New("old")}}
 	objects := []apply.Object{object(cm, "shop", "a"), object(deploy, "team", "b"), object(cm, "shop", "c")}
 
-	plan := NewPlan(set, parent, objects, parentKey.ID(), false)
+	plan := NewPlan(set, parent, objects, []apply.ObjectRef{ref(job, "recorded", "j")}, parentKey.ID(), false)
 	assertHints(t, "declared", plan.Declared, sets.New(cm, deploy), sets.New("team"))
-	assertHints(t, "widened", plan.Widened, sets.New(cm, deploy, secret), sets.New("team", "old"))
-	if plan.Prune == nil || !plan.Prune.Kinds.Equal(plan.Widened.Kinds) || !plan.Prune.Scope.AdditionalNamespaces.Equal(sets.New("team", "old")) {
+	assertHints(t, "widened", plan.Widened, sets.New(cm, deploy, secret, job), sets.New("team", "old", "recorded"))
+	if plan.Prune == nil || !plan.Prune.Kinds.Equal(plan.Widened.Kinds) || !plan.Prune.Scope.AdditionalNamespaces.Equal(sets.New("team", "old", "recorded")) {
 		t.Errorf("the prune does not reach across the widened hints: %+v", plan.Prune)
 	}
 
@@ -67,6 +67,9 @@ func TestHintLifeCycle(t *testing.T) {
 		{name: "a delete still waiting keeps its kind", pruned: []apply.Change{
 			{Ref: ref(job, "later", "j"), Action: apply.Waiting},
 		}, wantKinds: sets.New(cm, deploy, job), wantNamespaces: sets.New("team", "later")},
+		{name: "a foreign object keeps its kind reachable", pruned: []apply.Change{
+			{Ref: ref(secret, "copied", "child"), Action: apply.Foreign},
+		}, wantKinds: sets.New(cm, deploy, secret), wantNamespaces: sets.New("team", "copied")},
 		{name: "the set's own namespace is never listed", pruned: []apply.Change{
 			{Ref: ref(secret, "shop", "s"), Action: apply.Skipped},
 		}, wantKinds: sets.New(cm, deploy, secret), wantNamespaces: sets.New("team")},
@@ -98,4 +101,45 @@ func object(gk schema.GroupKind, namespace, name string) apply.Object {
 	u.SetNamespace(namespace)
 	u.SetName(name)
 	return apply.Object{Input: apply.Input{Object: u}}
+}
+
+// TestReach: a set being deleted looks for its members across its parent's
+// hints and its recorded members, whichever names more.
+func TestReach(t *testing.T) {
+	cm := schema.GroupKind{Kind: "ConfigMap"}
+	job := schema.GroupKind{Group: "batch", Kind: "Job"}
+	tests := []struct {
+		name           string
+		parent         applyset.Parent
+		members        []apply.ObjectRef
+		wantKinds      sets.Set[schema.GroupKind]
+		wantNamespaces sets.Set[string]
+	}{
+		{
+			name:      "hints and members",
+			parent:    applyset.Parent{GroupKinds: sets.New(cm), Scope: applyset.Scope{Namespace: "shop", AdditionalNamespaces: sets.New("old")}},
+			members:   []apply.ObjectRef{ref(job, "recorded", "j"), ref(cm, "shop", "a")},
+			wantKinds: sets.New(cm, job), wantNamespaces: sets.New("old", "recorded"),
+		},
+		{
+			name:      "a parent whose hints were lost",
+			parent:    applyset.Parent{Scope: applyset.Scope{Namespace: "shop"}},
+			members:   []apply.ObjectRef{ref(job, "shop", "j")},
+			wantKinds: sets.New(job), wantNamespaces: sets.New[string](),
+		},
+		{
+			name:      "nothing recorded",
+			parent:    applyset.Parent{GroupKinds: sets.New(cm), Scope: applyset.Scope{Namespace: "shop"}},
+			wantKinds: sets.New(cm), wantNamespaces: sets.New[string](),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			scope, kinds := Reach(tt.parent, tt.members)
+			if !kinds.Equal(tt.wantKinds) || !scope.AdditionalNamespaces.Equal(tt.wantNamespaces) || scope.Namespace != "shop" {
+				t.Errorf("reach = %v in %q + %v, want %v in %v", kinds.UnsortedList(), scope.Namespace, sets.List(scope.AdditionalNamespaces),
+					tt.wantKinds, sets.List(tt.wantNamespaces))
+			}
+		})
+	}
 }

@@ -26,10 +26,8 @@ limitations under the License.
 package membership
 
 import (
-	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"slices"
 	"sync"
 
@@ -145,9 +143,6 @@ func (x *Index) TypeOfResource(gr schema.GroupResource) (ResourceType, bool) {
 	return x.watcher.typeOfResource(gr)
 }
 
-// partOfField is the part-of label in managed fields (FieldsV1 keys).
-var partOfField = []string{"f:metadata", "f:labels", "f:" + applyset.PartOfLabel}
-
 // keepMemberMetadata keeps what verification needs: labels, owner references
 // and, of the managed fields, only the entries of managers that applied the
 // part-of label, without their field sets.
@@ -160,31 +155,12 @@ func keepMemberMetadata(obj any) (any, error) {
 	for _, e := range m.ManagedFields {
 		// An entry without fields was kept by an earlier pass: informers may
 		// transform an object more than once.
-		if e.Operation == metav1.ManagedFieldsOperationApply && (e.FieldsV1 == nil || holds(e.FieldsV1.GetRawBytes(), partOfField)) {
+		if e.Operation == metav1.ManagedFieldsOperationApply && applyset.WritesPartOf(e) {
 			appliers = append(appliers, metav1.ManagedFieldsEntry{Manager: e.Manager, Operation: e.Operation})
 		}
 	}
 	m.ManagedFields, m.Annotations = appliers, nil
 	return m, nil
-}
-
-// holds reports whether a FieldsV1 set holds the field at path.
-func holds(raw []byte, path []string) bool {
-	if !bytes.Contains(raw, []byte(path[len(path)-1])) {
-		return false // the common case, without decoding
-	}
-	for _, key := range path {
-		var fields map[string]json.RawMessage
-		if json.Unmarshal(raw, &fields) != nil {
-			return false
-		}
-		next, ok := fields[key]
-		if !ok {
-			return false
-		}
-		raw = next
-	}
-	return true
 }
 
 func managersOf(entries []metav1.ManagedFieldsEntry) []string {

@@ -36,6 +36,14 @@ type CommonSpec struct {
 	// +optional
 	Prune *bool `json:"prune,omitempty"`
 
+	// allowEmpty lets the set declare no objects at all while it has members,
+	// and so prune every one of them. Without it a set whose inputs yield
+	// nothing (an emptied ConfigMap, a source that lost its files) stops
+	// with reason EmptySource and changes nothing.
+	// +default=false
+	// +optional
+	AllowEmpty *bool `json:"allowEmpty,omitempty"`
+
 	// dryRun computes the plan with server-side dry-run and changes nothing: the
 	// plan in status shows what a real run would do.
 	// +default=false
@@ -408,15 +416,22 @@ type ApplySetStatus struct {
 	// +optional
 	GroupKinds []string `json:"groupKinds,omitempty"`
 
-	// memberCount is the number of members.
+	// memberCount is the number of members (status.members).
 	// +kubebuilder:validation:Minimum=0
 	// +optional
 	MemberCount *int32 `json:"memberCount,omitempty"`
 
-	// members is the inventory of the set's objects.
+	// members is the inventory of the set: every object it applied that
+	// still carries its label, including members that left the set and wait
+	// to be pruned or were kept. Only these are ever deleted or released.
 	// +listType=atomic
 	// +optional
-	Members []ObjectReference `json:"members,omitempty"`
+	Members []Member `json:"members,omitempty"` //nolint:kubeapilinter // Member's inline ObjectReference requires kind and name.
+
+	// foreignMembers are objects that carry the set's label although the set
+	// did not apply them; the set leaves them alone.
+	// +optional
+	ForeignMembers *ForeignMembers `json:"foreignMembers,omitempty"`
 
 	// plan is what the last reconcile did, or would do when spec.dryRun is set.
 	// +optional

@@ -53,6 +53,9 @@ const (
 	// ReasonPruneSkipped: members that left the set were kept, because they
 	// are not verifiably the set's to delete; the message says why.
 	ReasonPruneSkipped = "PruneSkipped"
+	// ReasonEmptySource: the set's inputs declare no object while it has
+	// members; nothing was applied or pruned (spec.allowEmpty allows it).
+	ReasonEmptySource = "EmptySource"
 	// ReasonDeleting: the set is deleted, and waits for its members to go.
 	ReasonDeleting = "Deleting"
 	// ReasonDependencyNotReady: a set of spec.dependsOn is not Ready for its current spec yet.

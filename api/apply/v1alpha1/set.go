@@ -105,6 +105,9 @@ func (in *ClusterApplySet) GetServiceAccount() (string, string) {
 // PruneEnabled reports whether members no longer declared are deleted (default true).
 func (in *CommonSpec) PruneEnabled() bool { return in.Prune == nil || *in.Prune }
 
+// AllowEmptyEnabled reports whether the set may declare nothing and prune every member.
+func (in *CommonSpec) AllowEmptyEnabled() bool { return in.AllowEmpty != nil && *in.AllowEmpty }
+
 // DryRunEnabled reports whether changes are only previewed.
 func (in *CommonSpec) DryRunEnabled() bool { return in.DryRun != nil && *in.DryRun }
 

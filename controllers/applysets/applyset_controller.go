@@ -192,10 +192,8 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set)
 		return failure(o, reason, reason == applyv1alpha1.ReasonInvalidInput, actorError(act, err))
 	}
 	o.warnings = &warnings
-	if members := len(set.GetSetStatus().Members); len(objects) == 0 && members > 0 && !spec.AllowEmptyEnabled() {
-		return failure(o, applyv1alpha1.ReasonEmptySource, true, fmt.Errorf("the set's inputs declare no objects, "+
-			"while it has %d members: a source emptied by mistake would delete them all, so nothing was applied or pruned; "+
-			"fix the inputs, or set spec.allowEmpty: true to prune every member", members))
+	if err := refuseEmpty(set, objects); err != nil {
+		return failure(o, applyv1alpha1.ReasonEmptySource, true, err)
 	}
 	for _, obj := range objects {
 		o.declared = append(o.declared, obj.Ref())
@@ -208,6 +206,17 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set)
 		o.health = judgeMembers(checker, o.applied)
 	}
 	return o
+}
+
+// refuseEmpty stops a set whose inputs declare nothing while it has members,
+// unless spec.allowEmpty: an emptied source would otherwise prune them all.
+func refuseEmpty(set applyv1alpha1.Set, objects []apply.Object) error {
+	members := len(set.GetSetStatus().Members)
+	if len(objects) > 0 || members == 0 || set.GetCommonSpec().AllowEmptyEnabled() {
+		return nil
+	}
+	return fmt.Errorf("the set's inputs declare no objects, while it has %d members: a source emptied by mistake "+
+		"would delete them all, so nothing was applied or pruned; fix the inputs, or set spec.allowEmpty: true to prune every member", members)
 }
 
 // awaitDependencies reports, with true, an outcome that stops the set here:

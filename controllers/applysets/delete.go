@@ -85,12 +85,8 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, set applyv1alpha1.Set)
 // keepsMembers says why deleting the set must leave every member as it is,
 // or "" when its deletionPolicy decides.
 func (r *Reconciler) keepsMembers(ctx context.Context, set applyv1alpha1.Set) (string, error) {
-	spec := set.GetCommonSpec()
-	switch {
-	case spec.Suspended():
-		return "the set is suspended (spec.suspend), and a suspended set changes nothing", nil
-	case spec.DryRunEnabled():
-		return "the set only previews (spec.dryRun), and a preview changes nothing", nil
+	if why := declared.KeepsMembers(set); why != "" {
+		return why, nil
 	}
 	going, err := r.uninstalling(ctx)
 	if err != nil {
@@ -137,21 +133,19 @@ func (r *Reconciler) releaseMembers(ctx context.Context, set applyv1alpha1.Set, 
 		return "", err
 	}
 	inv := inventory.FromStatus(set.GetSetStatus().Members)
-	scope, kinds := declared.Reach(parent, refsOf(inv))
 	proof := inv.Proof(identity.MembersFieldManager)
-	disband := apply.DisbandOptions{SetID: parent.ID, Scope: scope, Kinds: kinds, Proven: proof}
+	prune, disband := declared.Release(set, parent, refsOf(inv), proof)
 	var cs apply.ChangeSet
-	if set.GetCommonSpec().DeletionPolicy == applyv1alpha1.DeletionPolicyOrphan {
-		cs, err = engine.Disband(ctx, disband)
+	if disband != nil {
+		cs, err = engine.Disband(ctx, *disband)
 	} else {
-		cs, err = engine.Prune(ctx, apply.PruneOptions{
-			SetID: parent.ID, ParentUID: string(set.GetUID()), Scope: scope, Kinds: kinds,
-			Keep: sets.New[apply.ObjectRef](), Proven: proof, BeforeDelete: r.stopWhenUninstalling,
-		})
+		prune.BeforeDelete = r.stopWhenUninstalling
+		cs, err = engine.Prune(ctx, *prune)
 		if err == nil && waitingDeletes(cs) == "" && cs.Count(apply.Skipped) > 0 {
+			// What the prune kept is released, so no label points at a set that is gone.
 			var released apply.ChangeSet
-			disband.Proven = only(skippedRefs(cs), proof)
-			released, err = engine.Disband(ctx, disband)
+			released, err = engine.Disband(ctx, apply.DisbandOptions{SetID: prune.SetID, Scope: prune.Scope, Kinds: prune.Kinds,
+				Proven: only(skippedRefs(cs), proof)})
 			cs.Changes = append(cs.Changes, released.Changes...)
 		}
 	}

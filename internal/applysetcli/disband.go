@@ -36,7 +36,10 @@ import (
 )
 
 func newDisbandCommand(o *Options) *cobra.Command {
-	var yes bool
+	var (
+		yes bool
+		dr  dryRun
+	)
 	cmd := &cobra.Command{
 		Use:   "disband PARENT",
 		Short: "Dissolve an ApplySet and keep its objects",
@@ -44,11 +47,17 @@ func newDisbandCommand(o *Options) *cobra.Command {
 ApplySet labels and annotations from its parent: every object stays as it is, and no tool
 will prune it as part of the set again. For the operator's own ApplySets and
 ClusterApplySets, it sets deletionPolicy: Orphan and deletes the set; the operator then
-releases the members. It shows what it will do and asks first, unless --yes.`,
+releases the members. It shows what it will do and asks first, unless --yes.
+--dry-run=server sends every write with server-side dry-run: the API server checks them,
+and nothing changes.`,
 		Example: `  kubectl applyset disband secret/web -n shop
-  kubectl applyset disband applysets.apply.applyset.dev/web -n shop --yes`,
+  kubectl applyset disband applysets.apply.applyset.dev/web -n shop --yes
+  kubectl applyset disband secret/web -n shop --dry-run=server`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := dr.check(); err != nil {
+				return err
+			}
 			c, err := o.clients()
 			if err != nil {
 				return err
@@ -58,20 +67,21 @@ releases the members. It shows what it will do and asks first, unless --yes.`,
 				return err
 			}
 			if ref.Type.GroupKind.Group == applyv1alpha1.GroupVersion.Group {
-				return orphanAndDelete(cmd, o, c, ref, yes)
+				return orphanAndDelete(cmd, o, c, ref, yes, &dr)
 			}
 			p, v, err := o.verifyParent(cmd, c, ref)
 			if err != nil {
 				return err
 			}
-			return disband(cmd, o, c, p, v, yes)
+			return disband(cmd, o, c, p, v, yes, &dr)
 		},
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "Disband without asking.")
+	dr.add(cmd)
 	return cmd
 }
 
-func disband(cmd *cobra.Command, o *Options, c *clients, p membership.Parent, v membership.Verdict, yes bool) error {
+func disband(cmd *cobra.Command, o *Options, c *clients, p membership.Parent, v membership.Verdict, yes bool, dr *dryRun) error {
 	name := parentName(p.Ref) + inNamespace(p.Ref.Namespace)
 	switch {
 	case !v.Parent.Trusted():
@@ -89,7 +99,7 @@ func disband(cmd *cobra.Command, o *Options, c *clients, p membership.Parent, v 
 	}
 	fmt.Fprintf(o.Streams.Out, "Disbanding %s: the %s label comes off %d members (%s), and the ApplySet labels and "+
 		"annotations off the parent; every object stays.\n", name, applyset.PartOfLabel, len(names), text.Summarize(names, 10))
-	if !yes && !confirm(cmd, o, "Disband?") {
+	if !yes && !dr.server() && !confirm(cmd, o, "Disband?") {
 		return fmt.Errorf("nothing changed")
 	}
 	engine, err := c.engine(identity.PluginFieldManager)
@@ -99,14 +109,14 @@ func disband(cmd *cobra.Command, o *Options, c *clients, p membership.Parent, v 
 	// A set without an inventory proves its members by who applied their label.
 	appliers := membership.NewAppliers(identity.TrustedAppliers()).Of(v.Parent.Tooling.Name)
 	cs, err := engine.Disband(cmd.Context(), apply.DisbandOptions{SetID: v.Parent.ID, Kinds: kinds,
-		Scope: applyset.Scope{Namespace: p.Ref.Namespace, AdditionalNamespaces: namespaces}, Proven: apply.LabelAppliedBy(appliers)})
+		Scope: applyset.Scope{Namespace: p.Ref.Namespace, AdditionalNamespaces: namespaces}, Proven: apply.LabelAppliedBy(appliers), DryRun: dr.server()})
 	if err != nil {
 		return fmt.Errorf("%d members released, then: %w", cs.Count(apply.Disbanded), err)
 	}
-	if err := clearParent(cmd.Context(), c, p); err != nil {
+	if err := clearParent(cmd.Context(), c, p, dr); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.Streams.Out, "%s disbanded: %d members released\n", name, cs.Count(apply.Disbanded))
+	fmt.Fprintf(o.Streams.Out, "%s disbanded: %d members released%s\n", name, cs.Count(apply.Disbanded), dr.suffix())
 	if n := cs.Count(apply.Foreign); n > 0 {
 		fmt.Fprintf(o.Streams.Out, "Left %d objects with the label: no apply of %s wrote it (%s)\n", n, v.Parent.Tooling, foreignNames(cs))
 	}
@@ -115,7 +125,7 @@ func disband(cmd *cobra.Command, o *Options, c *clients, p membership.Parent, v 
 
 // clearParent removes the contract's labels and annotations from the parent,
 // and nothing else: a Secret or ConfigMap may hold data someone still needs.
-func clearParent(ctx context.Context, c *clients, p membership.Parent) error {
+func clearParent(ctx context.Context, c *clients, p membership.Parent, dr *dryRun) error {
 	patch := map[string]any{"metadata": map[string]any{
 		"resourceVersion": p.Object.ResourceVersion,
 		"labels":          map[string]any{applyset.IDLabel: nil},
@@ -127,7 +137,7 @@ func clearParent(ctx context.Context, c *clients, p membership.Parent) error {
 		return err
 	}
 	_, err = c.dynamic.Resource(p.Ref.Type.Resource).Namespace(p.Ref.Namespace).Patch(ctx, p.Ref.Name, types.MergePatchType, data,
-		metav1.PatchOptions{FieldManager: identity.PluginFieldManager})
+		metav1.PatchOptions{FieldManager: identity.PluginFieldManager, DryRun: dr.opts()})
 	if err != nil {
 		return fmt.Errorf("members released; clearing the parent %s: %w", parentName(p.Ref), err)
 	}
@@ -137,21 +147,25 @@ func clearParent(ctx context.Context, c *clients, p membership.Parent) error {
 // orphanAndDelete disbands one of the operator's own sets the operator's
 // way: it releases the members itself once the set is deleted with
 // deletionPolicy Orphan.
-func orphanAndDelete(cmd *cobra.Command, o *Options, c *clients, ref membership.ParentRef, yes bool) error {
+func orphanAndDelete(cmd *cobra.Command, o *Options, c *clients, ref membership.ParentRef, yes bool, dr *dryRun) error {
 	name := parentName(ref) + inNamespace(ref.Namespace)
 	fmt.Fprintf(o.Streams.Out, "Disbanding %s: deletionPolicy becomes Orphan and the set is deleted; "+
 		"the operator then removes the %s label from its members, which stay.\n", name, applyset.PartOfLabel)
-	if !yes && !confirm(cmd, o, "Disband?") {
+	if !yes && !dr.server() && !confirm(cmd, o, "Disband?") {
 		return fmt.Errorf("nothing changed")
 	}
 	resource := c.dynamic.Resource(ref.Type.Resource).Namespace(ref.Namespace)
 	patch := fmt.Sprintf(`{"spec":{"deletionPolicy":%q}}`, applyv1alpha1.DeletionPolicyOrphan)
 	if _, err := resource.Patch(cmd.Context(), ref.Name, types.MergePatchType, []byte(patch),
-		metav1.PatchOptions{FieldManager: identity.PluginFieldManager}); err != nil {
+		metav1.PatchOptions{FieldManager: identity.PluginFieldManager, DryRun: dr.opts()}); err != nil {
 		return fmt.Errorf("setting deletionPolicy: Orphan on %s: %w", name, err)
 	}
-	if err := resource.Delete(cmd.Context(), ref.Name, metav1.DeleteOptions{}); err != nil {
+	if err := resource.Delete(cmd.Context(), ref.Name, metav1.DeleteOptions{DryRun: dr.opts()}); err != nil {
 		return fmt.Errorf("deleting %s: %w", name, err)
+	}
+	if dr.server() {
+		fmt.Fprintf(o.Streams.Out, "%s would be deleted with deletionPolicy Orphan%s\n", name, dr.suffix())
+		return nil
 	}
 	fmt.Fprintf(o.Streams.Out, "%s deleted with deletionPolicy Orphan; the operator releases its members "+
 		"(kubectl wait --for=delete %s%s)\n", name, parentName(ref), nsFlag(ref.Namespace))

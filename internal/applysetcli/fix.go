@@ -85,7 +85,7 @@ func isUnvouched(unvouched []membership.Member, uid types.UID) bool {
 }
 
 // fixHints shows the rewrites, asks, and applies them.
-func fixHints(cmd *cobra.Command, o *Options, c *clients, yes bool, checked []checkedParent) error {
+func fixHints(cmd *cobra.Command, o *Options, c *clients, yes bool, dr *dryRun, checked []checkedParent) error {
 	var fixes []*hintFix
 	for _, p := range checked {
 		fix, why := planFix(p)
@@ -109,14 +109,14 @@ func fixHints(cmd *cobra.Command, o *Options, c *clients, yes bool, checked []ch
 	if len(fixes) == 0 {
 		return nil
 	}
-	if !yes && !confirm(cmd, o, fmt.Sprintf("Rewrite the hints of %d parents?", len(fixes))) {
+	if !yes && !dr.server() && !confirm(cmd, o, fmt.Sprintf("Rewrite the hints of %d parents?", len(fixes))) {
 		return &ExitError{Code: verifyFindings, Err: fmt.Errorf("nothing written")}
 	}
 	for _, fix := range fixes {
-		if err := applyFix(cmd, c, fix); err != nil {
+		if err := applyFix(cmd, c, fix, dr); err != nil {
 			return err
 		}
-		fmt.Fprintf(o.Streams.Out, "%s%s: hints rewritten\n", parentName(fix.parent.Ref), inNamespace(fix.parent.Ref.Namespace))
+		fmt.Fprintf(o.Streams.Out, "%s%s: hints rewritten%s\n", parentName(fix.parent.Ref), inNamespace(fix.parent.Ref.Namespace), dr.suffix())
 	}
 	return nil
 }
@@ -124,7 +124,7 @@ func fixHints(cmd *cobra.Command, o *Options, c *clients, yes bool, checked []ch
 // applyFix writes the parent's contract fields as its tool does, all of them,
 // so the tool's field manager keeps owning each; like kubectl, it takes the
 // fields over when another manager holds them.
-func applyFix(cmd *cobra.Command, c *clients, fix *hintFix) error {
+func applyFix(cmd *cobra.Command, c *clients, fix *hintFix, dr *dryRun) error {
 	p := fix.parent
 	tooling := p.verdict.Parent.Tooling
 	gvk := p.Ref.Type.Resource.GroupVersion().WithKind(p.Ref.Type.GroupKind.Kind)
@@ -136,7 +136,7 @@ func applyFix(cmd *cobra.Command, c *clients, fix *hintFix) error {
 		return err
 	}
 	resource := c.dynamic.Resource(p.Ref.Type.Resource).Namespace(p.Ref.Namespace)
-	opts := metav1.PatchOptions{FieldManager: tooling.ParentFieldManager()}
+	opts := metav1.PatchOptions{FieldManager: tooling.ParentFieldManager(), DryRun: dr.opts()}
 	_, err = resource.Patch(cmd.Context(), p.Ref.Name, types.ApplyPatchType, data, opts)
 	if apierrors.IsConflict(err) {
 		opts.Force = ptr.To(true)

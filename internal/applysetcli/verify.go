@@ -38,6 +38,7 @@ type verifyFlags struct {
 	scopeFlags
 	fix bool
 	yes bool
+	dr  dryRun
 }
 
 func newVerifyCommand(o *Options) *cobra.Command {
@@ -55,7 +56,8 @@ checked to exactly the kinds and namespaces of their members, under the field ma
 parent's tool writes it with (kubectl's: kubectl-applyset), so the tool's next apply goes on
 from there. Only members whose part-of label the tool itself applied count; a parent whose
 ID is not its own, whose members could not all be listed, or that the operator manages is
-never rewritten. It shows the change and asks first, unless --yes.`,
+never rewritten. It shows the change and asks first, unless --yes; with --dry-run=server
+the rewrite is sent with server-side dry-run and nothing changes.`,
 		Example: `  # In a CI job: fail when any set of the cluster has a problem
   kubectl applyset verify -A
 
@@ -74,10 +76,14 @@ never rewritten. It shows the change and asks first, unless --yes.`,
 	flags.add(cmd, "json or yaml")
 	cmd.Flags().BoolVar(&flags.fix, "fix", false, "Rewrite the hints of the parents checked to what their members need.")
 	cmd.Flags().BoolVarP(&flags.yes, "yes", "y", false, "With --fix, write without asking.")
+	flags.dr.add(cmd)
 	return cmd
 }
 
 func runVerify(cmd *cobra.Command, o *Options, flags *verifyFlags, args []string) error {
+	if err := flags.dr.check(); err != nil {
+		return err
+	}
 	c, err := o.clients()
 	if err != nil {
 		return err
@@ -100,7 +106,7 @@ func runVerify(cmd *cobra.Command, o *Options, flags *verifyFlags, args []string
 	}
 	checked := checkParents(c, flags, snap, only)
 	if flags.fix {
-		if err := fixHints(cmd, o, c, flags.yes, checked); err != nil {
+		if err := fixHints(cmd, o, c, flags.yes, &flags.dr, checked); err != nil {
 			return err
 		}
 		return nil

@@ -28,10 +28,12 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -115,17 +117,23 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 	})
 
 	It("repairs the hint with --fix under kubectl's field manager, and kubectl's next apply works", func(ctx context.Context) {
-		out, code := plugin(ctx, "n\n", "verify", "secret/web", "-n", shop, "--fix")
+		web := client.ObjectKey{Namespace: shop, Name: "web"}
+		out, code := plugin(ctx, "", "verify", "secret/web", "-n", shop, "--fix", "--dry-run=server")
+		Expect(code).To(BeZero(), out)
+		Expect(out).To(ContainSubstring("hints rewritten (server dry run)"))
+		Expect(parentAnnotation(ctx, web, applyset.GroupKindsAnnotation)).To(Equal("ConfigMap"), "a dry run wrote the hint")
+
+		out, code = plugin(ctx, "n\n", "verify", "secret/web", "-n", shop, "--fix")
 		Expect(code).To(Equal(1), out)
 		Expect(out).To(ContainSubstring("nothing written"))
-		Expect(secretAnnotation(ctx, shop, "web", applyset.GroupKindsAnnotation)).To(Equal("ConfigMap"))
+		Expect(parentAnnotation(ctx, web, applyset.GroupKindsAnnotation)).To(Equal("ConfigMap"))
 
 		out, code = plugin(ctx, "y\n", "verify", "secret/web", "-n", shop, "--fix")
 		Expect(code).To(BeZero(), out)
 		Expect(out).To(ContainSubstring(`"ConfigMap" -> "ConfigMap,ServiceAccount"`))
 		Expect(out).To(ContainSubstring("field manager kubectl-applyset"))
-		Expect(secretAnnotation(ctx, shop, "web", applyset.GroupKindsAnnotation)).To(Equal("ConfigMap,ServiceAccount"))
-		Expect(secretAnnotation(ctx, shop, "web", applyset.AdditionalNamespacesAnnotation)).To(Equal(other))
+		Expect(parentAnnotation(ctx, web, applyset.GroupKindsAnnotation)).To(Equal("ConfigMap,ServiceAccount"))
+		Expect(parentAnnotation(ctx, web, applyset.AdditionalNamespacesAnnotation)).To(Equal(other))
 		Expect(succeeds(ctx, "verify", "secret/web", "-n", shop)).To(ContainSubstring("healthy, 3 members"))
 
 		out, code = plugin(ctx, "", "verify", "configmap/copy", "-n", other, "--fix", "--yes")
@@ -140,7 +148,13 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 	})
 
 	It("disbands a kubectl set: every object stays, no label is left", func(ctx context.Context) {
-		out, code := plugin(ctx, "", "disband", "secret/web", "-n", shop, "--yes")
+		web := client.ObjectKey{Namespace: shop, Name: "web"}
+		out, code := plugin(ctx, "", "disband", "secret/web", "-n", shop, "--dry-run=server")
+		Expect(code).To(BeZero(), out)
+		Expect(out).To(ContainSubstring("members released (server dry run)"))
+		Expect(parentAnnotation(ctx, web, applyset.GroupKindsAnnotation)).NotTo(BeEmpty(), "a dry run cleared the parent")
+
+		out, code = plugin(ctx, "", "disband", "secret/web", "-n", shop, "--yes")
 		Expect(code).To(BeZero(), out)
 		cm := &corev1.ConfigMap{}
 		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: shop, Name: "a"}, cm)).To(Succeed())
@@ -179,6 +193,68 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 		kept := &corev1.ConfigMap{}
 		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "c"}, kept)).To(Succeed())
 		Expect(kept.Labels).NotTo(HaveKey(applyset.PartOfLabel))
+	})
+
+	It("previews the deletion of one of the operator's sets, then deletes only what the set applied", func(ctx context.Context) {
+		ns := pluginNamespace(ctx)
+		grantDefault(ctx, ns)
+		set := &applyv1alpha1.ApplySet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}
+		cm, err := applyv1alpha1.NewResource(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "member"}})
+		Expect(err).NotTo(HaveOccurred())
+		set.Spec.Resources = []applyv1alpha1.Resource{cm}
+		Expect(env.Client.Create(ctx, set)).To(Succeed())
+		Eventually(func() bool {
+			Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
+			return apimeta.IsStatusConditionTrue(set.Status.Conditions, applyv1alpha1.ConditionReady)
+		}).Should(BeTrue())
+		copied := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "copied",
+			Labels: map[string]string{applyset.PartOfLabel: set.Status.ApplySetID}}, Data: map[string]string{"k": "v"}}
+		Expect(env.Client.Create(ctx, copied, client.FieldOwner("copying-controller"))).To(Succeed())
+
+		out := succeeds(ctx, "delete", "applysets.apply.applyset.dev/web", "-n", ns, "--dry-run=server")
+		Expect(out).To(ContainSubstring("delete   ConfigMap " + ns + "/member"))
+		Expect(out).To(MatchRegexp(`leave    ConfigMap ` + ns + `/copied: not a member, labelled by copying-controller \(Update\)`))
+		Expect(out).To(ContainSubstring("1 to delete, 0 to release, 1 left alone; nothing was changed"))
+		Expect(apierrorsNotFound(ctx, set)).To(BeFalse(), "a dry run deleted the set")
+
+		out, code := plugin(ctx, "", "release-finalizers", "applysets.apply.applyset.dev/web", "-n", ns)
+		Expect(code).NotTo(BeZero(), out)
+
+		Expect(succeeds(ctx, "delete", "applysets.apply.applyset.dev/web", "-n", ns, "--yes")).To(ContainSubstring("deleted"))
+		Eventually(func() bool { return apierrorsNotFound(ctx, set) }).Should(BeTrue())
+		Eventually(func() bool {
+			return apierrorsNotFound(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "member"}})
+		}).
+			Should(BeTrue())
+		Expect(apierrorsNotFound(ctx, copied)).To(BeFalse(), "deleting the set deleted an object it never applied")
+	})
+
+	It("releases the finalizer of a set being deleted, and touches no member", func(ctx context.Context) {
+		ns := pluginNamespace(ctx)
+		grantDefault(ctx, ns)
+		set := &applyv1alpha1.ApplySet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "stuck", Finalizers: []string{"example.com/other"}}}
+		cm, err := applyv1alpha1.NewResource(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "member"}})
+		Expect(err).NotTo(HaveOccurred())
+		set.Spec.Resources = []applyv1alpha1.Resource{cm}
+		Expect(env.Client.Create(ctx, set)).To(Succeed())
+		Eventually(func() bool {
+			Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
+			return apimeta.IsStatusConditionTrue(set.Status.Conditions, applyv1alpha1.ConditionReady)
+		}).Should(BeTrue())
+		// The set's ServiceAccount loses its rights: the operator cannot release the members and holds the set.
+		Expect(env.Client.DeleteAllOf(ctx, &rbacv1.RoleBinding{}, client.InNamespace(ns))).To(Succeed())
+		Expect(env.Client.Delete(ctx, set)).To(Succeed())
+		Eventually(func() string {
+			Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
+			return ptr.Deref(apimeta.FindStatusCondition(set.Status.Conditions, applyv1alpha1.ConditionReady), metav1.Condition{}).Reason
+		}).Should(Equal(applyv1alpha1.ReasonDeletionBlocked))
+
+		Expect(succeeds(ctx, "release-finalizers", "applysets.apply.applyset.dev/stuck", "-n", ns)).To(ContainSubstring("1 members stay"))
+		Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
+		Expect(set.Finalizers).To(Equal([]string{"example.com/other"}), "another controller's finalizer was touched")
+		member := &corev1.ConfigMap{}
+		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "member"}, member)).To(Succeed())
+		Expect(member.Labels).To(HaveKeyWithValue(applyset.PartOfLabel, set.Status.ApplySetID))
 	})
 })
 
@@ -236,10 +312,11 @@ func grantDefault(ctx context.Context, ns string) {
 	Expect(testenv.GrantDefault(ctx, env.Client, ns)).To(Succeed())
 }
 
-func secretAnnotation(ctx context.Context, ns, name, key string) string {
+// parentAnnotation reads an annotation of a Secret parent.
+func parentAnnotation(ctx context.Context, parent client.ObjectKey, key string) string {
 	GinkgoHelper()
 	secret := &corev1.Secret{}
-	Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, secret)).To(Succeed())
+	Expect(env.Client.Get(ctx, parent, secret)).To(Succeed())
 	return secret.Annotations[key]
 }
 

@@ -1,0 +1,171 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysetcli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+	"github.com/applyset-operator/applyset-operator/pkg/declared"
+	"github.com/applyset-operator/applyset-operator/pkg/inventory"
+	"github.com/applyset-operator/applyset-operator/pkg/membership"
+)
+
+func newDeleteCommand(o *Options) *cobra.Command {
+	var (
+		yes bool
+		dr  dryRun
+	)
+	cmd := &cobra.Command{
+		Use:   "delete PARENT",
+		Short: "Delete one of the operator's sets, after showing what its deletion does to each member",
+		Long: `Show what deleting one of the operator's ApplySets or ClusterApplySets does to its
+members, as the operator will do it: which it deletes (deletionPolicy: Delete), which it
+releases (deletionPolicy: Orphan, or a member another object owns), which it keeps as they
+are (a suspended or previewing set keeps all), and which objects carry the set's label
+without being its members (left alone). The preview is a server-side dry run made with your
+rights; the operator acts as the set's ServiceAccount. Then it deletes the set, after asking,
+unless --yes; --dry-run=server stops after the preview.`,
+		Example: `  kubectl applyset delete applysets.apply.applyset.dev/web -n shop --dry-run=server
+  kubectl applyset delete clusterapplysets.apply.applyset.dev/platform --yes`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := dr.check(); err != nil {
+				return err
+			}
+			c, err := o.clients()
+			if err != nil {
+				return err
+			}
+			ref, err := resolveParent(cmd.Context(), c, args[0])
+			if err != nil {
+				return err
+			}
+			if ref.Type.GroupKind.Group != applyv1alpha1.GroupVersion.Group {
+				return fmt.Errorf("%s is not one of the operator's sets: its members are deleted by the tool that applied them "+
+					"(kubectl delete), or kept with kubectl applyset disband", parentName(ref))
+			}
+			return deleteSet(cmd, o, c, ref, yes, &dr)
+		},
+	}
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "Delete without asking.")
+	dr.add(cmd)
+	return cmd
+}
+
+// operatorSetOf reads one of the operator's sets.
+func operatorSetOf(ctx context.Context, cl client.Client, ref membership.ParentRef) (applyv1alpha1.Set, error) {
+	var set applyv1alpha1.Set = &applyv1alpha1.ApplySet{}
+	if ref.Type.GroupKind.Kind == "ClusterApplySet" {
+		set = &applyv1alpha1.ClusterApplySet{}
+	}
+	if err := cl.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, set); err != nil {
+		return nil, err
+	}
+	return set, nil
+}
+
+func deleteSet(cmd *cobra.Command, o *Options, c *clients, ref membership.ParentRef, yes bool, dr *dryRun) error {
+	ctx := cmd.Context()
+	cl, err := c.client()
+	if err != nil {
+		return err
+	}
+	set, err := operatorSetOf(ctx, cl, ref)
+	if err != nil {
+		return err
+	}
+	name := parentName(ref) + inNamespace(ref.Namespace)
+	if err := previewDeletion(ctx, o.Streams.Out, cl, set, ref.Key(), name); err != nil {
+		return err
+	}
+	fmt.Fprintln(o.Streams.ErrOut, "Previewed with your rights; the operator acts as the set's ServiceAccount")
+	if dr.server() {
+		return cl.Delete(ctx, set, &client.DeleteOptions{DryRun: dr.opts()})
+	}
+	if !yes && !confirm(cmd, o, "Delete "+name+"?") {
+		return fmt.Errorf("nothing changed")
+	}
+	if err := cl.Delete(ctx, set); err != nil {
+		return fmt.Errorf("deleting %s: %w", name, err)
+	}
+	fmt.Fprintf(o.Streams.Out, "%s deleted; the operator releases its members (kubectl wait --for=delete %s%s)\n",
+		name, parentName(ref), nsFlag(ref.Namespace))
+	return nil
+}
+
+// previewDeletion prints what deleting set does to its members, from a
+// server-side dry run of the operator's own rule (declared.Release).
+func previewDeletion(ctx context.Context, w io.Writer, cl client.Client, set applyv1alpha1.Set, key applyset.ParentKey, name string) error {
+	members := set.GetSetStatus().Members
+	if why := declared.KeepsMembers(set); why != "" {
+		fmt.Fprintf(w, "Deleting %s leaves its %d members as they are: %s.\n", name, len(members), why)
+		return nil
+	}
+	parent := applyset.ParseParent(key, set.GetLabels(), set.GetAnnotations())
+	if !parent.Trusted() || (!identity.Owns(parent.Tooling) && parent.Tooling.Name != "") {
+		fmt.Fprintf(w, "Deleting %s touches no member: its ApplySet labels are not the operator's.\n", name)
+		return nil
+	}
+	inv := inventory.FromStatus(members)
+	refs := make([]apply.ObjectRef, 0, inv.Len())
+	for _, e := range inv.Entries() {
+		refs = append(refs, e.Ref)
+	}
+	engine := &apply.Engine{Client: cl, FieldManager: identity.MembersFieldManager}
+	prune, disband := declared.Release(set, parent, refs, inv.Proof(identity.MembersFieldManager))
+	var (
+		cs  apply.ChangeSet
+		err error
+	)
+	if disband != nil {
+		disband.DryRun = true
+		cs, err = engine.Disband(ctx, *disband)
+	} else {
+		prune.DryRun = true
+		cs, err = engine.Prune(ctx, *prune)
+	}
+	if err != nil {
+		return fmt.Errorf("previewing the deletion of %s: %w", name, err)
+	}
+	fmt.Fprintf(w, "Deleting %s (deletionPolicy %s):\n", name, set.GetCommonSpec().DeletionPolicy)
+	for _, ch := range cs.Changes {
+		switch ch.Action {
+		case apply.Pruned:
+			fmt.Fprintf(w, "  delete   %s\n", ch.Ref)
+		case apply.Disbanded:
+			fmt.Fprintf(w, "  release  %s\n", ch.Ref)
+		case apply.Skipped:
+			fmt.Fprintf(w, "  release  %s: not deleted, %s\n", ch.Ref, ch.Reason)
+		case apply.Foreign:
+			fmt.Fprintf(w, "  leave    %s: not a member, %s\n", ch.Ref, ch.Reason)
+		default:
+			fmt.Fprintf(w, "  %-8s %s: %s\n", ch.Action, ch.Ref, ch.Reason)
+		}
+	}
+	fmt.Fprintf(w, "%d to delete, %d to release, %d left alone; nothing was changed\n", cs.Count(apply.Pruned),
+		cs.Count(apply.Disbanded)+cs.Count(apply.Skipped), cs.Count(apply.Foreign))
+	return nil
+}

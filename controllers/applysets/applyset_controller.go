@@ -192,9 +192,11 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set)
 		return failure(o, reason, reason == applyv1alpha1.ReasonInvalidInput, actorError(act, err))
 	}
 	o.warnings = &warnings
-	if err := refuseEmpty(set, objects); err != nil {
+	counts := declared.CountBySource(set, objects)
+	if err := refuseEmpty(set, objects, counts); err != nil {
 		return failure(o, applyv1alpha1.ReasonEmptySource, true, err)
 	}
+	o.sources = counts
 	for _, obj := range objects {
 		o.declared = append(o.declared, obj.Ref())
 	}
@@ -206,17 +208,6 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set)
 		o.health = judgeMembers(checker, o.applied)
 	}
 	return o
-}
-
-// refuseEmpty stops a set whose inputs declare nothing while it has members,
-// unless spec.allowEmpty: an emptied source would otherwise prune them all.
-func refuseEmpty(set applyv1alpha1.Set, objects []apply.Object) error {
-	members := len(set.GetSetStatus().Members)
-	if len(objects) > 0 || members == 0 || set.GetCommonSpec().AllowEmptyEnabled() {
-		return nil
-	}
-	return fmt.Errorf("the set's inputs declare no objects, while it has %d members: a source emptied by mistake "+
-		"would delete them all, so nothing was applied or pruned; fix the inputs, or set spec.allowEmpty: true to prune every member", members)
 }
 
 // awaitDependencies reports, with true, an outcome that stops the set here:
@@ -247,34 +238,6 @@ func actorError(act actor, err error) error {
 		return fmt.Errorf("%s %w", act, err)
 	}
 	return err
-}
-
-// readObjects gathers, decodes and checks the declared objects, reading the
-// sources with reader, the set's identity.
-func (r *Reconciler) readObjects(ctx context.Context, reader client.Reader, set applyv1alpha1.Set, scope applyset.Scope) (
-	objects []apply.Object, warnings []string, reason string, err error) {
-	inputs, err := declared.Gather(ctx, reader, set, r.Limits)
-	var denied *apply.AccessError
-	switch {
-	case errors.As(err, &denied):
-		return nil, nil, applyv1alpha1.ReasonAccessDenied, err
-	case errors.Is(err, declared.ErrSourceNotFound):
-		return nil, nil, applyv1alpha1.ReasonSourceNotFound, err
-	case err != nil:
-		return nil, nil, applyv1alpha1.ReasonInvalidInput, err
-	}
-	objects, checked, err := apply.Check(inputs, apply.Target{Scope: scope, DefaultNamespace: set.GetNamespace(), Mapper: r.Mapper})
-	if err != nil {
-		return nil, nil, applyv1alpha1.ReasonInvalidInput, err
-	}
-	// A malformed depends-on annotation or a circle is bad input too.
-	if _, err := apply.Order(objects); err != nil {
-		return nil, nil, applyv1alpha1.ReasonInvalidInput, err
-	}
-	for _, w := range checked {
-		warnings = append(warnings, w.String())
-	}
-	return objects, warnings, "", nil
 }
 
 // applyAndPrune follows kubectl's protocol: widen the hints before applying, so

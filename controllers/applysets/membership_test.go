@@ -172,3 +172,34 @@ var _ = Describe("An empty set", func() {
 		Expect(set.Status.Members).To(BeEmpty())
 	})
 })
+
+var _ = Describe("An emptied source", func() {
+	It("stops the set instead of pruning what it held, and says which source", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		for name, object := range map[string]string{"frontend": "web", "backend": "api"} {
+			Expect(k8sClient.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+				Data: map[string]string{"app.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: " + object + "}\n"}})).To(Succeed())
+		}
+		set := newSet(ns, "two-sources")
+		set.Spec.Sources = []applyv1alpha1.Source{{Kind: applyv1alpha1.SourceKindConfigMap, Name: "frontend"},
+			{Kind: applyv1alpha1.SourceKindConfigMap, Name: "backend"}}
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+		readyFor(ctx, set)
+		Expect(set.Status.Sources).To(ConsistOf(
+			SatisfyAll(HaveField("Name", "frontend"), HaveField("Objects", HaveValue(BeEquivalentTo(1)))),
+			SatisfyAll(HaveField("Name", "backend"), HaveField("Objects", HaveValue(BeEquivalentTo(1))))))
+
+		backend := &corev1.ConfigMap{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "backend"}, backend)).To(Succeed())
+		backend.Data = map[string]string{"app.yaml": ""}
+		Expect(k8sClient.Update(ctx, backend)).To(Succeed())
+		Eventually(condition(ctx, set, applyv1alpha1.ConditionReady)).Should(SatisfyAll(
+			HaveField("Reason", applyv1alpha1.ReasonEmptySource), HaveField("Message", ContainSubstring("ConfigMap "+ns+"/backend (1 objects before)"))))
+		Expect(configMapExists(ctx, ns, "api")).To(BeTrue(), "the emptied source's object was pruned")
+
+		updateSet(ctx, set, func(set *applyv1alpha1.ApplySet) { set.Spec.Sources = set.Spec.Sources[:1] })
+		readyFor(ctx, set)
+		Expect(configMapExists(ctx, ns, "api")).To(BeFalse(), "taking the source out of the set did not prune what it held")
+		Expect(configMapExists(ctx, ns, "web")).To(BeTrue())
+	})
+})

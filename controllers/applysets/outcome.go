@@ -21,6 +21,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/inventory"
 )
@@ -55,6 +56,9 @@ type outcome struct {
 	// foreign are the objects that carry the set's label although the set
 	// did not apply them; nil when nothing was listed.
 	foreign []apply.Change
+	// sources count the objects each source declared; nil when the inputs
+	// were not read or were refused.
+	sources []applyv1alpha1.SourceStatus
 	// inventory is the set's members after a real reconcile; nil when the
 	// reconcile did not look at them (a preview, a recheck, a stop before
 	// the apply).

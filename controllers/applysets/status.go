@@ -58,6 +58,9 @@ func setStatus(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome
 	if o.warnings != nil {
 		status.Warnings = text.Limit(*o.warnings, maxWarnings, maxWarningBytes)
 	}
+	if o.sources != nil {
+		status.Sources = o.sources
+	}
 	if o.inventory != nil {
 		setMembers(status, *o.inventory)
 	}

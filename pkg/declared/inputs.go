@@ -87,7 +87,7 @@ func Gather(ctx context.Context, reader client.Reader, set applyv1alpha1.Set, li
 			return nil, err
 		}
 		for _, key := range slices.Sorted(maps.Keys(data)) {
-			origin := fmt.Sprintf("%s %s/%s key %s", src.Kind, src.Namespace, src.Name, key)
+			origin := sourceName(src) + " key " + key
 			plain, err := apply.Inflate(data[key], limit)
 			var tooLarge *apply.TooLargeError
 			if errors.As(err, &tooLarge) {

@@ -428,6 +428,14 @@ type ApplySetStatus struct {
 	// +optional
 	Members []Member `json:"members,omitempty"` //nolint:kubeapilinter // Member's inline ObjectReference requires kind and name.
 
+	// sources count the objects each source declared at the last reconcile
+	// that read them; a source that declared objects and then declares none
+	// stops the set (reason EmptySource) unless spec.allowEmpty.
+	// +kubebuilder:validation:MaxItems=32
+	// +listType=atomic
+	// +optional
+	Sources []SourceStatus `json:"sources,omitempty"`
+
 	// foreignMembers are objects that carry the set's label although the set
 	// did not apply them; the set leaves them alone.
 	// +optional

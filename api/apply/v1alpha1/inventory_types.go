@@ -66,3 +66,31 @@ type ForeignMember struct {
 	// +optional
 	LabelledBy string `json:"labelledBy,omitempty"` //nolint:kubeapilinter // "" when managedFields do not say.
 }
+
+// SourceStatus is what one source of the set declared.
+type SourceStatus struct {
+	// kind is ConfigMap or Secret.
+	// +required
+	Kind SourceKind `json:"kind,omitempty"`
+
+	// namespace is the source's namespace.
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	Namespace string `json:"namespace,omitempty"` //nolint:kubeapilinter // Always written; optional for a status a create never sets.
+
+	// name is the source's name.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +required
+	Name string `json:"name,omitempty"`
+
+	// key is the one key the source names; empty when it reads every key.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	Key string `json:"key,omitempty"` //nolint:kubeapilinter // "" reads every key, as in spec.
+
+	// objects is how many objects the source declared.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Objects *int32 `json:"objects,omitempty"`
+}

@@ -1,0 +1,84 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package declared
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/utils/ptr"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
+)
+
+// sourceName names a source as origins and messages do: ConfigMap team-a/manifests.
+func sourceName(src applyv1alpha1.ClusterSource) string {
+	return fmt.Sprintf("%s %s/%s", src.Kind, src.Namespace, src.Name)
+}
+
+// originPrefix is how the origins Gather gives src's objects begin; keys
+// hold no spaces, so one source's prefix is never another key's.
+func originPrefix(src applyv1alpha1.ClusterSource) string {
+	p := sourceName(src) + " key "
+	if src.Key != "" {
+		p += src.Key + " document "
+	}
+	return p
+}
+
+// CountBySource counts the objects each of the set's sources declared.
+func CountBySource(set applyv1alpha1.Set, objects []apply.Object) []applyv1alpha1.SourceStatus {
+	sources := set.GetSources()
+	out := make([]applyv1alpha1.SourceStatus, 0, len(sources))
+	for _, src := range sources {
+		prefix, n := originPrefix(src), int32(0)
+		for _, obj := range objects {
+			if strings.HasPrefix(obj.Origin, prefix) {
+				n++
+			}
+		}
+		out = append(out, applyv1alpha1.SourceStatus{Kind: src.Kind, Namespace: src.Namespace, Name: src.Name, Key: src.Key, Objects: ptr.To(n)})
+	}
+	return out
+}
+
+// Emptied names the sources that declared objects at the last reconcile
+// (before) and declare none now: a ConfigMap emptied by mistake, a file
+// gone. A source taken out of the set is not emptied.
+func Emptied(before, now []applyv1alpha1.SourceStatus) []string {
+	had := map[applyv1alpha1.SourceStatus]int32{}
+	for _, s := range before {
+		had[withoutCount(s)] = ptr.Deref(s.Objects, 0)
+	}
+	var out []string
+	for _, s := range now {
+		if n := had[withoutCount(s)]; n > 0 && ptr.Deref(s.Objects, 0) == 0 {
+			name := fmt.Sprintf("%s %s/%s", s.Kind, s.Namespace, s.Name)
+			if s.Key != "" {
+				name += " key " + s.Key
+			}
+			out = append(out, fmt.Sprintf("%s (%d objects before)", name, n))
+		}
+	}
+	return out
+}
+
+func withoutCount(s applyv1alpha1.SourceStatus) applyv1alpha1.SourceStatus {
+	s.Objects = nil
+	return s
+}

@@ -1,0 +1,77 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package declared
+
+import (
+	"slices"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
+)
+
+func TestCountBySource(t *testing.T) {
+	set := &applyv1alpha1.ApplySet{}
+	set.Namespace = "shop"
+	set.Spec.Sources = []applyv1alpha1.Source{
+		{Kind: applyv1alpha1.SourceKindConfigMap, Name: "all"},
+		{Kind: applyv1alpha1.SourceKindConfigMap, Name: "one", Key: "app.yaml"},
+		{Kind: applyv1alpha1.SourceKindConfigMap, Name: "one", Key: "app.yaml.bak"},
+		{Kind: applyv1alpha1.SourceKindSecret, Name: "all"},
+	}
+	origins := []string{"spec.resources[0]", "ConfigMap shop/all key a.yaml document 1", "ConfigMap shop/all key b.yaml document 2 item 3",
+		"ConfigMap shop/one key app.yaml document 1", "ConfigMap shop/one key app.yaml.bak document 1", "ConfigMap shop/allx key a.yaml document 1"}
+	objects := make([]apply.Object, 0, len(origins))
+	for _, o := range origins {
+		objects = append(objects, apply.Object{Input: apply.Input{Object: &unstructured.Unstructured{}, Origin: o}})
+	}
+	got := CountBySource(set, objects)
+	want := []int32{2, 1, 1, 0}
+	for i, s := range got {
+		if ptr.Deref(s.Objects, -1) != want[i] || s.Namespace != "shop" {
+			t.Errorf("source %d (%s %s key %q) = %v, want %d", i, s.Kind, s.Name, s.Key, ptr.Deref(s.Objects, -1), want[i])
+		}
+	}
+}
+
+func TestEmptied(t *testing.T) {
+	src := func(name string, n int32) applyv1alpha1.SourceStatus {
+		return applyv1alpha1.SourceStatus{Kind: applyv1alpha1.SourceKindConfigMap, Namespace: "shop", Name: name, Objects: ptr.To(n)}
+	}
+	tests := []struct {
+		name        string
+		before, now []applyv1alpha1.SourceStatus
+		want        []string
+	}{
+		{name: "first reconcile", now: []applyv1alpha1.SourceStatus{src("a", 0)}},
+		{name: "still declaring", before: []applyv1alpha1.SourceStatus{src("a", 3)}, now: []applyv1alpha1.SourceStatus{src("a", 1)}},
+		{name: "emptied", before: []applyv1alpha1.SourceStatus{src("a", 3), src("b", 2)}, now: []applyv1alpha1.SourceStatus{src("a", 0), src("b", 2)},
+			want: []string{"ConfigMap shop/a (3 objects before)"}},
+		{name: "empty before and now", before: []applyv1alpha1.SourceStatus{src("a", 0)}, now: []applyv1alpha1.SourceStatus{src("a", 0)}},
+		{name: "taken out of the set", before: []applyv1alpha1.SourceStatus{src("a", 3), src("b", 2)}, now: []applyv1alpha1.SourceStatus{src("b", 2)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Emptied(tt.before, tt.now); !slices.Equal(got, tt.want) {
+				t.Errorf("Emptied = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -224,9 +224,13 @@ var _ = Describe("The operator installed with kubectl apply -k", Ordered, func()
 		}
 	})
 
-	It("leaves no webhook entry that fails closed after kubectl delete -k config/default", func() {
-		run("kubectl", "delete", "-n", "e2e-sets", "applyset", "web", "--timeout", "2m")
+	It("uninstalls with kubectl delete -k config/default: every member stays, no webhook entry fails closed", func() {
+		members := configMaps()
+		Expect(members).NotTo(BeEmpty())
 		run("kubectl", "delete", "-k", "config/default", "--ignore-not-found", "--timeout", "5m")
+		Expect(configMaps()).To(ConsistOf(members), "uninstalling the operator deleted members of its sets")
+		_, _, err := kubectl("get", "crd", "applysets.apply.applyset.dev")
+		Expect(err).To(MatchError(ContainSubstring("NotFound")), "the CRD was held by a set's finalizer")
 		Eventually(func(g Gomega) {
 			for _, kind := range []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"} {
 				out, err := get(`{range .items[*]}{.metadata.name}{" "}{range .webhooks[*]}{.failurePolicy}{" "}{.clientConfig.service.namespace}{"\n"}{end}{end}`,

@@ -89,6 +89,39 @@ var _ = Describe("Membership", func() {
 		}
 	})
 
+	It("leaves a ClusterApplySet's foreign objects too, also children a controller labelled and owns", func(ctx context.Context) {
+		ns := bareNamespace(ctx)
+		set := &applyv1alpha1.ClusterApplySet{ObjectMeta: metav1.ObjectMeta{Name: "platform-" + ns}}
+		set.Spec.ServiceAccountNamespace, set.Spec.ServiceAccountName = clusterAdmin(ctx)
+		set.Spec.AdditionalNamespaces = []string{ns}
+		set.Spec.Resources = []applyv1alpha1.Resource{namespacedConfigMap(ns, "parent"), namespacedConfigMap(ns, "leaving")}
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+		Eventually(condition(ctx, set, applyv1alpha1.ConditionReady)).Should(HaveField("Status", metav1.ConditionTrue))
+		id := set.Status.ApplySetID
+		parent := &corev1.ConfigMap{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "parent"}, parent)).To(Succeed())
+		// A controller's child of a member, with the member's labels copied and an owner reference to it.
+		owned := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "owned-child", Labels: map[string]string{applyset.PartOfLabel: id},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "parent", UID: parent.UID}}},
+			Data: map[string]string{"k": "v"}}
+		Expect(k8sClient.Create(ctx, owned, client.FieldOwner("child-controller"))).To(Succeed())
+		labelledConfigMap(ctx, ns, "forged", id, identity.MembersFieldManager)
+
+		updateSet(ctx, set, func(set *applyv1alpha1.ClusterApplySet) { set.Spec.Resources = set.Spec.Resources[:1] })
+		Eventually(func() []string {
+			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
+			return memberNames(set.Status.Members)
+		}).Should(ConsistOf("ConfigMap parent"))
+		Expect(configMapExists(ctx, ns, "leaving")).To(BeFalse())
+		Expect(set.Status.ForeignMembers).NotTo(BeNil())
+		Expect(set.Status.ForeignMembers.Count).To(BeEquivalentTo(2))
+
+		deleteAndWait(ctx, set)
+		Expect(configMapExists(ctx, ns, "parent")).To(BeFalse())
+		Expect(configMapExists(ctx, ns, "owned-child")).To(BeTrue(), "left to garbage collection, not deleted by the set")
+		Expect(labelled(ctx, ns, "forged")).To(Equal(id), "a foreign object was released")
+	})
+
 	It("adopts an object that carries its label once it declares it", func(ctx context.Context) {
 		ns := newNamespace(ctx)
 		set := newSet(ns, "adopter", inlineConfigMap("a", "1"))

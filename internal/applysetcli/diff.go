@@ -17,7 +17,6 @@ limitations under the License.
 package applysetcli
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,6 +24,7 @@ import (
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -143,6 +143,10 @@ func (d *diffOptions) previewKubectl(ctx context.Context, o *Options, c *clients
 	if err != nil {
 		return nil, err
 	}
+	if parent.Tooling.Name != "" && parent.Tooling.Name != "kubectl" {
+		return nil, fmt.Errorf("%s%s is managed by %s: kubectl refuses to apply to another tool's set, so there is no apply to preview",
+			parentName(ref), inNamespace(ref.Namespace), parent.Tooling)
+	}
 	// kubectl widens the set's namespaces to those of its objects.
 	scope := applyset.Scope{Namespace: ref.Namespace, AdditionalNamespaces: inputNamespaces(inputs, c.namespace)}
 	objects, warnings, err := apply.Check(inputs, apply.Target{Scope: scope, DefaultNamespace: c.namespace, Mapper: c.mapper})
@@ -158,7 +162,7 @@ func (d *diffOptions) previewKubectl(ctx context.Context, o *Options, c *clients
 	}
 	p := &preview{declared: map[apply.ObjectRef]apply.Object{}}
 	keep := sets.New[apply.ObjectRef]()
-	kinds := parent.GroupKinds.Clone()
+	kinds := parent.GroupKinds.Union(kindsOf(c.mapper, parent.GroupResources))
 	for _, obj := range objects {
 		p.declared[obj.Ref()] = obj
 		keep.Insert(obj.Ref())
@@ -172,12 +176,8 @@ func (d *diffOptions) previewKubectl(ctx context.Context, o *Options, c *clients
 	if d.prune && uid != "" {
 		p.pruneChecked = true
 		pruneScope := applyset.Scope{Namespace: ref.Namespace, AdditionalNamespaces: scope.AdditionalNamespaces.Union(parent.Scope.AdditionalNamespaces)}
-		appliers := membership.NewAppliers(identity.TrustedAppliers()).Of(cmp.Or(parent.Tooling.Name, "kubectl"))
-		if appliers.Len() == 0 {
-			return nil, fmt.Errorf("%s%s is managed by %s, whose applies the plugin cannot tell from other writes of the %s label: "+
-				"it will not preview a prune that could name objects the set did not apply", parentName(ref), inNamespace(ref.Namespace),
-				parent.Tooling, applyset.PartOfLabel)
-		}
+		// kubectl keeps no inventory: its members are what its apply labelled.
+		appliers := membership.NewAppliers(identity.TrustedAppliers()).Of("kubectl")
 		p.pruned, err = engine.Prune(ctx, apply.PruneOptions{SetID: setID, ParentUID: uid, Scope: pruneScope, Kinds: kinds, Keep: keep,
 			Proven: apply.LabelAppliedBy(appliers), DryRun: true})
 		if err != nil {
@@ -236,4 +236,16 @@ func (p *preview) count() int {
 
 func differs(a apply.Action) bool {
 	return a == apply.Created || a == apply.Configured || a == apply.Recreated || a == apply.Pruned
+}
+
+// kindsOf maps the deprecated contains-group-resources hint onto kinds; a
+// resource the cluster no longer serves has no objects to prune.
+func kindsOf(mapper meta.RESTMapper, resources sets.Set[schema.GroupResource]) sets.Set[schema.GroupKind] {
+	out := sets.New[schema.GroupKind]()
+	for gr := range resources {
+		if gvk, err := mapper.KindFor(gr.WithVersion("")); err == nil {
+			out.Insert(gvk.GroupKind())
+		}
+	}
+	return out
 }

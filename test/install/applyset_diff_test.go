@@ -28,11 +28,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/controllers/applysets"
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
 var _ = Describe("kubectl applyset diff", Ordered, func() {
@@ -140,6 +142,34 @@ var _ = Describe("kubectl applyset diff", Ordered, func() {
 		_, stderr, code = diff(ctx, "{apiVersion: v1, kind: ConfigMap, metadata: {name: x}}\n---\n{apiVersion: v1, kind: ConfigMap, metadata: {name: x}, data: {a: b}}", "-f", "-", "--applyset=catalog")
 		Expect(code).To(Equal(2))
 		Expect(stderr).To(ContainSubstring("declared twice with different content"))
+	})
+
+	It("reads the deprecated hint, leaves objects kubectl did not label, and refuses another tool's parent", func(ctx context.Context) {
+		two := `{apiVersion: v1, kind: ConfigMap, metadata: {name: old-a}}
+---
+{apiVersion: v1, kind: ConfigMap, metadata: {name: old-b}}
+`
+		kubectlSucceeds(ctx, two, "apply", "--server-side", "--prune", "--applyset=legacy", "-n", ns, "-f", "-")
+		// An older kubectl wrote only the resources hint.
+		kubectlSucceeds(ctx, "", "annotate", "secret/legacy", "-n", ns, "applyset.kubernetes.io/contains-group-kinds-",
+			"applyset.kubernetes.io/contains-group-resources=configmaps")
+		id := kubectlSucceeds(ctx, "", "get", "secret", "legacy", "-n", ns, "-o", "jsonpath={.metadata.labels.applyset\\.kubernetes\\.io/id}")
+		kubectlSucceeds(ctx, "{apiVersion: v1, kind: ConfigMap, metadata: {name: copied}, data: {k: v}}", "create", "-n", ns, "-f", "-")
+		kubectlSucceeds(ctx, "", "label", "configmap/copied", "-n", ns, "applyset.kubernetes.io/part-of="+id)
+
+		_, stderr, code := diff(ctx, "{apiVersion: v1, kind: ConfigMap, metadata: {name: old-a}}", "-f", "-", "--applyset=legacy", "--prune")
+		Expect(code).To(Equal(1), stderr)
+		Expect(stderr).To(ContainSubstring("1 to prune"), "a member found only through the deprecated hint was not previewed")
+		Expect(stderr).To(ContainSubstring("ConfigMap " + ns + "/copied: not pruned, not a member: labelled by kubectl-label (Update)"))
+
+		kubectlSucceeds(ctx, "", "create", "secret", "generic", "helmish", "-n", ns)
+		helmID := applyset.ParentKey{GroupKind: schema.GroupKind{Kind: "Secret"}, Namespace: ns, Name: "helmish"}.ID()
+		kubectlSucceeds(ctx, "", "label", "secret/helmish", "-n", ns, "applyset.kubernetes.io/id="+helmID)
+		kubectlSucceeds(ctx, "", "annotate", "secret/helmish", "-n", ns, "applyset.kubernetes.io/tooling=helm/v3.0.0",
+			"applyset.kubernetes.io/contains-group-kinds=ConfigMap")
+		_, stderr, code = diff(ctx, two, "-f", "-", "--applyset=helmish", "--prune")
+		Expect(code).To(Equal(2), stderr)
+		Expect(stderr).To(ContainSubstring("kubectl refuses to apply to another tool's set"))
 	})
 
 	It("previews what the operator would do with a changed ApplySet", func(ctx context.Context) {

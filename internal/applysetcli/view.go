@@ -48,7 +48,11 @@ type memberHealth struct {
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name"`
 	Health    string `json:"health"`
-	Message   string `json:"message,omitempty"`
+	// Proof says why the member is the set's: its UID recorded by the
+	// operator's set, or its label applied by the set's tool (the weaker
+	// proof a set without an inventory affords); or that it only carries the label.
+	Proof   string `json:"proof"`
+	Message string `json:"message,omitempty"`
 }
 
 func newViewCommand(o *Options) *cobra.Command {
@@ -76,6 +80,13 @@ func newViewCommand(o *Options) *cobra.Command {
 				return err
 			}
 			out := view{summary: summarize(p, v), MemberList: judge(cmd.Context(), c, v.Members)}
+			proofs, err := proofsOf(cmd.Context(), c, ref, v)
+			if err != nil {
+				return err
+			}
+			for i, m := range v.Members {
+				out.MemberList[i].Proof = proofs(m)
+			}
 			out.HintKinds = sorted(v.HintKinds, func(gk schema.GroupKind) string { return gk.String() })
 			out.AdditionalNamespaces = sets.List(v.Parent.Scope.AdditionalNamespaces)
 			switch output {
@@ -124,9 +135,9 @@ func printView(w io.Writer, v view) error {
 	fmt.Fprintf(w, "Additional namespaces: %s\n", orNone(strings.Join(v.AdditionalNamespaces, ",")))
 	fmt.Fprintf(w, "Members:               %d\n", v.Members)
 	if len(v.MemberList) > 0 {
-		t := &metav1.Table{ColumnDefinitions: columns(0, "Kind", "Namespace", "Name", "Health", "Message")}
+		t := &metav1.Table{ColumnDefinitions: columns(0, "Kind", "Namespace", "Name", "Health", "Proof", "Message")}
 		for _, m := range v.MemberList {
-			t.Rows = append(t.Rows, metav1.TableRow{Cells: []any{m.Kind, m.Namespace, m.Name, m.Health, m.Message}})
+			t.Rows = append(t.Rows, metav1.TableRow{Cells: []any{m.Kind, m.Namespace, m.Name, m.Health, m.Proof, m.Message}})
 		}
 		fmt.Fprintln(w)
 		if err := printTable(w, t, false, false); err != nil {

@@ -95,7 +95,7 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 		view := succeeds(ctx, "view", "secret/web", "-n", shop)
 		Expect(view).To(ContainSubstring("Tooling:               kubectl/v1.37.1"))
 		Expect(view).To(ContainSubstring("Hint kinds:            ConfigMap,ServiceAccount"))
-		Expect(view).To(MatchRegexp(`(?m)^ConfigMap\s+` + shop + `\s+a\s+Current`))
+		Expect(view).To(MatchRegexp(`(?m)^ConfigMap\s+` + shop + `\s+a\s+Current\s+applied`))
 		Expect(view).To(MatchRegexp(`(?m)^ServiceAccount\s+` + shop + `\s+b\s+Current`))
 		Expect(view).To(ContainSubstring("Findings: none"))
 		Expect(succeeds(ctx, "verify", "secret/web", "-n", shop)).To(ContainSubstring("secret/web in namespace " + shop + ": healthy, 2 members"))
@@ -183,7 +183,7 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 		}).Should(BeTrue())
 
 		Expect(succeeds(ctx, "list", "-n", ns)).To(MatchRegexp(`(?m)^applyset\.apply\.applyset\.dev/shop\s+applyset-operator/v0\.1\.0\s+1\s+Healthy`))
-		Expect(succeeds(ctx, "view", "applysets.apply.applyset.dev/shop", "-n", ns)).To(MatchRegexp(`(?m)^ConfigMap\s+` + ns + `\s+c\s+Current`))
+		Expect(succeeds(ctx, "view", "applysets.apply.applyset.dev/shop", "-n", ns)).To(MatchRegexp(`(?m)^ConfigMap\s+` + ns + `\s+c\s+Current\s+recorded`))
 		out, code := plugin(ctx, "", "verify", "applyset.apply.applyset.dev/shop", "-n", ns, "--fix", "--yes")
 		Expect(code).To(BeZero(), out)
 		Expect(out).To(ContainSubstring("not rewritten: the operator keeps the hints of its own sets"))
@@ -210,6 +210,10 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 		copied := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "copied",
 			Labels: map[string]string{applyset.PartOfLabel: set.Status.ApplySetID}}, Data: map[string]string{"k": "v"}}
 		Expect(env.Client.Create(ctx, copied, client.FieldOwner("copying-controller"))).To(Succeed())
+
+		view := succeeds(ctx, "view", "applysets.apply.applyset.dev/web", "-n", ns)
+		Expect(view).To(MatchRegexp(`(?m)^ConfigMap\s+` + ns + `\s+member\s+Current\s+recorded`))
+		Expect(view).To(MatchRegexp(`(?m)^ConfigMap\s+` + ns + `\s+copied\s+Current\s+label only`))
 
 		out := succeeds(ctx, "delete", "applysets.apply.applyset.dev/web", "-n", ns, "--dry-run=server")
 		Expect(out).To(ContainSubstring("delete   ConfigMap " + ns + "/member"))

@@ -1,0 +1,68 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysetcli
+
+import (
+	"context"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/pkg/membership"
+)
+
+// Proofs of membership, as view shows them.
+const (
+	proofRecorded = "recorded"
+	proofApplied  = "applied"
+	proofLabel    = "label only"
+)
+
+// proofsOf says, for each object that carries a set's label, what proves it
+// a member. The operator's sets record their members' UIDs, the strong proof
+// prune and deletion act on; an object they did not record only carries the
+// label. Other tools' sets keep no record: an object whose label the tool's
+// own apply wrote is as much a member as can be told, any other carries the label only.
+func proofsOf(ctx context.Context, c *clients, ref membership.ParentRef, v membership.Verdict) (func(membership.Member) string, error) {
+	if ref.Type.GroupKind.Group != applyv1alpha1.GroupVersion.Group {
+		return func(m membership.Member) string {
+			if slices.ContainsFunc(v.Unvouched, func(u membership.Member) bool { return u.UID == m.UID }) {
+				return proofLabel
+			}
+			return proofApplied
+		}, nil
+	}
+	cl, err := c.client()
+	if err != nil {
+		return nil, err
+	}
+	set, err := operatorSetOf(ctx, cl, ref)
+	if err != nil {
+		return nil, err
+	}
+	recorded := map[types.UID]bool{}
+	for _, m := range set.GetSetStatus().Members {
+		recorded[types.UID(m.UID)] = m.UID != ""
+	}
+	return func(m membership.Member) string {
+		if recorded[m.UID] {
+			return proofRecorded
+		}
+		return proofLabel
+	}, nil
+}

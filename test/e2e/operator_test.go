@@ -224,13 +224,19 @@ var _ = Describe("The operator installed with kubectl apply -k", Ordered, func()
 		}
 	})
 
-	It("uninstalls with kubectl delete -k config/default: every member stays, no webhook entry fails closed", func() {
+	It("uninstalls with kubectl delete -k config/default: every member keeps running, no webhook entry fails closed", func() {
+		applyWorkload()
 		members := configMaps()
-		Expect(members).NotTo(BeEmpty())
+		Expect(members).To(ContainElement("workload-config"))
+		pod := run("kubectl", "get", "pods", "-n", "e2e-sets", "-l", "app=sleeper", "-o", "jsonpath={.items[0].metadata.uid}")
+		generation := run("kubectl", "get", "deployment", "-n", "e2e-sets", "sleeper", "-o", "jsonpath={.metadata.generation}")
+
 		run("kubectl", "delete", "-k", "config/default", "--ignore-not-found", "--timeout", "5m")
 		Expect(configMaps()).To(ConsistOf(members), "uninstalling the operator deleted members of its sets")
 		_, _, err := kubectl("get", "crd", "applysets.apply.applyset.dev")
 		Expect(err).To(MatchError(ContainSubstring("NotFound")), "the CRD was held by a set's finalizer")
+		Expect(run("kubectl", "get", "pods", "-n", "e2e-sets", "-l", "app=sleeper",
+			"-o", "jsonpath={.items[0].metadata.uid} {.items[0].status.phase}")).To(Equal(pod+" Running"), "the workload stopped")
 		Eventually(func(g Gomega) {
 			for _, kind := range []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"} {
 				out, err := get(`{range .items[*]}{.metadata.name}{" "}{range .webhooks[*]}{.failurePolicy}{" "}{.clientConfig.service.namespace}{"\n"}{end}{end}`,
@@ -241,8 +247,45 @@ var _ = Describe("The operator installed with kubectl apply -k", Ordered, func()
 		}).Should(Succeed())
 		// A gated CRD outlives the operator, and writes to it go through.
 		run("kubectl", "create", "-f", "config/samples/try/widget.yaml")
+
+		By("installing again and declaring the set again, which takes its members back without touching them")
+		run("kubectl", "apply", "--server-side", "-k", "test/e2e/testdata/install")
+		run("kubectl", "rollout", "status", "-n", namespace, "deployment/"+deployment, "--timeout", "3m")
+		applyWorkload()
+		Expect(run("kubectl", "get", "pods", "-n", "e2e-sets", "-l", "app=sleeper", "-o", "jsonpath={.items[0].metadata.uid}")).To(Equal(pod))
+		Expect(run("kubectl", "get", "deployment", "-n", "e2e-sets", "sleeper", "-o", "jsonpath={.metadata.generation}")).
+			To(Equal(generation), "re-adopting the Deployment changed it")
+		Expect(run("kubectl", "get", "applyset", "-n", "e2e-sets", "workload", "-o", "jsonpath={.status.memberCount}")).To(Equal("2"))
 	})
 })
+
+// applyWorkload applies the ApplySet workload in e2e-sets, a Deployment that
+// runs the node's pause image and a ConfigMap, and waits until it is Ready:
+// the Deployment rolled out.
+func applyWorkload() {
+	GinkgoHelper()
+	_, _, err := kubectlIn(`{"apiVersion": "apply.applyset.dev/v1alpha1", "kind": "ApplySet",
+		"metadata": {"name": "workload", "namespace": "e2e-sets"},
+		"spec": {"resources": [
+			{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "workload-config"}, "data": {"k": "v"}},
+			{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "sleeper"},
+			 "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "sleeper"}},
+			  "template": {"metadata": {"labels": {"app": "sleeper"}},
+			   "spec": {"containers": [{"name": "pause", "image": "`+pauseImage+`", "imagePullPolicy": "Never", "command": ["/pause"]}]}}}}]}}`,
+		"apply", "--server-side", "-f", "-")
+	Expect(err).NotTo(HaveOccurred())
+	Eventually(func(g Gomega) {
+		out, err := get(`{.metadata.generation} {.status.observedGeneration} {.status.conditions[?(@.type=="Ready")].status}`,
+			"get", "applyset", "-n", "e2e-sets", "workload")
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(strings.Fields(out)).To(HaveLen(3), out)
+		g.Expect(strings.Fields(out)[1]).To(Equal(strings.Fields(out)[0]), "observed generation")
+		g.Expect(strings.Fields(out)[2]).To(Equal("True"), "Ready")
+	}).WithTimeout(3 * time.Minute).Should(Succeed())
+}
+
+// pauseImage is the image hack/e2e-cluster.sh builds and imports for Pod sandboxes.
+const pauseImage = "docker.io/applyset-operator-e2e/pause:1"
 
 // applySet applies the ApplySet web in e2e-sets with one ConfigMap per name and
 // waits until the operator reports the generation Ready.

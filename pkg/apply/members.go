@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"slices"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -73,6 +74,9 @@ func (e *Engine) listMembers(ctx context.Context, setID string, kinds sets.Set[s
 				out = append(out, items...)
 				continue
 			}
+			if kindGone(err) {
+				break // the kind's CRD went after the lookup, and its objects with it
+			}
 			if gone, goneErr := e.namespaceGone(ctx, ns); goneErr == nil && gone {
 				continue
 			}
@@ -103,6 +107,12 @@ func (e *Engine) listKind(ctx context.Context, mapping *meta.RESTMapping, namesp
 		})
 	}
 	return out, nil
+}
+
+// kindGone reports whether err says the kind is no longer served: its CRD
+// went away, and every object of it with it.
+func kindGone(err error) bool {
+	return meta.IsNoMatchError(err) || apierrors.IsNotFound(err)
 }
 
 // namespaceGone reports whether a namespace no longer exists; a cluster

@@ -23,13 +23,15 @@ import (
 	"slices"
 	"time"
 
+	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // Engine applies, prunes and disbands sets of objects: Apply (apply.go),
-// Prune (prune.go) and Disband (disband.go) read and write through its client,
-// as its client's identity, and check that identity's permissions before they
-// change anything (access.go).
+// Prune (prune.go, with the cascade guard of cascade.go) and Disband
+// (disband.go) read and write through its client, as its client's identity,
+// and check that identity's permissions before they change anything
+// (access.go).
 type Engine struct {
 	// Client reads and writes members; give it an impersonating config to act
 	// with a tenant's permissions.
@@ -47,6 +49,11 @@ type Engine struct {
 	// cannot be listed: a namespace that is gone holds no members, and its
 	// RoleBindings went with it.
 	NamespaceExists func(ctx context.Context, namespace string) (bool, error)
+	// Discovery lists the types the API server serves, for telling whether a
+	// Namespace a prune would delete holds anything else; give it the
+	// client's identity. Nil keeps every such Namespace: its contents cannot
+	// be listed.
+	Discovery discovery.DiscoveryInterface
 }
 
 // ErrOverlap marks an object that already belongs to another set.

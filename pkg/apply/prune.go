@@ -53,6 +53,11 @@ type PruneOptions struct {
 	// applied; only those are deleted, the others are reported Foreign. Nil
 	// proves nothing.
 	Proven Proof
+	// Cascade says which CustomResourceDefinitions and Namespaces may be
+	// deleted with whatever else lives in them (cascade.go); the others are
+	// deleted only when nothing but what the prune deletes would go with
+	// them. Nil allows none.
+	Cascade func(ObjectRef) bool
 	// BeforeDelete, when set, is asked before each group of deletes; an error
 	// stops the prune there, and the rest is reported Waiting.
 	BeforeDelete func(context.Context) error
@@ -134,16 +139,17 @@ func (e *Engine) Prune(ctx context.Context, opts PruneOptions) (ChangeSet, error
 // PlanPrune lists the members of the set in its kinds and namespaces and
 // decides which may be deleted: those no longer declared that carry the set's
 // ID, lie in its scope, and whose owner references, if any, point at the
-// parent. It asks the API server whether the engine's identity may list them
-// and delete them, and returns an *AccessError when it may not. It deletes
-// nothing, so a caller can plan the prune before it applies anything.
+// parent, less the CRDs and Namespaces whose deletion would take more than
+// the prune deletes (cascade.go). It asks the API server whether the engine's
+// identity may list them and delete them, and returns an *AccessError when it
+// may not. It deletes nothing, so a caller can plan the prune before it
+// applies anything.
 func (e *Engine) PlanPrune(ctx context.Context, opts PruneOptions) (*PrunePlan, error) {
 	members, denied, err := e.listMembers(ctx, opts.SetID, opts.Kinds, opts.Scope)
 	if err != nil {
 		return nil, err
 	}
 	plan := &PrunePlan{opts: opts, proven: map[ObjectRef]types.UID{}}
-	var perms []Permission
 	for _, m := range members {
 		proven := opts.Proven.proves(m.ref, m.obj)
 		if proven {
@@ -163,6 +169,14 @@ func (e *Engine) PlanPrune(ctx context.Context, opts PruneOptions) (*PrunePlan, 
 			continue
 		}
 		plan.deletes = append(plan.deletes, m)
+	}
+	deletes, kept, err := e.guardCascades(ctx, plan.deletes, opts.Cascade)
+	if err != nil {
+		return nil, err
+	}
+	plan.deletes, plan.skipped = deletes, append(plan.skipped, kept...)
+	perms := make([]Permission, 0, len(plan.deletes))
+	for _, m := range plan.deletes {
 		perms = append(perms, Permission{Verb: "delete", Resource: m.resource, Namespace: m.ref.Namespace})
 	}
 	if err := e.checkAccess(ctx, perms, denied...); err != nil {

@@ -17,6 +17,7 @@ limitations under the License.
 package applysets
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,6 +26,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -84,11 +86,15 @@ func (r *Reconciler) actorOf(set applyv1alpha1.Set) (actor, error) {
 
 // engine returns an apply engine acting as a, after checking that its
 // ServiceAccount exists, and the reader of the set's sources: every read and
-// write made for the set is made as its actor.
+// write made for the set is made as its actor, discovery included.
 func (r *Reconciler) engine(ctx context.Context, a actor) (*apply.Engine, client.Reader, error) {
 	engine := &apply.Engine{FieldManager: identity.MembersFieldManager, NamespaceExists: r.namespaceExists, Concurrency: r.ApplyConcurrency}
 	if a.serviceAccount == nil {
-		engine.Client, engine.Reader = r.Client, r.Reader
+		c, err := r.clientsOf("")
+		if err != nil {
+			return nil, nil, err
+		}
+		engine.Client, engine.Reader, engine.Discovery = c.client, r.Reader, c.discovery
 		return engine, r.Reader, nil
 	}
 	// The API server would authenticate an impersonated account that does not
@@ -100,27 +106,44 @@ func (r *Reconciler) engine(ctx context.Context, a actor) (*apply.Engine, client
 	} else if err != nil {
 		return nil, nil, fmt.Errorf("reading %s: %w", a, err)
 	}
-	c, err := r.impersonating(a.user())
+	c, err := r.clientsOf(a.user())
 	if err != nil {
 		return nil, nil, err
 	}
-	engine.Client, engine.Reader = c, c // impersonating clients read live
-	return engine, c, nil
+	engine.Client, engine.Reader, engine.Discovery = c.client, c.client, c.discovery // impersonating clients read live
+	return engine, c.client, nil
 }
 
-// impersonating returns a client that acts as user, one per user.
-func (r *Reconciler) impersonating(user string) (client.Client, error) {
+// identityClients read and write as one identity.
+type identityClients struct {
+	client    client.Client
+	discovery discovery.DiscoveryInterface
+}
+
+// clientsOf returns the clients acting as user, or, for "", as the operator
+// (its cached client), made once per user. Discovery caches nothing: a type
+// added since the last look must not be missed when a namespace is proven empty.
+func (r *Reconciler) clientsOf(user string) (identityClients, error) {
 	if c, ok := r.clients.Load(user); ok {
-		return c.(client.Client), nil
+		return c.(identityClients), nil
 	}
-	cfg := rest.CopyConfig(r.Config)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
-	c, err := client.New(cfg, client.Options{Scheme: r.Scheme, Mapper: r.Mapper})
+	ic, cfg := identityClients{client: r.Client}, r.Config
+	if user != "" {
+		cfg = rest.CopyConfig(r.Config)
+		cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+		c, err := client.New(cfg, client.Options{Scheme: r.Scheme, Mapper: r.Mapper})
+		if err != nil {
+			return identityClients{}, fmt.Errorf("a client impersonating %s: %w", user, err)
+		}
+		ic.client = c
+	}
+	d, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("a client impersonating %s: %w", user, err)
+		return identityClients{}, fmt.Errorf("a discovery client acting as %s: %w", cmp.Or(user, "the operator"), err)
 	}
-	r.clients.Store(user, c)
-	return c, nil
+	ic.discovery = d
+	r.clients.Store(user, ic)
+	return ic, nil
 }
 
 // namespaceExists tells the engine whether a namespace it cannot list in is

@@ -82,7 +82,7 @@ type Reconciler struct {
 	// apply.DefaultConcurrency.
 	ApplyConcurrency int
 
-	clients sync.Map // impersonated user -> client.Client
+	clients sync.Map // impersonated user, or "" for the operator -> identityClients
 	applied sync.Map // set key -> appliedState of its last full reconcile
 }
 
@@ -259,6 +259,7 @@ func (r *Reconciler) applyAndPrune(ctx context.Context, set applyv1alpha1.Set, p
 	var prune *apply.PrunePlan
 	if plan.Prune != nil {
 		plan.Prune.Proven = inv.Proof(identity.MembersFieldManager)
+		plan.Prune.Cascade = inv.Cascade
 		plan.Prune.BeforeDelete = r.stopWhenUninstalling
 		var err error
 		prune, err = engine.PlanPrune(ctx, *plan.Prune)

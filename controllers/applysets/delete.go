@@ -120,8 +120,9 @@ func (r *Reconciler) letGo(ctx context.Context, set applyv1alpha1.Set) (reconcil
 // releaseMembers deletes (deletionPolicy Delete) or disbands (Orphan) the
 // members the inventory proves, found by the set's label in the kinds and
 // namespaces of its hints and its inventory; whatever else carries the label
-// is left alone. Members a prune keeps (owned by another object, or guarded)
-// are released instead, so that no label points at a set that is gone. It
+// is left alone. Members a prune keeps (owned by another object, a CRD or
+// Namespace others' objects live in) are released instead, so that no label
+// points at a set that is gone. It
 // returns what the deletion still waits for.
 func (r *Reconciler) releaseMembers(ctx context.Context, set applyv1alpha1.Set, parent applyset.Parent) (string, error) {
 	act, err := r.actorOf(set)
@@ -139,7 +140,7 @@ func (r *Reconciler) releaseMembers(ctx context.Context, set applyv1alpha1.Set, 
 	if disband != nil {
 		cs, err = engine.Disband(ctx, *disband)
 	} else {
-		prune.BeforeDelete = r.stopWhenUninstalling
+		prune.BeforeDelete, prune.Cascade = r.stopWhenUninstalling, inv.Cascade
 		cs, err = engine.Prune(ctx, *prune)
 		if err == nil && waitingDeletes(cs) == "" && cs.Count(apply.Skipped) > 0 {
 			// What the prune kept is released, so no label points at a set that is gone.

@@ -42,7 +42,7 @@ import (
 // CustomResourceDefinition or Namespace, lets its deletion take what else
 // lives in it. Only the declaration counts, recorded when the set applies
 // it: the live object's annotations are anyone's to edit.
-const CascadeAnnotation = "apply.applyset.dev/cascade"
+const CascadeAnnotation = apply.CascadeAnnotation
 
 // Entry is one member the set applied.
 type Entry struct {
@@ -94,6 +94,12 @@ func (inv Inventory) Entries() []Entry { return inv.sorted() }
 func (inv Inventory) Get(ref apply.ObjectRef) (Entry, bool) {
 	e, ok := inv.entries[ref]
 	return e, ok
+}
+
+// Cascade reports whether the declaration of the member ref allowed its
+// deletion to take what else lives in it: the prune's Cascade.
+func (inv Inventory) Cascade(ref apply.ObjectRef) bool {
+	return inv.entries[ref].Cascade
 }
 
 // Proof proves an object found by the set's label to be a member when its
@@ -165,9 +171,7 @@ func (inv Inventory) Next(o Observed) Inventory {
 // cascades reports whether a declared CustomResourceDefinition or Namespace
 // allows its deletion to take what else lives in it.
 func cascades(obj *unstructured.Unstructured) bool {
-	gk := obj.GroupVersionKind().GroupKind()
-	occupiable := gk == schema.GroupKind{Kind: "Namespace"} || gk == schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}
-	return occupiable && obj.GetAnnotations()[CascadeAnnotation] == "allow"
+	return apply.Occupiable(obj.GroupVersionKind().GroupKind()) && obj.GetAnnotations()[CascadeAnnotation] == "allow"
 }
 
 func (inv Inventory) sorted() []Entry {

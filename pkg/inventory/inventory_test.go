@@ -145,13 +145,16 @@ func TestNext(t *testing.T) {
 	t.Run("a declared namespace's cascade annotation is recorded, the live one's is not", func(t *testing.T) {
 		declared := map[apply.ObjectRef]*unstructured.Unstructured{nsRef: namespace}
 		next := FromStatus(nil).Next(Observed{Applied: []apply.Change{nsApplied}, Declared: declared})
-		if e, _ := next.Get(nsRef); !e.Cascade {
+		if e, _ := next.Get(nsRef); !e.Cascade || !next.Cascade(nsRef) {
 			t.Errorf("entry = %+v, want cascade", e)
+		}
+		if next.Cascade(apply.ObjectRef{GroupKind: nsRef.GroupKind, Name: "not-a-member"}) {
+			t.Error("a namespace the set does not record may cascade")
 		}
 		plain := namespace.DeepCopy()
 		plain.SetAnnotations(nil)
 		next = FromStatus(nil).Next(Observed{Applied: []apply.Change{nsApplied}, Declared: map[apply.ObjectRef]*unstructured.Unstructured{nsRef: plain}})
-		if e, _ := next.Get(nsRef); e.Cascade {
+		if e, _ := next.Get(nsRef); e.Cascade || next.Cascade(nsRef) {
 			t.Errorf("entry = %+v: the live object's annotation counted", e)
 		}
 	})

@@ -178,8 +178,9 @@ func (d *diffOptions) previewKubectl(ctx context.Context, o *Options, c *clients
 		pruneScope := applyset.Scope{Namespace: ref.Namespace, AdditionalNamespaces: scope.AdditionalNamespaces.Union(parent.Scope.AdditionalNamespaces)}
 		// kubectl keeps no inventory: its members are what its apply labelled.
 		appliers := membership.NewAppliers(identity.TrustedAppliers()).Of("kubectl")
+		// kubectl's prune deletes a CRD or Namespace whatever lives in it: the preview says so.
 		p.pruned, err = engine.Prune(ctx, apply.PruneOptions{SetID: setID, ParentUID: uid, Scope: pruneScope, Kinds: kinds, Keep: keep,
-			Proven: apply.LabelAppliedBy(appliers), DryRun: true})
+			Proven: apply.LabelAppliedBy(appliers), Cascade: func(apply.ObjectRef) bool { return true }, DryRun: true})
 		if err != nil {
 			p.problems = append(p.problems, err)
 		}

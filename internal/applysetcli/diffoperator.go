@@ -133,7 +133,7 @@ func (d *diffOptions) previewSet(ctx context.Context, o *Options, cl client.Clie
 		members = append(members, e.Ref)
 	}
 	plan := declared.NewPlan(set, parent, objects, members, key.ID(), true)
-	engine := &apply.Engine{Client: cl, FieldManager: identity.MembersFieldManager}
+	engine := &apply.Engine{Client: cl, FieldManager: identity.MembersFieldManager, Discovery: c.disco}
 	p := &preview{declared: map[apply.ObjectRef]apply.Object{}}
 	for _, obj := range objects {
 		p.declared[obj.Ref()] = obj
@@ -145,6 +145,7 @@ func (d *diffOptions) previewSet(ctx context.Context, o *Options, cl client.Clie
 	if plan.Prune != nil && exists && err == nil {
 		p.pruneChecked = true
 		plan.Prune.Proven = inv.Proof(identity.MembersFieldManager)
+		plan.Prune.Cascade = inv.Cascade
 		if p.pruned, err = engine.Prune(ctx, *plan.Prune); err != nil {
 			p.problems = append(p.problems, err)
 		}

@@ -29,8 +29,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// CascadeAnnotation, set to "allow" on the declaration of a
-// CustomResourceDefinition or Namespace, lets its deletion take what else
+// CascadeAnnotation set to "allow" on the declaration of a
+// CustomResourceDefinition or Namespace lets its deletion take what else
 // lives in it: every object of the kind, everything in the namespace.
 const CascadeAnnotation = "apply.applyset.dev/cascade"
 
@@ -78,9 +78,9 @@ func goingOf(deletes []member) going {
 func (e *Engine) guardCascades(ctx context.Context, deletes []member, cascade func(ObjectRef) bool) ([]member, []Change, error) {
 	g := goingOf(deletes)
 	var (
-		out   = make([]member, 0, len(deletes))
-		kept  []Change
-		types *namespacedTypes // discovered once, when a Namespace needs it
+		out     = make([]member, 0, len(deletes))
+		kept    []Change
+		nsTypes *namespacedTypes // discovered once, when a Namespace needs it
 	)
 	for _, m := range deletes {
 		if !Occupiable(m.ref.GroupKind) || (cascade != nil && cascade(m.ref)) || !m.obj.DeletionTimestamp.IsZero() {
@@ -94,12 +94,12 @@ func (e *Engine) guardCascades(ctx context.Context, deletes []member, cascade fu
 		if m.ref.GroupKind == crdKind {
 			reason, err = e.crdOccupied(ctx, m.ref.Name, g)
 		} else {
-			if types == nil {
-				if types, err = e.discoverNamespaced(ctx); err != nil {
+			if nsTypes == nil {
+				if nsTypes, err = e.discoverNamespaced(ctx); err != nil {
 					return nil, nil, err
 				}
 			}
-			reason, err = e.namespaceOccupied(ctx, m.ref.Name, *types, g)
+			reason, err = e.namespaceOccupied(ctx, m.ref.Name, *nsTypes, g)
 		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("telling whether deleting %s would take objects the set does not delete: %w", m.ref, err)

@@ -27,7 +27,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
@@ -101,7 +100,7 @@ func appliedBy(obj *unstructured.Unstructured, manager string) bool {
 func comparable(desired *unstructured.Unstructured) *unstructured.Unstructured {
 	_, hasStatus := desired.Object["status"]
 	stringData, isSecretData := desired.Object["stringData"].(map[string]any)
-	isSecretData = isSecretData && desired.GroupVersionKind().GroupKind() == (schema.GroupKind{Kind: "Secret"})
+	isSecretData = isSecretData && desired.GroupVersionKind().GroupKind() == secretKind
 	if !hasStatus && !isSecretData {
 		return desired
 	}

@@ -15,7 +15,8 @@ GO ?= go
 CONTROLLER_GEN := $(GO) tool controller-gen
 GOLANGCI_LINT := $(GO) tool -modfile=hack/tools/go.mod golangci-lint-kube-api-linter
 
-# kube-apiserver, etcd and kubectl: built once into bin/k8s/<version>/ (see the script).
+# kube-apiserver, etcd and kubectl: built once into bin/k8s/<version>/ (see the script);
+# `make control-plane` adds kube-controller-manager there, for `make run` and the suites that run it.
 CONTROL_PLANE = $(shell hack/setup-control-plane.sh)
 KUBECTL ?= $(CONTROL_PLANE)/kubectl
 
@@ -56,8 +57,9 @@ fmt: ## Format the Go code.
 	gofmt -w -s $$(git ls-files --cached --others --exclude-standard '*.go')
 
 .PHONY: control-plane
-control-plane: ## Build kube-apiserver, etcd and kubectl into bin/k8s (once; cached).
+control-plane: ## Build kube-apiserver, etcd, kubectl and kube-controller-manager into bin/k8s (once; cached).
 	@hack/setup-control-plane.sh >/dev/null
+	@hack/setup-control-plane.sh --controller-manager >/dev/null
 
 .PHONY: test
 test: control-plane ## Run the unit tests and the envtest suites against a real kube-apiserver and etcd.

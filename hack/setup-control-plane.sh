@@ -10,9 +10,12 @@
 # KUBEBUILDER_ASSETS, when set to a directory holding all three, is used as is.
 # ENVTEST_DOWNLOAD=1 opts in to downloading prebuilt envtest binaries instead.
 #
+# With --controller-manager it installs kube-controller-manager, built the same way, for
+# the local control plane of `make run` and the suites that run it (ServiceAccounts,
+# namespace deletion, garbage collection, Deployment status), and prints its directory.
 # With --node it installs instead kubelet, kube-controller-manager, kube-scheduler and
-# kube-proxy, built the same way, for the e2e cluster (hack/e2e-cluster.sh), and prints
-# their directory; KUBEBUILDER_ASSETS is used when it holds them too.
+# kube-proxy for the e2e cluster (hack/e2e-cluster.sh). In both modes KUBEBUILDER_ASSETS
+# is used when it holds them too.
 set -euo pipefail
 
 KUBERNETES_VERSION="${KUBERNETES_VERSION:-v1.37.1}"
@@ -25,12 +28,15 @@ binaries=(kube-apiserver etcd kubectl)
 # scratch module so that one go.sum serves every build.
 kubernetes_commands=(kube-apiserver kubectl kubelet kube-controller-manager kube-scheduler kube-proxy)
 kubernetes_binaries=(kube-apiserver kubectl)
-node=0
-if [[ "${1:-}" == "--node" ]]; then
-  node=1
-  binaries=(kubelet kube-controller-manager kube-scheduler kube-proxy)
-  kubernetes_binaries=("${binaries[@]}")
-fi
+# extra=1 for the binaries beyond envtest's three, which no download provides.
+extra=0
+case "${1:-}" in
+  "") ;;
+  --controller-manager) extra=1; binaries=(kube-controller-manager) ;;
+  --node) extra=1; binaries=(kubelet kube-controller-manager kube-scheduler kube-proxy) ;;
+  *) printf 'usage: %s [--controller-manager | --node]\n' "$0" >&2; exit 2 ;;
+esac
+[[ "${extra}" == 0 ]] || kubernetes_binaries=("${binaries[@]}")
 
 log() { printf 'control-plane: %s\n' "$*" >&2; }
 die() { printf 'control-plane: error: %s\n' "$*" >&2; exit 1; }
@@ -45,7 +51,7 @@ if [[ -n "${KUBEBUILDER_ASSETS:-}" ]]; then
     echo "${KUBEBUILDER_ASSETS}"
     exit 0
   fi
-  [[ "${node}" == 1 ]] || die "KUBEBUILDER_ASSETS=${KUBEBUILDER_ASSETS} lacks one of: ${binaries[*]}"
+  [[ "${extra}" == 1 ]] || die "KUBEBUILDER_ASSETS=${KUBEBUILDER_ASSETS} lacks one of: ${binaries[*]}"
 fi
 
 if complete "${dest}"; then
@@ -65,7 +71,7 @@ fi
 command -v go >/dev/null || die "go is not on PATH; install Go $(sed -n 's/^go //p' "${root}/go.mod") or newer"
 mkdir -p "${dest}"
 
-if [[ "${ENVTEST_DOWNLOAD:-0}" == "1" && "${node}" == 0 ]]; then
+if [[ "${ENVTEST_DOWNLOAD:-0}" == "1" && "${extra}" == 0 ]]; then
   log "ENVTEST_DOWNLOAD=1: downloading prebuilt binaries with setup-envtest"
   assets="$(cd "${root}" && go run sigs.k8s.io/controller-runtime/tools/setup-envtest@release-0.25 \
     use "${KUBERNETES_VERSION#v}" --bin-dir "${root}/bin/k8s/download" -p path)" ||
@@ -116,7 +122,7 @@ build_kubernetes() {
   done
   for b in "${kubernetes_binaries[@]}"; do
     complete_one "${b}" && continue
-    log "building ${b} ${KUBERNETES_VERSION}$([[ ${b} == kube-apiserver || ${b} == kubelet ]] && echo ' (a few minutes on 2 cores)')"
+    log "building ${b} ${KUBERNETES_VERSION}$(build_time "${b}")"
     CGO_ENABLED=0 go build -trimpath -ldflags "-s -w${ld}" -o "${dest}/${b}.tmp" "k8s.io/kubernetes/cmd/${b}" >&2 ||
       die "building ${b} failed"
     mv "${dest}/${b}.tmp" "${dest}/${b}"
@@ -140,7 +146,15 @@ build_etcd() {
 
 complete_one() { [[ -x "${dest}/$1" ]]; }
 
-[[ "${node}" == 1 ]] || build_etcd
+# build_time says how long a build takes on 2 cores, for the progress line.
+build_time() {
+  case "$1" in
+    kube-apiserver | kubelet) echo ' (a few minutes on 2 cores)' ;;
+    kube-controller-manager) echo ' (about 2 minutes on 2 cores)' ;;
+  esac
+}
+
+[[ "${extra}" == 1 ]] || build_etcd
 build_kubernetes
 complete "${dest}" || die "binaries missing from ${dest} after the build"
 log "ready in ${dest}"

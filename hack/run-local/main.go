@@ -17,11 +17,12 @@ limitations under the License.
 // Command run-local runs the manager for development, as `make run` does.
 //
 // When the current kubeconfig reaches a cluster, the manager runs against it.
-// Otherwise run-local starts a local kube-apiserver and etcd with the project's
-// CRDs, writes their kubeconfig to bin/local/kubeconfig, runs the manager against
-// them until interrupted, and then stops everything it started. The manager's
-// webhook is served on the loopback address with a certificate generated for
-// it, and registered by URL, so feature gates work locally too.
+// Otherwise run-local starts a local kube-apiserver, etcd and
+// kube-controller-manager with the project's CRDs, writes their kubeconfig to
+// bin/local/kubeconfig, runs the manager against them until interrupted, and
+// then stops everything it started. The manager's webhook is served on the
+// loopback address with a certificate generated for it, and registered by
+// URL, so feature gates work locally too. No node runs Pods.
 //
 // Usage: run-local [flags] -- MANAGER [MANAGER-ARGS...]
 package main
@@ -37,6 +38,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -50,7 +52,9 @@ import (
 
 func main() {
 	kubeconfigOut := flag.String("local-kubeconfig", filepath.Join("bin", "local", "kubeconfig"),
-		"Where to write the kubeconfig of the local control plane.")
+		"Where to write the kubeconfig of the local control plane; kube-controller-manager's log goes beside it.")
+	pluginsDir := flag.String("plugins-dir", "bin",
+		"Where the kubectl plugins are built, to print the line that puts them on PATH.")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "Usage: %s [flags] -- MANAGER [MANAGER-ARGS...]\n", os.Args[0])
 		flag.PrintDefaults()
@@ -60,13 +64,13 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(*kubeconfigOut, flag.Args()); err != nil {
+	if err := run(*kubeconfigOut, *pluginsDir, flag.Args()); err != nil {
 		fmt.Fprintf(os.Stderr, "run-local: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(kubeconfigOut string, manager []string) error {
+func run(kubeconfigOut, pluginsDir string, manager []string) error {
 	// Caught from the start, so that an interrupt while the control plane boots
 	// still stops it: its processes run in their own process group.
 	signals := make(chan os.Signal, 2)
@@ -77,11 +81,32 @@ func run(kubeconfigOut string, manager []string) error {
 		say("using the cluster of the current kubeconfig at %s", host)
 		say("install the CRDs there first with `make install` if they are missing")
 		say("the webhooks are off: that cluster cannot call back into this machine (deploy with `make deploy` for them)")
+		if line := pathLine(pluginsDir); line != "" {
+			say("put the kubectl plugins on PATH with:")
+			say("    %s", line)
+		}
 		return runManager(withFlags(manager, "--disable-webhooks"), nil, signals)
 	}
 
+	kubeconfig, err := filepath.Abs(kubeconfigOut)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(kubeconfig), 0o755); err != nil {
+		return err
+	}
+	cmLogPath := filepath.Join(filepath.Dir(kubeconfig), "kube-controller-manager.log")
+	cmLog, err := os.Create(cmLogPath)
+	if err != nil {
+		return err
+	}
+	defer cmLog.Close()
+
 	say("no cluster is reachable through the current kubeconfig: starting a local control plane")
-	cp, err := controlplane.Start(context.Background())
+	say("(kube-apiserver, etcd and kube-controller-manager; its log goes to %s)", cmLogPath)
+	cp, err := controlplane.StartWith(context.Background(), controlplane.Options{
+		ControllerManager: true, ControllerManagerLog: cmLog,
+	})
 	if err != nil {
 		return err
 	}
@@ -100,10 +125,6 @@ func run(kubeconfigOut string, manager []string) error {
 	default:
 	}
 
-	kubeconfig, err := filepath.Abs(kubeconfigOut)
-	if err != nil {
-		return err
-	}
 	if err := cp.WriteKubeconfig(kubeconfig); err != nil {
 		return err
 	}
@@ -112,15 +133,31 @@ func run(kubeconfigOut string, manager []string) error {
 		return err
 	}
 	say("local control plane at %s with the CRDs installed", cp.Config.Host)
-	say("point kubectl at it with:")
+	say("point kubectl at it, with kubectl and the kubectl plugins on PATH:")
 	say("    export KUBECONFIG=%s", kubeconfig)
-	say("    %s get crds", cp.KubectlPath())
-	say("an ApplySet acts as its namespace's default ServiceAccount; this control plane has no controller-manager")
-	say("to create those, so give one its account first, e.g. for the default namespace:")
-	say("    kubectl create serviceaccount default -n default")
+	say("    %s", pathLine(pluginsDir, cp.BinaryDir))
+	say("an ApplySet acts as its namespace's default ServiceAccount, which may do nothing until you grant it, e.g.:")
 	say("    kubectl create rolebinding default-admin -n default --clusterrole=cluster-admin --serviceaccount=default:default")
+	say("no node runs here: Deployments and ReplicaSets get a status, Pods are created but never run (sudo make run NODE=1 for a node)")
 	say("press Ctrl-C to stop the manager and the control plane")
 	return runManager(withFlags(manager, webhookFlags...), []string{"KUBECONFIG=" + kubeconfig}, signals)
+}
+
+// pathLine returns the shell line that puts the kubectl plugins in
+// pluginsDir, when they are built there, and the directories in dirs on
+// PATH; empty when there is nothing to add.
+func pathLine(pluginsDir string, dirs ...string) string {
+	var path []string
+	if abs, err := filepath.Abs(pluginsDir); err == nil {
+		if _, err := os.Stat(filepath.Join(abs, "kubectl-applyset")); err == nil {
+			path = append(path, abs)
+		}
+	}
+	path = append(path, dirs...)
+	if len(path) == 0 {
+		return ""
+	}
+	return "export PATH=" + strings.Join(path, ":") + ":$PATH"
 }
 
 // localWebhook prepares the manager's webhook server for the local control

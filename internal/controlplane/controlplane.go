@@ -16,7 +16,8 @@ limitations under the License.
 
 // Package controlplane finds the kube-apiserver, etcd and kubectl binaries the
 // project builds into bin/k8s and starts a local control plane with the
-// project's CRDs installed. The envtest suites and `make run` share it.
+// project's CRDs installed. The envtest suites and `make run` share it;
+// `make run` adds kube-controller-manager (controllermanager.go).
 package controlplane
 
 import (
@@ -72,16 +73,22 @@ func BinaryDir(ctx context.Context) (string, error) {
 	if dir := os.Getenv(assetsEnv); dir != "" {
 		return dir, nil
 	}
+	return setupScript(ctx)
+}
+
+// setupScript runs hack/setup-control-plane.sh with args, its progress lines
+// on standard error, and returns the directory it prints.
+func setupScript(ctx context.Context, args ...string) (string, error) {
 	root, err := Root()
 	if err != nil {
 		return "", err
 	}
 	var stdout bytes.Buffer
-	cmd := exec.CommandContext(ctx, "bash", filepath.Join(root, "hack", "setup-control-plane.sh"))
+	cmd := exec.CommandContext(ctx, "bash", append([]string{filepath.Join(root, "hack", "setup-control-plane.sh")}, args...)...)
 	cmd.Stdout = &stdout
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("installing control-plane binaries with hack/setup-control-plane.sh: %w", err)
+		return "", fmt.Errorf("installing control-plane binaries with hack/setup-control-plane.sh %s: %w", strings.Join(args, " "), err)
 	}
 	dir := strings.TrimSpace(stdout.String())
 	if dir == "" {
@@ -98,6 +105,8 @@ type ControlPlane struct {
 	BinaryDir string
 
 	env *envtest.Environment
+	// controllerManager runs when Options.ControllerManager asked for it.
+	controllerManager *controllerManager
 	// certDir keeps the API server's certificates, and the CA of its users,
 	// across StopAPIServer and StartAPIServer.
 	certDir string
@@ -109,6 +118,15 @@ type Options struct {
 	// before etcd starts and returns the address kube-apiserver reaches etcd
 	// at instead: a proxy that slows or cuts the traffic between them.
 	EtcdFront func(etcdAddr string) (string, error)
+	// ControllerManager runs kube-controller-manager beside the API server,
+	// as a real cluster does: namespaces get their default ServiceAccount,
+	// deleted namespaces are emptied, owner references are garbage collected
+	// and Deployments and ReplicaSets get a status. The API server then also
+	// runs the ServiceAccount admission plugin, which envtest turns off.
+	// `make run` wants this; the envtest suites do not.
+	ControllerManager bool
+	// ControllerManagerLog receives kube-controller-manager's output.
+	ControllerManagerLog io.Writer
 }
 
 // Start runs a new control plane, installs the CRDs from config/crd/bases
@@ -148,6 +166,9 @@ func StartWith(ctx context.Context, opts Options) (*ControlPlane, error) {
 	// Retry-After until the requests in flight are done, then close open
 	// watches after 2 s, rather than waiting up to a minute for them.
 	apiServer.Configure().Set("shutdown-send-retry-after", "true")
+	if opts.ControllerManager {
+		apiServer.Configure().Disable("disable-admission-plugins")
+	}
 	if opts.EtcdFront != nil {
 		if err := frontEtcd(env, opts.EtcdFront); err != nil {
 			return nil, errors.Join(err, os.RemoveAll(certDir))
@@ -160,6 +181,11 @@ func StartWith(ctx context.Context, opts Options) (*ControlPlane, error) {
 	cp := &ControlPlane{Config: cfg, BinaryDir: bin, env: env, certDir: certDir}
 	if err := installManifests(ctx, cfg, filepath.Join(root, "config", "policy")); err != nil {
 		return nil, errors.Join(err, cp.Stop())
+	}
+	if opts.ControllerManager {
+		if cp.controllerManager, err = cp.startControllerManager(ctx, opts.ControllerManagerLog); err != nil {
+			return nil, errors.Join(err, cp.Stop())
+		}
 	}
 	return cp, nil
 }
@@ -269,9 +295,14 @@ func (c *ControlPlane) StartAPIServer() error {
 	return c.env.ControlPlane.APIServer.Start()
 }
 
-// Stop ends kube-apiserver and etcd and removes their temporary data.
+// Stop ends kube-controller-manager (when it runs), kube-apiserver and etcd
+// and removes their temporary data.
 func (c *ControlPlane) Stop() error {
-	return errors.Join(c.env.Stop(), os.RemoveAll(c.certDir))
+	var errs []error
+	if c.controllerManager != nil {
+		errs = append(errs, c.controllerManager.stop())
+	}
+	return errors.Join(append(errs, c.env.Stop(), os.RemoveAll(c.certDir))...)
 }
 
 // EtcdURL is etcd's client address, which also serves its /metrics.

@@ -65,13 +65,9 @@ func Start(ctx context.Context, dir string) (*Env, error) {
 
 // StartWith is Start with options for the control plane.
 func StartWith(ctx context.Context, dir string, opts controlplane.Options) (*Env, error) {
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{
-		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, applyv1alpha1.AddToScheme, featuresv1alpha1.AddToScheme,
-	} {
-		if err := add(scheme); err != nil {
-			return nil, err
-		}
+	scheme, err := newScheme()
+	if err != nil {
+		return nil, err
 	}
 	cp, err := controlplane.StartWith(ctx, opts)
 	if err != nil {
@@ -85,6 +81,19 @@ func StartWith(ctx context.Context, dir string, opts controlplane.Options) (*Env
 		return nil, errors.Join(err, cp.Stop())
 	}
 	return env, nil
+}
+
+// newScheme knows every type the operator uses.
+func newScheme() (*runtime.Scheme, error) {
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, applyv1alpha1.AddToScheme, featuresv1alpha1.AddToScheme,
+	} {
+		if err := add(scheme); err != nil {
+			return nil, err
+		}
+	}
+	return scheme, nil
 }
 
 // WebhookURL is where the API server reaches the webhook server of a manager

@@ -15,30 +15,32 @@ limitations under the License.
 */
 
 // Package runlocal tests `make run` with no cluster configured: run-local starts
-// a control plane, the manager runs against it (its feature gate webhook
-// included), and an interrupt stops both.
+// a control plane with kube-controller-manager, the manager runs against it,
+// the built-in controllers do what they do in a real cluster, and an
+// interrupt stops everything.
 package runlocal
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/applyset-operator/applyset-operator/internal/controlplane"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
 
 func TestRunLocal(t *testing.T) {
@@ -46,136 +48,102 @@ func TestRunLocal(t *testing.T) {
 	RunSpecs(t, "run-local suite")
 }
 
-// syncBuffer lets the test read what the process writes while it runs.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+// A set whose one member is a Deployment with no replicas: healthy once the
+// Deployment controller has given it a status.
+const deploymentSet = `
+apiVersion: apply.applyset.dev/v1alpha1
+kind: ApplySet
+metadata: {name: app, namespace: %s}
+spec:
+  resources:
+  - apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: app}
+    spec:
+      replicas: 0
+      selector: {matchLabels: {app: app}}
+      template:
+        metadata: {labels: {app: app}}
+        spec: {containers: [{name: app, image: registry.example/app:1}]}
+`
 
 var _ = Describe("run-local with no reachable cluster", func() {
-	It("runs the manager on a local control plane and stops everything on interrupt", func(ctx context.Context) {
-		root, err := controlplane.Root()
-		Expect(err).NotTo(HaveOccurred())
-		binDir, err := controlplane.BinaryDir(ctx)
-		Expect(err).NotTo(HaveOccurred())
-
+	It("runs the manager on a control plane with kube-controller-manager and stops everything on interrupt", func(ctx context.Context) {
 		dir := GinkgoT().TempDir()
-		for name, pkg := range map[string]string{"run-local": "./hack/run-local", "manager": "./cmd/manager"} {
-			build := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(dir, name), pkg)
-			build.Dir = root
-			out, err := build.CombinedOutput()
-			Expect(err).NotTo(HaveOccurred(), string(out))
-		}
-
 		kubeconfig := filepath.Join(dir, "local", "kubeconfig")
-		cmd := exec.Command(filepath.Join(dir, "run-local"), "--local-kubeconfig", kubeconfig, "--",
-			filepath.Join(dir, "manager"), "--health-probe-bind-address=0")
-		cmd.Dir = root
-		// No cluster is configured: the kubeconfig named does not exist.
-		cmd.Env = append(os.Environ(), "KUBECONFIG="+filepath.Join(dir, "absent"), "KUBEBUILDER_ASSETS="+binDir)
-		output := &syncBuffer{}
-		cmd.Stdout, cmd.Stderr = output, output
-		Expect(cmd.Start()).To(Succeed())
-		defer func() { _ = cmd.Process.Kill() }()
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
+		rl := testenv.StartRunLocal(ctx, dir, kubeconfig)
+		Expect(rl.Output()).To(And(
+			ContainSubstring("export KUBECONFIG="+kubeconfig),
+			ContainSubstring("export PATH="+rl.BinaryDir+":$PATH"),
+		))
 
-		Eventually(func() string {
-			select {
-			case err := <-exited:
-				Fail(fmt.Sprintf("run-local exited before the manager started (%v):\n%s", err, output.String()))
-			default:
-			}
-			return output.String()
-		}).WithTimeout(2*time.Minute).Should(ContainSubstring("Manager started"), "the manager did not start")
-		Expect(output.String()).To(ContainSubstring("export KUBECONFIG=" + kubeconfig))
-
-		children := childProcesses(cmd.Process.Pid)
+		children := rl.Children()
 		Expect(children).To(ContainElements(ContainSubstring("etcd"), ContainSubstring("kube-apiserver"),
-			ContainSubstring("manager")))
+			ContainSubstring("kube-controller-manager"), ContainSubstring("manager")))
 
-		get := exec.CommandContext(ctx, filepath.Join(binDir, "kubectl"), "--kubeconfig", kubeconfig,
-			"get", "crds", "-o", "name")
-		out, err := get.CombinedOutput()
-		Expect(err).NotTo(HaveOccurred(), string(out))
-		Expect(string(out)).To(And(
+		kubectl := func(stdin string, args ...string) (string, error) {
+			c := exec.CommandContext(ctx, filepath.Join(rl.BinaryDir, "kubectl"), append([]string{"--kubeconfig", kubeconfig}, args...)...)
+			c.Stdin = strings.NewReader(stdin)
+			out, err := c.CombinedOutput()
+			return string(out), err
+		}
+		out, err := kubectl("", "get", "crds", "-o", "name")
+		Expect(err).NotTo(HaveOccurred(), out)
+		Expect(out).To(And(
 			ContainSubstring("applysets.apply.applyset.dev"),
 			ContainSubstring("clusterapplysets.apply.applyset.dev"),
 			ContainSubstring("customfeaturegates.features.applyset.dev"),
 		))
 
-		By("trying the feature gate sample, as the README shows")
-		kubectl := func(args ...string) (string, string, error) {
-			c := exec.CommandContext(ctx, filepath.Join(binDir, "kubectl"), append([]string{"--kubeconfig", kubeconfig}, args...)...)
-			c.Dir = root
-			var stdout, stderr bytes.Buffer
-			c.Stdout, c.Stderr = &stdout, &stderr
-			err := c.Run()
-			return stdout.String(), stderr.String(), err
-		}
-		for _, args := range [][]string{
-			{"apply", "-f", "config/samples/try/widgets_crd.yaml"},
-			{"wait", "--for", "condition=established", "crd/widgets.example.com"},
-			{"apply", "-f", "config/samples/features_v1alpha1_customfeaturegates.yaml"},
-		} {
-			stdout, stderr, err := kubectl(args...)
-			Expect(err).NotTo(HaveOccurred(), stdout+stderr)
-		}
-		// The local API server serves admission policies, so the gates are
-		// enforced by it (the policy backend): the disabled fields go, and the
-		// deprecated one without a warning, which a policy cannot give for a
-		// field it dropped (the webhook suite checks the warning).
-		Eventually(func(g Gomega) {
-			stdout, stderr, err := kubectl("create", "--dry-run=server", "-o", "jsonpath={.spec}", "-f", "config/samples/try/widget.yaml")
-			g.Expect(err).NotTo(HaveOccurred(), stderr)
-			g.Expect(stdout).To(Equal(`{"replicas":2,"storage":"1Gi"}`))
-		}).WithTimeout(time.Minute).Should(Succeed(), output.String())
+		c := rl.Client()
+		By("a new namespace gets its default ServiceAccount by itself")
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "runlocal-"}}
+		Expect(c.Create(ctx, ns)).To(Succeed())
+		Eventually(func() error {
+			return c.Get(ctx, client.ObjectKey{Namespace: ns.Name, Name: "default"}, &corev1.ServiceAccount{})
+		}).WithTimeout(time.Minute).Should(Succeed(), "no default ServiceAccount in %s", ns.Name)
 
-		Expect(cmd.Process.Signal(syscall.SIGINT)).To(Succeed())
-		Eventually(exited).WithTimeout(time.Minute).Should(Receive(BeNil()), output.String())
-		Expect(output.String()).To(ContainSubstring("local control plane stopped"))
+		By("a Deployment member makes its set Ready")
+		out, err = kubectl("", "create", "rolebinding", "default-admin", "-n", ns.Name,
+			"--clusterrole=cluster-admin", "--serviceaccount="+ns.Name+":default")
+		Expect(err).NotTo(HaveOccurred(), out)
+		out, err = kubectl(strings.ReplaceAll(deploymentSet, "%s", ns.Name), "apply", "-f", "-")
+		Expect(err).NotTo(HaveOccurred(), out)
+		out, err = kubectl("", "wait", "-n", ns.Name, "aset/app", "--for=condition=Ready", "--timeout=2m")
+		Expect(err).NotTo(HaveOccurred(), out)
+		// The Deployment controller gave the member its status; the ReplicaSet
+		// controller made a ReplicaSet owned by it.
+		deployment := &appsv1.Deployment{}
+		Expect(c.Get(ctx, client.ObjectKey{Namespace: ns.Name, Name: "app"}, deployment)).To(Succeed())
+		Expect(deployment.Status.ObservedGeneration).To(Equal(deployment.Generation))
+		Expect(deployment.Status.Conditions).To(ContainElement(And(
+			HaveField("Type", appsv1.DeploymentAvailable), HaveField("Status", corev1.ConditionTrue))))
+		replicaSets := &appsv1.ReplicaSetList{}
+		Expect(c.List(ctx, replicaSets, client.InNamespace(ns.Name))).To(Succeed())
+		Expect(replicaSets.Items).To(HaveLen(1))
+		Expect(replicaSets.Items[0].OwnerReferences).To(ContainElement(HaveField("UID", deployment.UID)))
 
+		By("the garbage collector deletes the ReplicaSet once the set has pruned its Deployment")
+		out, err = kubectl("", "delete", "-n", ns.Name, "aset/app", "--timeout=2m")
+		Expect(err).NotTo(HaveOccurred(), out)
+		Eventually(func() ([]appsv1.ReplicaSet, error) {
+			err := c.List(ctx, replicaSets, client.InNamespace(ns.Name))
+			return replicaSets.Items, err
+		}).WithTimeout(time.Minute).Should(BeEmpty())
+
+		By("a deleted namespace goes away")
+		Expect(c.Delete(ctx, ns)).To(Succeed())
+		Eventually(func() bool {
+			return apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(ns), &corev1.Namespace{}))
+		}).WithTimeout(2*time.Minute).Should(BeTrue(), "namespace %s was not removed", ns.Name)
+
+		rl.Interrupt()
+		Expect(rl.Output()).To(ContainSubstring("local control plane stopped"))
 		for pid, name := range children {
 			Expect(running(pid)).To(BeFalse(), "%s (pid %d) outlived run-local", name, pid)
 		}
 	})
 })
-
-// childProcesses maps the pids of the direct children of parent to their commands.
-func childProcesses(parent int) map[int]string {
-	entries, err := os.ReadDir("/proc")
-	Expect(err).NotTo(HaveOccurred())
-	children := map[int]string{}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// The command in parentheses may hold spaces; the fields after it do not.
-		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-		if len(fields) > 1 && fields[1] == strconv.Itoa(parent) {
-			cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-			children[pid] = filepath.Base(strings.SplitN(string(cmdline), "\x00", 2)[0])
-		}
-	}
-	return children
-}
 
 // running reports whether pid is a live process (not gone, not a zombie).
 func running(pid int) bool {

@@ -150,10 +150,19 @@ plugin-archives: ## Build the release archives of kubectl applyset into dist/, a
 		rm -rf $$dir && echo dist/kubectl-applyset_$${os}_$${arch}.tar.gz || exit 1; \
 	done
 
+# NODE=1 makes `make run` start a single-node cluster whose Pods run (root; the e2e
+# cluster, hack/e2e-cluster.sh) and install the operator into it from a local image.
+NODE ?=
+
 .PHONY: run
-run: build control-plane ## Run the manager against the current cluster, or a local control plane when none is reachable.
+run: build plugins control-plane ## Run the manager against the current cluster, or a local control plane when none is reachable; NODE=1: in a single-node cluster of its own (root).
+ifeq ($(NODE),)
 	$(GO) build -o bin/run-local ./hack/run-local
 	bin/run-local -- bin/manager $(ARGS)
+else
+	$(MAKE) image IMG=controller:latest IMAGE_TAR=bin/image/manager.tar
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" hack/e2e-cluster.sh run -- hack/run-node.sh
+endif
 
 ##@ Deployment
 

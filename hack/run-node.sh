@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# `make run NODE=1`: the operator in a single-node cluster whose Pods run. Runs inside
+# the cluster of hack/e2e-cluster.sh (`hack/e2e-cluster.sh run -- hack/run-node.sh`),
+# which sets KUBECONFIG, CONTAINERD_ADDRESS and puts kubectl on PATH. It imports the
+# manager image `make image IMG=controller:latest` wrote into the node's containerd,
+# installs the operator as a user does, `kubectl apply --server-side -k config/default`,
+# waits until it is available, then follows its log until Ctrl-C, which stops the
+# cluster.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+image="${IMAGE_TAR:-${root}/bin/image/manager.tar}"
+namespace=applyset-operator-system
+deployment=applyset-operator-controller-manager
+
+log() { printf 'run-node: %s\n' "$*" >&2; }
+
+log "importing ${image} into the node's containerd"
+ctr images import "${image}" >/dev/null
+log "installing the operator: kubectl apply --server-side -k config/default"
+kubectl apply --server-side -k "${root}/config/default" >&2
+log "waiting for the operator's Pod (the first start waits for its webhook certificate: a minute or two)"
+kubectl -n "${namespace}" rollout status "deployment/${deployment}" --timeout=5m >&2
+
+log "the operator runs in the cluster, and its node runs Pods. From another terminal, as root:"
+log "    hack/e2e-cluster.sh exec -- bash      # a shell in the cluster, with KUBECONFIG and kubectl set"
+log "    export PATH=${root}/bin:\$PATH    # there: the kubectl plugins"
+log "the operator's log follows; Ctrl-C stops the cluster"
+# The log ends when the Pod does; the cluster stays up until Ctrl-C.
+kubectl -n "${namespace}" logs -f "deployment/${deployment}" || true
+sleep infinity &
+wait "$!"

@@ -62,7 +62,7 @@ control-plane: ## Build kube-apiserver, etcd, kubectl and kube-controller-manage
 	@hack/setup-control-plane.sh --controller-manager >/dev/null
 
 .PHONY: test
-test: control-plane ## Run the unit tests and the envtest suites against a real kube-apiserver and etcd.
+test: control-plane ## Run the unit tests, the envtest suites and the README's examples against a real kube-apiserver and etcd.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" $(GO) test $(GO_TEST_FLAGS) ./...
 	$(GO) test -C hack/tools ./benchtable/ ./image/
 

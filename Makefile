@@ -139,15 +139,20 @@ plugins: ## Build the kubectl plugins into bin/ (put bin on PATH: kubectl applys
 	$(GO) build -o bin/kubectl-feature_gates ./cmd/kubectl-feature_gates
 
 PLUGIN_PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+PLUGIN_DIST ?= dist
+# One archive per platform, named as the URLs of .krew.yaml name them
+# (cmd/kubectl-applyset/krew_test.go checks the two against each other).
+PLUGIN_ARCHIVES = $(foreach p,$(PLUGIN_PLATFORMS),$(PLUGIN_DIST)/kubectl-applyset_$(subst /,_,$(p)).tar.gz)
 
 .PHONY: plugin-archives
 plugin-archives: ## Build the release archives of kubectl applyset into dist/, as .krew.yaml names them.
-	@mkdir -p dist
-	@for platform in $(PLUGIN_PLATFORMS); do \
-		os=$${platform%/*}; arch=$${platform#*/}; dir=$$(mktemp -d); \
+	@mkdir -p $(PLUGIN_DIST)
+	@for archive in $(PLUGIN_ARCHIVES); do \
+		platform=$${archive##*/kubectl-applyset_}; platform=$${platform%.tar.gz}; \
+		os=$${platform%%_*}; arch=$${platform#*_}; dir=$$(mktemp -d); \
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -o $$dir/kubectl-applyset ./cmd/kubectl-applyset && \
-		cp LICENSE $$dir/ && tar -czf dist/kubectl-applyset_$${os}_$${arch}.tar.gz -C $$dir kubectl-applyset LICENSE && \
-		rm -rf $$dir && echo dist/kubectl-applyset_$${os}_$${arch}.tar.gz || exit 1; \
+		cp LICENSE $$dir/ && tar -czf $$archive -C $$dir kubectl-applyset LICENSE && \
+		rm -rf $$dir && echo $$archive || exit 1; \
 	done
 
 # NODE=1 makes `make run` start a single-node cluster whose Pods run (root; the e2e

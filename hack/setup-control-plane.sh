@@ -150,7 +150,7 @@ complete_one() { [[ -x "${dest}/$1" ]]; }
 build_time() {
   case "$1" in
     kube-apiserver | kubelet) echo ' (a few minutes on 2 cores)' ;;
-    kube-controller-manager) echo ' (about 2 minutes on 2 cores)' ;;
+    kube-controller-manager) echo ' (a minute or two on 2 cores)' ;;
   esac
 }
 

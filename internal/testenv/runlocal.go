@@ -49,7 +49,9 @@ type RunLocal struct {
 
 	cmd    *exec.Cmd
 	output *syncBuffer
-	exited chan error
+	// exited is closed once run-local has exited, with exitErr its Wait's error.
+	exited  chan struct{}
+	exitErr error
 }
 
 // StartRunLocal builds run-local and the manager into dir and starts them,
@@ -73,7 +75,7 @@ func StartRunLocal(ctx context.Context, dir, kubeconfig string) *RunLocal {
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), string(out))
 	}
 
-	r := &RunLocal{Kubeconfig: kubeconfig, BinaryDir: binDir, output: &syncBuffer{}, exited: make(chan error, 1)}
+	r := &RunLocal{Kubeconfig: kubeconfig, BinaryDir: binDir, output: &syncBuffer{}, exited: make(chan struct{})}
 	r.cmd = exec.Command(filepath.Join(dir, "run-local"), "--local-kubeconfig", kubeconfig,
 		"--plugins-dir", dir, "--",
 		filepath.Join(dir, "manager"), "--health-probe-bind-address=0")
@@ -82,22 +84,29 @@ func StartRunLocal(ctx context.Context, dir, kubeconfig string) *RunLocal {
 	r.cmd.Env = append(os.Environ(), "KUBECONFIG="+filepath.Join(dir, "absent"), "KUBEBUILDER_ASSETS="+binDir)
 	r.cmd.Stdout, r.cmd.Stderr = r.output, r.output
 	gomega.Expect(r.cmd.Start()).To(gomega.Succeed())
-	go func() { r.exited <- r.cmd.Wait() }()
+	go func() {
+		r.exitErr = r.cmd.Wait()
+		close(r.exited)
+	}()
 	ginkgo.DeferCleanup(func() {
-		if r.cmd.ProcessState == nil {
-			_ = r.cmd.Process.Signal(syscall.SIGINT)
-			select {
-			case <-r.exited:
-			case <-time.After(time.Minute):
-				_ = r.cmd.Process.Kill()
-			}
+		select {
+		case <-r.exited:
+			return
+		default:
+		}
+		_ = r.cmd.Process.Signal(syscall.SIGINT)
+		select {
+		case <-r.exited:
+		case <-time.After(time.Minute):
+			_ = r.cmd.Process.Kill()
+			<-r.exited
 		}
 	})
 
 	gomega.Eventually(func() string {
 		select {
-		case err := <-r.exited:
-			ginkgo.Fail(fmt.Sprintf("run-local exited before the manager started (%v):\n%s", err, r.output.String()))
+		case <-r.exited:
+			ginkgo.Fail(fmt.Sprintf("run-local exited before the manager started (%v):\n%s", r.exitErr, r.output.String()))
 		default:
 		}
 		return r.output.String()
@@ -127,7 +136,8 @@ func (r *RunLocal) Output() string { return r.output.String() }
 func (r *RunLocal) Interrupt() {
 	ginkgo.GinkgoHelper()
 	gomega.Expect(r.cmd.Process.Signal(syscall.SIGINT)).To(gomega.Succeed())
-	gomega.Eventually(r.exited).WithTimeout(time.Minute).Should(gomega.Receive(gomega.BeNil()), r.output.String())
+	gomega.Eventually(r.exited).WithTimeout(time.Minute).Should(gomega.BeClosed(), r.output.String())
+	gomega.Expect(r.exitErr).NotTo(gomega.HaveOccurred(), r.output.String())
 }
 
 // Children maps the pids of run-local's direct children to their commands.

@@ -97,7 +97,7 @@ func (c *ControlPlane) startControllerManager(ctx context.Context, log io.Writer
 	}
 	kubeconfigPath := filepath.Join(c.certDir, "kube-controller-manager.kubeconfig")
 	caPath := filepath.Join(c.certDir, "serving-ca.crt")
-	for path, data := range map[string][]byte{kubeconfigPath: kubeconfig, caPath: c.env.ControlPlane.APIServer.SecureServing.CA} {
+	for path, data := range map[string][]byte{kubeconfigPath: kubeconfig, caPath: c.env.ControlPlane.APIServer.CA} {
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			return nil, err
 		}
@@ -155,7 +155,11 @@ func (cm *controllerManager) waitReady(ctx context.Context, c *ControlPlane) err
 		}
 		select {
 		case <-cm.exited:
-			return fmt.Errorf("kube-controller-manager exited (%v):\n%s", cm.err, cm.tail.String())
+			exit := cm.err
+			if exit == nil {
+				exit = errors.New("exit status 0")
+			}
+			return fmt.Errorf("kube-controller-manager exited (%w):\n%s", exit, cm.tail.String())
 		case <-ctx.Done():
 			return fmt.Errorf("kube-controller-manager created no default ServiceAccount within %s:\n%s",
 				controllerManagerReadyTimeout, cm.tail.String())

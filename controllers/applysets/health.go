@@ -109,7 +109,7 @@ func waitingSince(status *applyv1alpha1.ApplySetStatus, generation int64, now ti
 func healthStatus(h *memberHealth, since *time.Time) *applyv1alpha1.HealthStatus {
 	s := h.summary
 	out := &applyv1alpha1.HealthStatus{
-		Summary: fmt.Sprintf("%d/%d ready", s.Current, s.Total()),
+		Summary: s.String(),
 		Current: ptr.To(int32(s.Current)), InProgress: ptr.To(int32(s.InProgress)), Failed: ptr.To(int32(s.Failed)),
 		Other: ptr.To(int32(s.Terminating + s.Unknown)),
 	}

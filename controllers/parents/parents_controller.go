@@ -207,7 +207,7 @@ func (r *Reconciler) report(obj *metav1.PartialObjectMetadata, req membership.Pa
 	switch {
 	case !v.Parent.Trusted():
 		state = "untrusted"
-	case !v.Healthy():
+	case !v.Clean():
 		state = "problem"
 	}
 	r.states.set(req, parentState{tooling: toolingName(v.Parent), state: state, members: len(v.Members)})
@@ -220,10 +220,10 @@ func (r *Reconciler) report(obj *metav1.PartialObjectMetadata, req membership.Pa
 	for _, p := range v.Problems {
 		r.Recorder.Eventf(obj, nil, "Warning", p.Reason, "Verify", "%s", p.Message)
 	}
-	if v.Healthy() && !identity.Owns(v.Parent.Tooling) && !r.RepairTooling.Has(v.Parent.Tooling.Name) {
+	if v.Clean() && !identity.Owns(v.Parent.Tooling) && !r.RepairTooling.Has(v.Parent.Tooling.Name) {
 		r.Recorder.Eventf(obj, nil, "Normal", applyset.ReasonForeignTooling, "Verify",
 			"Managed by %s; verified with %d members and left unchanged", v.Parent.Tooling, len(v.Members))
-	} else if v.Healthy() {
+	} else if v.Clean() {
 		r.Recorder.Eventf(obj, nil, "Normal", ReasonVerified, "Verify", "Verified with %d members", len(v.Members))
 	}
 }

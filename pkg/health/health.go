@@ -138,3 +138,8 @@ func (s *Summary) Add(r Result) {
 func (s Summary) Total() int {
 	return s.Current + s.InProgress + s.Failed + s.Terminating + s.Unknown
 }
+
+// String reads like 12/14 ready: the members that work, of all counted.
+func (s Summary) String() string {
+	return fmt.Sprintf("%d/%d ready", s.Current, s.Total())
+}

@@ -175,3 +175,13 @@ func FuzzCompile(f *testing.F) {
 		}
 	})
 }
+
+func TestSummaryString(t *testing.T) {
+	var s Summary
+	for _, st := range []Status{Current, Current, InProgress, Failed, Unknown} {
+		s.Add(Result{Status: st})
+	}
+	if got := s.String(); got != "2/5 ready" {
+		t.Errorf("String() = %q, want 2/5 ready", got)
+	}
+}

@@ -93,8 +93,9 @@ type Verdict struct {
 // DesiredHint is DesiredKinds as the hint annotation spells them.
 func (v Verdict) DesiredHint() string { return applyset.FormatGroupKinds(v.DesiredKinds) }
 
-// Healthy reports whether nothing is wrong.
-func (v Verdict) Healthy() bool { return len(v.Problems) == 0 }
+// Clean reports whether verification found nothing wrong with the ApplySet
+// contract. It says nothing of the members' health, which kstatus judges.
+func (v Verdict) Clean() bool { return len(v.Problems) == 0 }
 
 // NeedsRepair reports whether a repair would change the hint: it is missing,
 // or it omits the kind of a vouched member.

@@ -210,8 +210,8 @@ func TestVerify(t *testing.T) {
 			if v.NeedsRepair() != tt.wantRepair {
 				t.Errorf("NeedsRepair() = %v, want %v", v.NeedsRepair(), tt.wantRepair)
 			}
-			if v.Healthy() != (len(tt.wantReasons) == 0) {
-				t.Errorf("Healthy() = %v", v.Healthy())
+			if v.Clean() != (len(tt.wantReasons) == 0) {
+				t.Errorf("Healthy() = %v", v.Clean())
 			}
 		})
 	}

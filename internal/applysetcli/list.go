@@ -63,13 +63,16 @@ func newListCommand(o *Options) *cobra.Command {
 	var flags scopeFlags
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List ApplySet parents: tooling, members, state",
+		Short: "List ApplySet parents: tooling, members, findings, health",
 		Long: `List every ApplySet parent of a namespace (or of all, with -A), whatever tool wrote it:
-its tooling, how many objects claim it, and whether verification found problems.`,
+its tooling, how many objects claim it, what verification found wrong with the ApplySet
+contract (FINDINGS: its ID, tooling, hints, scope, who owns its members), and how its
+members work as kstatus judges them (HEALTH: 52/59 ready while Deployments roll out).
+The two are separate: a set can have no findings and members not ready yet.`,
 		Example: `  # The sets of the current namespace, and the cluster-scoped ones
   kubectl applyset list
 
-  # Every set in the cluster, with IDs, kinds and findings
+  # Every set in the cluster, with IDs, kinds and the findings' messages
   kubectl applyset list -A -o wide
 
   # As JSON, for scripts
@@ -91,7 +94,8 @@ its tooling, how many objects claim it, and whether verification found problems.
 			var items []summary
 			for _, p := range snap.Parents {
 				if flags.inScope(c, p) {
-					items = append(items, summarize(p, snap.Verify(p, membership.NewAppliers(identity.TrustedAppliers()))))
+					v := snap.Verify(p, membership.NewAppliers(identity.TrustedAppliers()))
+					items = append(items, summarizeWithHealth(cmd.Context(), c, p, v))
 				}
 			}
 			if len(items) == 0 && flags.output == "" {

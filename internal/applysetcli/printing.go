@@ -36,15 +36,17 @@ import (
 
 // summary is one parent as list and verify show it.
 type summary struct {
-	Namespace string    `json:"namespace,omitempty"`
-	Parent    string    `json:"parent"`
-	ID        string    `json:"id"`
-	Tooling   string    `json:"tooling,omitempty"`
-	Members   int       `json:"members"`
-	Kinds     []string  `json:"kinds,omitempty"`
-	Healthy   bool      `json:"healthy"`
-	Findings  []finding `json:"findings,omitempty"`
-	Created   time.Time `json:"creationTimestamp"`
+	Namespace string   `json:"namespace,omitempty"`
+	Parent    string   `json:"parent"`
+	ID        string   `json:"id"`
+	Tooling   string   `json:"tooling,omitempty"`
+	Members   int      `json:"members"`
+	Kinds     []string `json:"kinds,omitempty"`
+	// Findings are what verification found wrong with the ApplySet contract.
+	Findings []finding `json:"findings,omitempty"`
+	// Health is the members' health as kstatus judges it: 52/59 ready.
+	Health  string    `json:"health,omitempty"`
+	Created time.Time `json:"creationTimestamp"`
 }
 
 // finding is a problem verification found, for people and for programs.
@@ -56,7 +58,7 @@ type finding struct {
 func summarize(p membership.Parent, v membership.Verdict) summary {
 	s := summary{
 		Namespace: p.Ref.Namespace, Parent: parentName(p.Ref), ID: p.Object.Labels[applyset.IDLabel],
-		Members: len(v.Members), Healthy: v.Healthy(), Created: p.Object.CreationTimestamp.Time,
+		Members: len(v.Members), Created: p.Object.CreationTimestamp.Time,
 	}
 	if v.Parent.Tooling.Name != "" {
 		s.Tooling = v.Parent.Tooling.String()
@@ -71,10 +73,13 @@ func summarize(p membership.Parent, v membership.Verdict) summary {
 	return s
 }
 
-// state is the STATE column: Healthy, or the reasons of the findings.
-func (s summary) state() string {
-	if s.Healthy {
-		return "Healthy"
+// clean reports whether verification found nothing wrong with the contract.
+func (s summary) clean() bool { return len(s.Findings) == 0 }
+
+// findingReasons is the FINDINGS column: <none>, or the reasons of the findings.
+func (s summary) findingReasons() string {
+	if s.clean() {
+		return "<none>"
 	}
 	reasons := make([]string, 0, len(s.Findings))
 	for _, f := range s.Findings {
@@ -96,7 +101,7 @@ func parentName(ref membership.ParentRef) string {
 }
 
 // printSummaries prints parents in an output format kubectl users know:
-// a table (wide adds the ID, kinds and findings), names, JSON or YAML.
+// a table (wide adds the ID, kinds and the findings' messages), names, JSON or YAML.
 func printSummaries(w io.Writer, items []summary, output string, withNamespace bool) error {
 	switch output {
 	case "", "wide":
@@ -114,14 +119,14 @@ func printSummaries(w io.Writer, items []summary, output string, withNamespace b
 
 // summaryTable holds every column; the printer shows those of priority 1 with -o wide.
 func summaryTable(items []summary) *metav1.Table {
-	t := &metav1.Table{ColumnDefinitions: append(columns(0, "Name", "Tooling", "Members", "State", "Age"),
-		columns(1, "ID", "Kinds", "Findings")...)}
+	t := &metav1.Table{ColumnDefinitions: append(columns(0, "Name", "Tooling", "Members", "Findings", "Health", "Age"),
+		columns(1, "ID", "Kinds", "Messages")...)}
 	for _, s := range items {
 		messages := make([]string, 0, len(s.Findings))
 		for _, f := range s.Findings {
 			messages = append(messages, f.Reason+": "+f.Message)
 		}
-		row := metav1.TableRow{Cells: []any{s.Parent, s.Tooling, int64(s.Members), s.state(), age(s.Created),
+		row := metav1.TableRow{Cells: []any{s.Parent, s.Tooling, int64(s.Members), s.findingReasons(), orNone(s.Health), age(s.Created),
 			s.ID, strings.Join(s.Kinds, ","), strings.Join(messages, "; ")}}
 		row.Object.Object = namespaced(s.Namespace)
 		t.Rows = append(t.Rows, row)

@@ -17,6 +17,7 @@ limitations under the License.
 package applysetcli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -29,7 +30,7 @@ import (
 
 // Exit statuses of verify, for CI jobs.
 const (
-	verifyHealthy  = 0
+	verifyClean    = 0
 	verifyFindings = 1
 	verifyError    = 2
 )
@@ -49,7 +50,9 @@ func newVerifyCommand(o *Options) *cobra.Command {
 		Long: `Check one parent, or every parent of the namespace (all with -A), as the operator's
 parent reconciler does: its ID is its own, its tooling and hints are well formed, the hint
 names the kinds of all its members, every member lies in its namespaces and no other object
-owns one. Exits 0 when all is well, 1 with findings, 2 on an error.
+owns one. Exits 0 when there are no findings, 1 with findings, 2 on an error. Each parent
+ends with a line that also gives its members' health as kstatus judges it (52/59 ready);
+health is reported, not judged: members still rolling out do not make verify fail.
 
 --fix rewrites the contains-group-kinds and additional-namespaces hints of the parents it
 checked to exactly the kinds and namespaces of their members, under the field manager the
@@ -111,7 +114,7 @@ func runVerify(cmd *cobra.Command, o *Options, flags *verifyFlags, args []string
 		}
 		return nil
 	}
-	return report(o.Streams.Out, checked, flags.output)
+	return report(cmd.Context(), o.Streams.Out, c, checked, flags.output)
 }
 
 // checkedParent is a parent and its verdict.
@@ -131,13 +134,14 @@ func checkParents(c *clients, flags *verifyFlags, snap *membership.Snapshot, onl
 	return out
 }
 
-// report prints the findings and ends with status 1 when there are any.
-func report(w io.Writer, checked []checkedParent, output string) error {
+// report prints the findings and the members' health, and ends with status
+// 1 when there are findings.
+func report(ctx context.Context, w io.Writer, c *clients, checked []checkedParent, output string) error {
 	items := make([]summary, 0, len(checked))
-	healthy := true
+	clean := true
 	for _, p := range checked {
-		s := summarize(p.Parent, p.verdict)
-		healthy = healthy && s.Healthy
+		s := summarizeWithHealth(ctx, c, p.Parent, p.verdict)
+		clean = clean && s.clean()
 		items = append(items, s)
 	}
 	switch output {
@@ -147,19 +151,27 @@ func report(w io.Writer, checked []checkedParent, output string) error {
 		}
 	case "":
 		for _, s := range items {
-			if s.Healthy {
-				fmt.Fprintf(w, "%s%s: healthy, %d members\n", s.Parent, inNamespace(s.Namespace), s.Members)
-				continue
-			}
 			for _, f := range s.Findings {
 				fmt.Fprintf(w, "%s%s: %s: %s\n", s.Parent, inNamespace(s.Namespace), f.Reason, f.Message)
 			}
+			fmt.Fprintf(w, "%s%s: %s, %d members, health %s\n", s.Parent, inNamespace(s.Namespace),
+				countFindings(len(s.Findings)), s.Members, s.Health)
 		}
 	default:
 		return fmt.Errorf("unknown output format %q: want json or yaml", output)
 	}
-	if !healthy {
+	if !clean {
 		return &ExitError{Code: verifyFindings}
 	}
 	return nil
+}
+
+func countFindings(n int) string {
+	switch n {
+	case 0:
+		return "no findings"
+	case 1:
+		return "1 finding"
+	}
+	return fmt.Sprintf("%d findings", n)
 }

@@ -17,20 +17,15 @@ limitations under the License.
 package applysetcli
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
-
-	"github.com/applyset-operator/applyset-operator/pkg/health"
-	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
 
 // view is one parent in full: its contract, its members with their health,
@@ -79,7 +74,9 @@ func newViewCommand(o *Options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out := view{summary: summarize(p, v), MemberList: judge(cmd.Context(), c, v.Members)}
+			members := judge(cmd.Context(), c, v.Members)
+			out := view{summary: summarize(p, v), MemberList: members}
+			out.Health = healthOf(members)
 			proofs, err := proofsOf(cmd.Context(), c, ref, v)
 			if err != nil {
 				return err
@@ -102,31 +99,6 @@ func newViewCommand(o *Options) *cobra.Command {
 	return cmd
 }
 
-// judge reads every member and judges its health, a few at a time.
-func judge(ctx context.Context, c *clients, members []membership.Member) []memberHealth {
-	checker, _ := health.NewChecker(nil)
-	out := make([]memberHealth, len(members))
-	var wg sync.WaitGroup
-	slots := make(chan struct{}, 8)
-	for i, m := range members {
-		wg.Add(1)
-		slots <- struct{}{}
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			out[i] = memberHealth{Kind: m.GroupKind.String(), Namespace: m.Namespace, Name: m.Name}
-			obj, err := c.dynamic.Resource(m.Resource).Namespace(m.Namespace).Get(ctx, m.Name, metav1.GetOptions{})
-			if err != nil {
-				out[i].Health, out[i].Message = string(health.Unknown), err.Error()
-				return
-			}
-			r := checker.Judge(obj)
-			out[i].Health, out[i].Message = string(r.Status), r.Message
-		}()
-	}
-	wg.Wait()
-	return out
-}
-
 func printView(w io.Writer, v view) error {
 	fmt.Fprintf(w, "Parent:                %s%s\n", v.Parent, inNamespace(v.Namespace))
 	fmt.Fprintf(w, "ID:                    %s\n", v.ID)
@@ -134,6 +106,7 @@ func printView(w io.Writer, v view) error {
 	fmt.Fprintf(w, "Hint kinds:            %s\n", orNone(strings.Join(v.HintKinds, ",")))
 	fmt.Fprintf(w, "Additional namespaces: %s\n", orNone(strings.Join(v.AdditionalNamespaces, ",")))
 	fmt.Fprintf(w, "Members:               %d\n", v.Members)
+	fmt.Fprintf(w, "Health:                %s\n", orNone(v.Health))
 	if len(v.MemberList) > 0 {
 		t := &metav1.Table{ColumnDefinitions: columns(0, "Kind", "Namespace", "Name", "Health", "Proof", "Message")}
 		for _, m := range v.MemberList {
@@ -145,7 +118,7 @@ func printView(w io.Writer, v view) error {
 		}
 	}
 	fmt.Fprintln(w)
-	if v.Healthy {
+	if v.clean() {
 		fmt.Fprintln(w, "Findings: none")
 		return nil
 	}

@@ -81,8 +81,8 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 		Expect(strings.Fields(members)).To(ConsistOf("configmap/a", "serviceaccount/b"))
 
 		table := succeeds(ctx, "list", "-n", shop)
-		Expect(table).To(MatchRegexp(`(?m)^NAME\s+TOOLING\s+MEMBERS\s+STATE\s+AGE$`))
-		Expect(table).To(MatchRegexp(`(?m)^secret/web\s+kubectl/v1\.37\.1\s+2\s+Healthy\s+`))
+		Expect(table).To(MatchRegexp(`(?m)^NAME\s+TOOLING\s+MEMBERS\s+FINDINGS\s+HEALTH\s+AGE$`))
+		Expect(table).To(MatchRegexp(`(?m)^secret/web\s+kubectl/v1\.37\.1\s+2\s+<none>\s+2/2 ready\s+`))
 
 		var list struct{ Items []map[string]any }
 		stdout, stderr, code := run(ctx, "", "list", "-A", "-o", "json")
@@ -90,15 +90,17 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 		Expect(stderr).To(BeEmpty())
 		Expect(json.Unmarshal([]byte(stdout), &list)).To(Succeed())
 		Expect(list.Items).To(ContainElement(SatisfyAll(HaveKeyWithValue("parent", "secret/web"),
-			HaveKeyWithValue("namespace", shop), HaveKeyWithValue("id", webID.ID()), HaveKeyWithValue("members", 2.0))))
+			HaveKeyWithValue("namespace", shop), HaveKeyWithValue("id", webID.ID()), HaveKeyWithValue("members", 2.0),
+			HaveKeyWithValue("health", "2/2 ready"), Not(HaveKey("findings")))))
 
 		view := succeeds(ctx, "view", "secret/web", "-n", shop)
 		Expect(view).To(ContainSubstring("Tooling:               kubectl/v1.37.1"))
 		Expect(view).To(ContainSubstring("Hint kinds:            ConfigMap,ServiceAccount"))
 		Expect(view).To(MatchRegexp(`(?m)^ConfigMap\s+` + shop + `\s+a\s+Current\s+applied`))
 		Expect(view).To(MatchRegexp(`(?m)^ServiceAccount\s+` + shop + `\s+b\s+Current`))
+		Expect(view).To(ContainSubstring("Health:                2/2 ready"))
 		Expect(view).To(ContainSubstring("Findings: none"))
-		Expect(succeeds(ctx, "verify", "secret/web", "-n", shop)).To(ContainSubstring("secret/web in namespace " + shop + ": healthy, 2 members"))
+		Expect(succeeds(ctx, "verify", "secret/web", "-n", shop)).To(ContainSubstring("secret/web in namespace " + shop + ": no findings, 2 members, health 2/2 ready"))
 	})
 
 	It("finds a stale hint, a member out of scope and a copied ID, and exits 1", func(ctx context.Context) {
@@ -114,6 +116,11 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 		Expect(out).To(ContainSubstring("secret/web in namespace " + shop + ": MemberOutOfScope"))
 		Expect(out).To(ContainSubstring("ConfigMap " + other + "/far"))
 		Expect(out).To(ContainSubstring("configmap/copy in namespace " + other + ": IDMismatch"))
+		Expect(out).To(ContainSubstring("secret/web in namespace " + shop + ": 2 findings, 3 members, health 3/3 ready"))
+
+		table, code := plugin(ctx, "", "list", "-n", shop)
+		Expect(code).To(BeZero(), table)
+		Expect(table).To(MatchRegexp(`(?m)^secret/web\s+kubectl/v1\.37\.1\s+3\s+HintIncomplete,MemberOutOfScope\s+3/3 ready\s+`))
 	})
 
 	It("repairs the hint with --fix under kubectl's field manager, and kubectl's next apply works", func(ctx context.Context) {
@@ -134,7 +141,7 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 		Expect(out).To(ContainSubstring("field manager kubectl-applyset"))
 		Expect(parentAnnotation(ctx, web, applyset.GroupKindsAnnotation)).To(Equal("ConfigMap,ServiceAccount"))
 		Expect(parentAnnotation(ctx, web, applyset.AdditionalNamespacesAnnotation)).To(Equal(other))
-		Expect(succeeds(ctx, "verify", "secret/web", "-n", shop)).To(ContainSubstring("healthy, 3 members"))
+		Expect(succeeds(ctx, "verify", "secret/web", "-n", shop)).To(ContainSubstring("no findings, 3 members, health 3/3 ready"))
 
 		out, code = plugin(ctx, "", "verify", "configmap/copy", "-n", other, "--fix", "--yes")
 		Expect(code).To(BeZero(), out)
@@ -182,7 +189,7 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 			return apimeta.IsStatusConditionTrue(set.Status.Conditions, applyv1alpha1.ConditionReady)
 		}).Should(BeTrue())
 
-		Expect(succeeds(ctx, "list", "-n", ns)).To(MatchRegexp(`(?m)^applyset\.apply\.applyset\.dev/shop\s+applyset-operator/v0\.1\.0\s+1\s+Healthy`))
+		Expect(succeeds(ctx, "list", "-n", ns)).To(MatchRegexp(`(?m)^applyset\.apply\.applyset\.dev/shop\s+applyset-operator/v0\.1\.0\s+1\s+<none>\s+1/1 ready`))
 		Expect(succeeds(ctx, "view", "applysets.apply.applyset.dev/shop", "-n", ns)).To(MatchRegexp(`(?m)^ConfigMap\s+` + ns + `\s+c\s+Current\s+recorded`))
 		out, code := plugin(ctx, "", "verify", "applyset.apply.applyset.dev/shop", "-n", ns, "--fix", "--yes")
 		Expect(code).To(BeZero(), out)
@@ -231,6 +238,22 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 		}).
 			Should(BeTrue())
 		Expect(apierrorsNotFound(ctx, copied)).To(BeFalse(), "deleting the set deleted an object it never applied")
+	})
+
+	It("keeps the contract's findings apart from the members' health while a Deployment rolls out", func(ctx context.Context) {
+		ns := pluginNamespace(ctx)
+		const rollout = `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web}, spec: {selector: {matchLabels: {app: web}},
+  template: {metadata: {labels: {app: web}}, spec: {containers: [{name: web, image: nginx}]}}}}
+---
+{apiVersion: v1, kind: ConfigMap, metadata: {name: config}, data: {k: v}}
+`
+		kubectl(ctx, rollout, "apply", "--server-side", "--prune", "--applyset=secret/roll", "-n", ns, "-f", "-")
+
+		// No controller rolls the Deployment out in this API server: it stays InProgress.
+		Expect(succeeds(ctx, "list", "-n", ns)).To(MatchRegexp(`(?m)^secret/roll\s+kubectl/v1\.37\.1\s+2\s+<none>\s+1/2 ready\s+`))
+		Expect(succeeds(ctx, "view", "secret/roll", "-n", ns)).To(And(ContainSubstring("Health:                1/2 ready"),
+			MatchRegexp(`(?m)^Deployment\.apps\s+`+ns+`\s+web\s+InProgress`), ContainSubstring("Findings: none")))
+		Expect(succeeds(ctx, "verify", "secret/roll", "-n", ns)).To(ContainSubstring("secret/roll in namespace " + ns + ": no findings, 2 members, health 1/2 ready"))
 	})
 
 	It("releases the finalizer of a set being deleted, and touches no member", func(ctx context.Context) {

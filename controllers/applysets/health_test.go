@@ -81,7 +81,8 @@ var _ = Describe("Health", func() {
 		))
 		out, err := env.Kubectl(ctx, "", "get", "applyset", "rollout", "-n", ns)
 		Expect(err).NotTo(HaveOccurred(), out)
-		Expect(out).To(And(ContainSubstring("1/2 ready"), ContainSubstring("Progressing")))
+		Expect(out).To(MatchRegexp(`(?m)^NAME\s+READY\s+REASON\s+HEALTH\s+MEMBERS\s+`))
+		Expect(out).To(MatchRegexp(`(?m)^rollout\s+False\s+Progressing\s+1/2 ready\s+`))
 		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "rollout")).Should(ContainElement("Normal/" + applyv1alpha1.ReasonProgressing))
 
 		By("rolling the Deployment out, as its controller would")

@@ -49,8 +49,8 @@ type ClusterApplySetSpec struct {
 // +kubebuilder:resource:scope=Cluster,shortName=caset,categories=applysets
 // +kubebuilder:metadata:labels="applyset.kubernetes.io/is-parent-type=true"
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
-// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
-// +kubebuilder:printcolumn:name="Health",type=string,JSONPath=`.status.health.summary`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,description="Why the set is Ready or not: the last reconcile of its spec"
+// +kubebuilder:printcolumn:name="Health",type=string,JSONPath=`.status.health.summary`,description="The members' health as kstatus judges it, like 52/59 ready (while spec.wait is true); kubectl applyset verify reports the ApplySet contract's findings"
 // +kubebuilder:printcolumn:name="Members",type=integer,JSONPath=`.status.memberCount`
 // +kubebuilder:printcolumn:name="Prune",type=boolean,JSONPath=`.spec.prune`
 // +kubebuilder:printcolumn:name="DryRun",type=boolean,JSONPath=`.spec.dryRun`

@@ -38,7 +38,10 @@ import (
 
 // Row is one gate of one CRD.
 type Row struct {
-	CRD        string   `json:"crd"`
+	CRD string `json:"crd"`
+	// Component is the product the CRD belongs to, as its CustomFeatureGates
+	// names it: whom the gate serves, and who decides when it flips.
+	Component  string   `json:"component,omitempty"`
 	Gate       string   `json:"gate"`
 	PreRelease string   `json:"preRelease"`
 	Default    *bool    `json:"default,omitempty"`
@@ -61,7 +64,7 @@ func Rows(ctx context.Context, c client.Reader, crd string) ([]Row, error) {
 		}
 		for _, g := range featuregate.FromAPI(cfg.Spec.FeatureGates) {
 			enabled, reason := featuregate.Effective(g)
-			rows = append(rows, Row{CRD: cfg.Name, Gate: g.Name, PreRelease: g.PreRelease, Default: g.Default,
+			rows = append(rows, Row{CRD: cfg.Name, Component: cfg.Spec.Component, Gate: g.Name, PreRelease: g.PreRelease, Default: g.Default,
 				Enabled: enabled, Reason: reason, FieldPaths: g.FieldPaths})
 		}
 	}
@@ -77,13 +80,13 @@ func Print(w io.Writer, rows []Row, format string) error {
 	switch format {
 	case "", wide:
 		tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
-		header := "CRD\tGATE\tSTAGE\tDEFAULT\tENABLED"
+		header := "CRD\tCOMPONENT\tGATE\tSTAGE\tDEFAULT\tENABLED"
 		if format == wide {
 			header += "\tREASON\tFIELD PATHS"
 		}
 		fmt.Fprintln(tw, header)
 		for _, r := range rows {
-			line := strings.Join([]string{r.CRD, r.Gate, r.PreRelease, boolText(r.Default), strconv.FormatBool(r.Enabled)}, "\t")
+			line := strings.Join([]string{r.CRD, orNone(r.Component), r.Gate, r.PreRelease, boolText(r.Default), strconv.FormatBool(r.Enabled)}, "\t")
 			if format == wide {
 				line += "\t" + r.Reason + "\t" + strings.Join(r.FieldPaths, ",")
 			}
@@ -108,6 +111,13 @@ func Print(w io.Writer, rows []Row, format string) error {
 		return err
 	}
 	return fmt.Errorf("unknown output format %q: use wide, name, json or yaml", format)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "<none>"
+	}
+	return s
 }
 
 func boolText(b *bool) string {

@@ -48,6 +48,7 @@ var _ = Describe("kubectl feature-gates", Ordered, func() {
 
 		for _, cfg := range []*featuresv1alpha1.CustomFeatureGates{
 			{ObjectMeta: metav1.ObjectMeta{Name: "crontabs.stable.example.com"}, Spec: featuresv1alpha1.CustomFeatureGatesSpec{
+				Component: "istio",
 				FeatureGates: []featuresv1alpha1.FeatureGate{
 					{Name: "ReplicasFeatureGate", PreRelease: featuresv1alpha1.Alpha, FieldPaths: []string{".spec.replicas"}},
 					{Name: "AnotherFeatureGate", PreRelease: featuresv1alpha1.Beta, Default: ptr.To(true), FieldPaths: []string{".spec.foo", ".spec.bar"}},
@@ -72,22 +73,22 @@ var _ = Describe("kubectl feature-gates", Ordered, func() {
 
 	It("lists every gate as a table, sorted by CRD and gate", func(ctx context.Context) {
 		lines := strings.Split(strings.TrimSpace(run(ctx)), "\n")
-		Expect(strings.Fields(lines[0])).To(Equal([]string{"CRD", "GATE", "STAGE", "DEFAULT", "ENABLED"}))
+		Expect(strings.Fields(lines[0])).To(Equal([]string{"CRD", "COMPONENT", "GATE", "STAGE", "DEFAULT", "ENABLED"}))
 		// Other specs of the suite may have installed gates too (the samples).
 		var ours [][]string
 		var keys []string
 		for _, line := range lines[1:] {
 			fields := strings.Fields(line)
-			keys = append(keys, fields[0]+"/"+fields[1])
+			keys = append(keys, fields[0]+"/"+fields[2])
 			if fields[0] == "crontabs.stable.example.com" || fields[0] == "gadgets.example.org" {
 				ours = append(ours, fields)
 			}
 		}
 		Expect(slices.IsSorted(keys)).To(BeTrue(), "rows are not sorted by CRD and gate: %v", keys)
 		Expect(ours).To(Equal([][]string{
-			{"crontabs.stable.example.com", "AnotherFeatureGate", "Beta", "true", "true"},
-			{"crontabs.stable.example.com", "ReplicasFeatureGate", "Alpha", "<unset>", "false"},
-			{"gadgets.example.org", "Size", "Stable", "<unset>", "true"},
+			{"crontabs.stable.example.com", "istio", "AnotherFeatureGate", "Beta", "true", "true"},
+			{"crontabs.stable.example.com", "istio", "ReplicasFeatureGate", "Alpha", "<unset>", "false"},
+			{"gadgets.example.org", "<none>", "Size", "Stable", "<unset>", "true"},
 		}))
 	})
 
@@ -97,6 +98,8 @@ var _ = Describe("kubectl feature-gates", Ordered, func() {
 		var rows []map[string]any
 		Expect(json.Unmarshal([]byte(run(ctx, "gadgets.example.org", "-o", "json")), &rows)).To(Succeed())
 		Expect(rows).To(ConsistOf(SatisfyAll(HaveKeyWithValue("gate", "Size"), HaveKeyWithValue("reason", "StableAlwaysOn"),
-			HaveKeyWithValue("enabled", true))))
+			HaveKeyWithValue("enabled", true), Not(HaveKey("component")))))
+		Expect(json.Unmarshal([]byte(run(ctx, "crontabs.stable.example.com", "-o", "json")), &rows)).To(Succeed())
+		Expect(rows).To(HaveEach(HaveKeyWithValue("component", "istio")))
 	})
 })

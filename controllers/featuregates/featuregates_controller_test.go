@@ -228,6 +228,8 @@ func gateSpecs(backend Backend) {
 			}
 		})
 
+		policyCheckCounterSpec(backend)
+
 		// The seed's first table: .spec.replicas behind ReplicasFeatureGate.
 		DescribeTable("4-row table", func(ctx context.Context, row int, persisted, enabled bool, want any) {
 			name := fmt.Sprintf("replicas-row%d", row)

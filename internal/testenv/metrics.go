@@ -66,6 +66,36 @@ func SumBy(totals []RequestTotal, label string) map[string]float64 {
 	return out
 }
 
+// CounterSum adds up the series of the API server's counter family whose
+// labels include labels, e.g. apiserver_mutating_admission_policy_check_total
+// of one policy. A family the API server has not observed yet sums to 0.
+func CounterSum(ctx context.Context, cfg *rest.Config, family string, labels map[string]string) (float64, error) {
+	families, err := apiServerMetrics(ctx, cfg)
+	if err != nil {
+		return 0, err
+	}
+	sum := 0.0
+	for _, m := range families[family].GetMetric() {
+		have := map[string]string{}
+		for _, l := range m.GetLabel() {
+			have[l.GetName()] = l.GetValue()
+		}
+		if matches(have, labels) {
+			sum += m.GetCounter().GetValue()
+		}
+	}
+	return sum, nil
+}
+
+func matches(have, want map[string]string) bool {
+	for k, v := range want {
+		if have[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
 // apiServerMetrics reads and parses the API server's /metrics.
 func apiServerMetrics(ctx context.Context, cfg *rest.Config) (map[string]*dto.MetricFamily, error) {
 	cs, err := kubernetes.NewForConfig(cfg)

@@ -18,6 +18,7 @@ package install
 
 import (
 	"context"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -53,4 +54,31 @@ var _ = Describe("The installed CRDs", func() {
 		Entry("ClusterApplySet", "clusterapplysets.apply.applyset.dev", "ClusterApplySet", "caset", apiextensionsv1.ClusterScoped, true),
 		Entry("CustomFeatureGates", "customfeaturegates.features.applyset.dev", "CustomFeatureGates", "cfg", apiextensionsv1.ClusterScoped, false),
 	)
+})
+
+var _ = Describe("kubectl explain of CustomFeatureGates", func() {
+	explain := func(ctx context.Context, field string) string {
+		GinkgoHelper()
+		var out string
+		// The API server publishes a new CRD's OpenAPI a little after it is established.
+		Eventually(func() error {
+			var err error
+			out, err = env.Kubectl(ctx, "", "explain", field)
+			return err
+		}).Should(Succeed())
+		return strings.Join(strings.Fields(out), " ")
+	}
+
+	It("says what turning a gate off does to stored objects, and that flipping is a data decision", func(ctx context.Context) {
+		enabled := explain(ctx, "customfeaturegates.spec.featureGates.enabled")
+		Expect(enabled).To(ContainSubstring("Turning a gate off changes no stored object"))
+		Expect(enabled).To(ContainSubstring("a create drops the gate's fields, and an update drops them unless the stored object has them: " +
+			"then the stored value is kept, and the update can neither change nor remove it"))
+		Expect(enabled).To(ContainSubstring("values dropped while it was off are gone"))
+		Expect(enabled).To(ContainSubstring("it is a data decision"))
+	})
+
+	It("says whom the gates serve", func(ctx context.Context) {
+		Expect(explain(ctx, "customfeaturegates.spec.component")).To(ContainSubstring("whom the gates serve"))
+	})
 })

@@ -33,7 +33,10 @@ import (
 // +kubebuilder:validation:XValidation:rule="!has(self.featureGates) || self.featureGates.map(g, g.fieldPaths).flatten().distinct().size() == self.featureGates.map(g, g.fieldPaths).flatten().size()",message="a field path may belong to one feature gate only: remove it from all gates but one",reason=FieldValueInvalid,fieldPath=".featureGates"
 // +kubebuilder:validation:XValidation:rule="!has(self.featureGates) || self.featureGates.map(g, g.fieldPaths.size()).sum() <= 64",message="at most 64 field paths in all gates, so that the admission policy they compile into fits the API server's limits",reason=FieldValueInvalid,fieldPath=".featureGates"
 type CustomFeatureGatesSpec struct {
-	// component names the product the gated CRD belongs to, for people reading the gates.
+	// component names the product the gated CRD belongs to, e.g. istio: whom
+	// the gates serve, and whose maintainers decide when a gate graduates, is
+	// deprecated or flips. It is for people reading the gates; kubectl
+	// feature-gates shows it in its COMPONENT column.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +optional
@@ -63,7 +66,8 @@ const (
 )
 
 // FeatureGate puts fields of the CRD behind a gate: while the gate is off, the
-// operator's webhook drops those fields from requests.
+// API server's admission policies or the operator's webhook drop those fields
+// from requests. No stored object is ever rewritten: see enabled.
 // +kubebuilder:validation:XValidation:rule="self.preRelease != 'Alpha' || !has(self.default) || !self.default",message="an Alpha gate may not default to true; set default: false or leave it unset",reason=FieldValueForbidden,fieldPath=".default"
 // +kubebuilder:validation:XValidation:rule="self.preRelease != 'Stable' || !has(self.default) || self.default",message="a Stable gate is always on and may not default to false",reason=FieldValueForbidden,fieldPath=".default"
 // +kubebuilder:validation:XValidation:rule="!(self.preRelease in ['Beta', 'Deprecated']) || has(self.default)",message="a Beta or Deprecated gate must state default: true or false",reason=FieldValueRequired,fieldPath=".default"
@@ -87,6 +91,15 @@ type FeatureGate struct {
 
 	// enabled turns the gate on or off, overriding default. It has no effect on
 	// Stable gates.
+	//
+	// Turning a gate off changes no stored object; it changes the writes that
+	// follow. While the gate is off, a create drops the gate's fields, and an
+	// update drops them unless the stored object has them: then the stored
+	// value is kept, and the update can neither change nor remove it. Turning
+	// the gate on again makes kept values editable; values dropped while it
+	// was off are gone, and clients must set them again. Flipping a gate back
+	// and forth thus decides which objects keep which data: it is a data
+	// decision for the component's maintainers, not a toggle to try.
 	// +optional
 	Enabled *bool `json:"enabled,omitempty"`
 

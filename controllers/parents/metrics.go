@@ -30,7 +30,8 @@ import (
 var (
 	parentsGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "applyset_operator_parents",
-		Help: "ApplySet parents by the tooling that manages them and their state (healthy, problem, untrusted).",
+		Help: "ApplySet parents by the tooling that manages them and the findings about their contract: " +
+			"state clean (none), problem (some) or untrusted (an ID not its own). It says nothing of the members' health.",
 	}, []string{"tooling", "state"})
 	membersGauge = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "applyset_operator_members",

@@ -203,7 +203,7 @@ func conflictingManagers(err error) string {
 // changed since they were last reported, so that a steady problem is not
 // repeated on every resync.
 func (r *Reconciler) report(obj *metav1.PartialObjectMetadata, req membership.ParentRef, v membership.Verdict) {
-	state := "healthy"
+	state := "clean"
 	switch {
 	case !v.Parent.Trusted():
 		state = "untrusted"

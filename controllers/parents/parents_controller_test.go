@@ -87,7 +87,7 @@ var _ = Describe("Parents of other tools, verified only", Ordered, func() {
 		startOperator(Options{OrphanPolicy: OrphanReport, OrphanGracePeriod: time.Second, Resync: time.Hour})
 	})
 
-	It("finds kubectl's Secret, ConfigMap and ClusterApplySet parents healthy, with the IDs kubectl wrote", func(ctx context.Context) {
+	It("finds kubectl's Secret, ConfigMap and ClusterApplySet parents clean, with the IDs kubectl wrote", func(ctx context.Context) {
 		ns, other := newNamespace(ctx), newNamespace(ctx)
 		applyWithKubectl(ctx, "my-set", ns, configMaps(ns, "a", "b"))
 		applyWithKubectl(ctx, "configmaps/web", ns, configMaps(ns, "c"))
@@ -114,6 +114,9 @@ var _ = Describe("Parents of other tools, verified only", Ordered, func() {
 				Should(ContainElement("Normal/"+applyset.ReasonForeignTooling), "parent %s", parent.name)
 			Expect(testenv.EventReasons(ctx, k8sClient, parent.namespace, parent.name)()).NotTo(ContainElement(HavePrefix("Warning/")))
 		}
+		// A parent without findings is counted clean, the plugin's word, whatever its members' health.
+		Expect(testutil.ToFloat64(parentsGauge.WithLabelValues("kubectl", "clean"))).To(BeNumerically(">=", 3))
+		Expect(testutil.ToFloat64(parentsGauge.WithLabelValues("kubectl", "healthy"))).To(BeZero())
 	})
 
 	It("reports a member of a kind the hint omits, and leaves kubectl's parent alone", func(ctx context.Context) {

@@ -53,6 +53,7 @@ var checks = map[string]func(ctx context.Context, out string){
 	"plugin":               checkPlugin,
 	"feature-gates":        checkFeatureGates,
 	"feature-gates-plugin": checkFeatureGatesPlugin,
+	"policy-metrics":       checkPolicyMetrics,
 }
 
 const (
@@ -204,9 +205,9 @@ func checkKubectlSet(ctx context.Context, _ string) {
 func checkPlugin(ctx context.Context, out string) {
 	for what, pattern := range map[string]string{
 		"list: the operator's set, with the findings the text explains": `(?m)^default\s+applyset\.apply\.applyset\.dev/web\s+applyset-operator/v\S+\s+5\s+HintIncomplete,OwnershipConflict\s`,
-		"list: kubectl's set":                            `(?m)^shop\s+secret/web\s+kubectl/v\S+\s+1\s+Healthy\s`,
+		"list: kubectl's set":                            `(?m)^shop\s+secret/web\s+kubectl/v\S+\s+1\s+<none>\s+1/1 ready\s`,
 		"view: the member and its health":                `(?m)^ConfigMap\s+shop\s+web-config\s+Current\s`,
-		"verify: no findings":                            `secret/web in namespace shop: healthy, 1 members`,
+		"verify: no findings":                            `secret/web in namespace shop: no findings, 1 members, health 1/1 ready`,
 		"verify --fix: nothing to fix":                   `secret/web in namespace shop: hints already match its members`,
 		"diff -f web.yaml: the operator's set unchanged": `0 to create, 0 to change, 3 unchanged, 0 to prune`,
 		"validate": `web.yaml document 1: ApplySet/web: valid`,
@@ -239,13 +240,20 @@ func checkFeatureGates(ctx context.Context, out string) {
 	Expect(apierrors.IsNotFound(err)).To(BeTrue(), "a dry run stored the widget (%v)", err)
 }
 
-// The plugin lists the four sample gates, their paths, and renders the
-// policies.
+// The plugin lists the four sample gates, the component they serve, their
+// paths, and renders the policies.
 func checkFeatureGatesPlugin(_ context.Context, out string) {
 	for _, gate := range []string{"WidgetAutoscaling", "WidgetReplicas", "WidgetStorage", "WidgetLegacyColor"} {
-		Expect(out).To(MatchRegexp(`(?m)^widgets\.example\.com\s+`+gate+`\s`), gate)
+		Expect(out).To(MatchRegexp(`(?m)^widgets\.example\.com\s+widgets\s+`+gate+`\s`), gate)
 	}
 	Expect(out).To(MatchRegexp(`WidgetAutoscaling\s+Alpha\s+<unset>\s+false\s+DefaultOff\s+\.spec\.autoscaling`))
 	Expect(out).To(ContainSubstring("kind: MutatingAdmissionPolicy"))
 	Expect(out).To(ContainSubstring("name: featuregates.widgets.example.com"))
+}
+
+// The API server counted the policy's evaluations of the dry run above, and
+// the policy has one mutation per disabled gate's path (autoscaling, color).
+func checkPolicyMetrics(_ context.Context, out string) {
+	Expect(out).To(MatchRegexp(`(?m)^apiserver_mutating_admission_policy_check_total\{.*policy="featuregates\.widgets\.example\.com".*\} [1-9]`))
+	Expect(out).To(MatchRegexp(`(?m)^\s*2\s*$`), "the policy's mutations")
 }

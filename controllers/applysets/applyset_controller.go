@@ -251,7 +251,7 @@ func actorError(act actor, err error) error {
 func (r *Reconciler) applyAndPrune(ctx context.Context, set applyv1alpha1.Set, parent applyset.Parent,
 	engine *apply.Engine, objects []apply.Object, checker *health.Checker, o outcome) (result outcome) {
 	inv := inventory.FromStatus(set.GetSetStatus().Members)
-	plan := declared.NewPlan(set, parent, objects, refsOf(inv), o.setID, o.dryRun)
+	plan := declared.NewPlan(set, parent, objects, inv.Refs(), o.setID, o.dryRun)
 	applyOpts := plan.Apply
 	applyOpts.Ready = readyForDependents(checker)
 	defer func() { result = recordInventory(result, inv, objects) }()
@@ -319,16 +319,6 @@ func recordInventory(o outcome, inv inventory.Inventory, objects []apply.Object)
 	next := inv.Next(inventory.Observed{Listed: o.listed, Applied: o.applied.Changes, Released: o.pruned.Changes, Declared: declaredObjects})
 	o.inventory = &next
 	return o
-}
-
-// refsOf returns the references of the recorded members.
-func refsOf(inv inventory.Inventory) []apply.ObjectRef {
-	entries := inv.Entries()
-	refs := make([]apply.ObjectRef, 0, len(entries))
-	for _, e := range entries {
-		refs = append(refs, e.Ref)
-	}
-	return refs
 }
 
 // failureReason is ReasonAccessDenied for a missing permission, otherwise fallback.

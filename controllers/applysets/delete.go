@@ -135,7 +135,7 @@ func (r *Reconciler) releaseMembers(ctx context.Context, set applyv1alpha1.Set, 
 	}
 	inv := inventory.FromStatus(set.GetSetStatus().Members)
 	proof := inv.Proof(identity.MembersFieldManager)
-	prune, disband := declared.Release(set, parent, refsOf(inv), proof)
+	prune, disband := declared.Release(set, parent, inv.Refs(), proof)
 	var cs apply.ChangeSet
 	if disband != nil {
 		cs, err = engine.Disband(ctx, *disband)

@@ -130,12 +130,8 @@ func previewDeletion(ctx context.Context, w io.Writer, cl client.Client, set app
 		return nil
 	}
 	inv := inventory.FromStatus(members)
-	refs := make([]apply.ObjectRef, 0, inv.Len())
-	for _, e := range inv.Entries() {
-		refs = append(refs, e.Ref)
-	}
 	engine := &apply.Engine{Client: cl, FieldManager: identity.MembersFieldManager}
-	prune, disband := declared.Release(set, parent, refs, inv.Proof(identity.MembersFieldManager))
+	prune, disband := declared.Release(set, parent, inv.Refs(), inv.Proof(identity.MembersFieldManager))
 	var (
 		cs  apply.ChangeSet
 		err error

@@ -128,11 +128,7 @@ func (d *diffOptions) previewSet(ctx context.Context, o *Options, cl client.Clie
 	for _, w := range warnings {
 		fmt.Fprintf(o.Streams.ErrOut, "Warning: %s\n", w)
 	}
-	members := make([]apply.ObjectRef, 0, inv.Len())
-	for _, e := range inv.Entries() {
-		members = append(members, e.Ref)
-	}
-	plan := declared.NewPlan(set, parent, objects, members, key.ID(), true)
+	plan := declared.NewPlan(set, parent, objects, inv.Refs(), key.ID(), true)
 	engine := &apply.Engine{Client: cl, FieldManager: identity.MembersFieldManager, Discovery: c.disco}
 	p := &preview{declared: map[apply.ObjectRef]apply.Object{}}
 	for _, obj := range objects {

@@ -31,11 +31,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/utils/ptr"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
-	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
 // CascadeAnnotation set to "allow" on the declaration of a
@@ -90,6 +90,15 @@ func (inv Inventory) Len() int { return len(inv.entries) }
 // Entries returns the members, sorted.
 func (inv Inventory) Entries() []Entry { return inv.sorted() }
 
+// Refs returns the members' references, sorted.
+func (inv Inventory) Refs() []apply.ObjectRef {
+	refs := make([]apply.ObjectRef, 0, len(inv.entries))
+	for _, e := range inv.sorted() {
+		refs = append(refs, e.Ref)
+	}
+	return refs
+}
+
 // Get returns the entry of ref.
 func (inv Inventory) Get(ref apply.ObjectRef) (Entry, bool) {
 	e, ok := inv.entries[ref]
@@ -108,6 +117,7 @@ func (inv Inventory) Cascade(ref apply.ObjectRef) bool {
 // manager) applied the object's label: both records then say the set
 // applied it, and the next reconcile records the UID.
 func (inv Inventory) Proof(legacyManager string) apply.Proof {
+	appliedByOperator := apply.LabelAppliedBy(sets.New(legacyManager))
 	return func(ref apply.ObjectRef, obj *metav1.PartialObjectMetadata) bool {
 		e, ok := inv.entries[ref]
 		switch {
@@ -116,7 +126,7 @@ func (inv Inventory) Proof(legacyManager string) apply.Proof {
 		case e.UID != "":
 			return e.UID == obj.UID
 		}
-		return slices.Contains(applyset.PartOfAppliers(obj.ManagedFields), legacyManager)
+		return appliedByOperator(ref, obj)
 	}
 }
 

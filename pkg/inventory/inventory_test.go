@@ -163,6 +163,9 @@ func TestNext(t *testing.T) {
 func TestStatusRoundTrip(t *testing.T) {
 	in := []applyv1alpha1.Member{member("b", "uid-b"), member("a", "uid-a")}
 	in[0].Cascade = ptr.To(true)
+	if refs := FromStatus(in).Refs(); len(refs) != 2 || refs[0] != cm("a") || refs[1] != cm("b") {
+		t.Errorf("refs = %v, want a, b", refs)
+	}
 	out := FromStatus(in).Status()
 	if len(out) != 2 || out[0].Name != "a" || out[1].Name != "b" || !ptr.Deref(out[1].Cascade, false) || out[0].Cascade != nil {
 		t.Errorf("status = %+v", out)

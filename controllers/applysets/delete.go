@@ -59,7 +59,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, set applyv1alpha1.Set)
 		return r.letGo(ctx, set)
 	}
 	parent := applyset.ParseParent(r.parentKey(set), set.GetLabels(), set.GetAnnotations())
-	if parent.Trusted() && (identity.Owns(parent.Tooling) || parent.Tooling.Name == "") {
+	if identity.ReleasesMembersOf(parent) {
 		waiting, err := r.releaseMembers(ctx, set, parent)
 		if err == nil && waiting != "" {
 			// Members go in reverse apply order, each group once the one

@@ -125,7 +125,7 @@ func previewDeletion(ctx context.Context, w io.Writer, cl client.Client, set app
 		return nil
 	}
 	parent := applyset.ParseParent(key, set.GetLabels(), set.GetAnnotations())
-	if !parent.Trusted() || (!identity.Owns(parent.Tooling) && parent.Tooling.Name != "") {
+	if !identity.ReleasesMembersOf(parent) {
 		fmt.Fprintf(w, "Deleting %s touches no member: its ApplySet labels are not the operator's.\n", name)
 		return nil
 	}

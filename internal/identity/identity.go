@@ -77,3 +77,11 @@ func Tooling(version string) applyset.Tooling {
 func Owns(parent applyset.Tooling) bool {
 	return Tooling("").CompatibleWith(parent)
 }
+
+// ReleasesMembersOf reports whether deleting one of the operator's sets may
+// touch the members its parent contract names: the ID is the set's own, and
+// the tooling is the operator's or not written yet (a set deleted before its
+// first reconcile). Another tool's contract is that tool's to keep.
+func ReleasesMembersOf(parent applyset.Parent) bool {
+	return parent.Trusted() && (Owns(parent.Tooling) || parent.Tooling.Name == "")
+}

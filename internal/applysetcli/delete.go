@@ -63,7 +63,7 @@ unless --yes; --dry-run=server stops after the preview.`,
 			if err != nil {
 				return err
 			}
-			if ref.Type.GroupKind.Group != applyv1alpha1.GroupVersion.Group {
+			if !isOperatorSet(ref) {
 				return fmt.Errorf("%s is not one of the operator's sets: its members are deleted by the tool that applied them "+
 					"(kubectl delete), or kept with kubectl applyset disband", parentName(ref))
 			}

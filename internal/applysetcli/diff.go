@@ -29,7 +29,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 
-	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
@@ -136,7 +135,7 @@ func (d *diffOptions) previewKubectl(ctx context.Context, o *Options, c *clients
 	if err != nil {
 		return nil, err
 	}
-	if ref.Type.GroupKind.Group == applyv1alpha1.GroupVersion.Group {
+	if isOperatorSet(ref) {
 		return nil, fmt.Errorf("%s is one of the operator's sets: preview it with diff -f and the set's own manifest", parentName(ref))
 	}
 	parent, uid, err := readParentContract(ctx, c, ref)

@@ -66,7 +66,7 @@ and nothing changes.`,
 			if err != nil {
 				return err
 			}
-			if ref.Type.GroupKind.Group == applyv1alpha1.GroupVersion.Group {
+			if isOperatorSet(ref) {
 				return orphanAndDelete(cmd, o, c, ref, yes, &dr)
 			}
 			p, v, err := o.verifyParent(cmd, c, ref)

@@ -27,6 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
@@ -100,4 +101,10 @@ func (o *Options) verifyParent(cmd *cobra.Command, c *clients, ref membership.Pa
 	}
 	return membership.Parent{}, membership.Verdict{}, fmt.Errorf("%s%s was not read: its type is no parent type (a Secret, a ConfigMap, "+
 		"or a custom resource of a CRD labelled %s)", parentName(ref), inNamespace(ref.Namespace), applyset.ParentTypeLabel)
+}
+
+// isOperatorSet reports whether ref names one of the operator's own
+// ApplySets or ClusterApplySets, which the operator, not the plugin, acts on.
+func isOperatorSet(ref membership.ParentRef) bool {
+	return ref.Type.GroupKind.Group == applyv1alpha1.GroupVersion.Group
 }

@@ -22,7 +22,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
 
@@ -39,7 +38,7 @@ const (
 // label. Other tools' sets keep no record: an object whose label the tool's
 // own apply wrote is as much a member as can be told, any other carries the label only.
 func proofsOf(ctx context.Context, c *clients, ref membership.ParentRef, v membership.Verdict) (func(membership.Member) string, error) {
-	if ref.Type.GroupKind.Group != applyv1alpha1.GroupVersion.Group {
+	if !isOperatorSet(ref) {
 		return func(m membership.Member) string {
 			if slices.ContainsFunc(v.Unvouched, func(u membership.Member) bool { return u.UID == m.UID }) {
 				return proofLabel

@@ -51,7 +51,7 @@ its members. Nothing else is changed; a set that is not being deleted is refused
 				return err
 			}
 			name := parentName(ref) + inNamespace(ref.Namespace)
-			if ref.Type.GroupKind.Group != applyv1alpha1.GroupVersion.Group {
+			if !isOperatorSet(ref) {
 				return fmt.Errorf("%s is not one of the operator's sets, which alone carry its finalizer", name)
 			}
 			cl, err := c.client()

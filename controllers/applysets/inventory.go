@@ -18,7 +18,6 @@ package applysets
 
 import (
 	"fmt"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -33,6 +32,9 @@ import (
 
 // maxForeignItems bounds the foreign objects status names; it counts them all.
 const maxForeignItems = 20
+
+// maxLabelledBy is the API's bound on a foreign member's labelledBy.
+const maxLabelledBy = 256
 
 // ReasonForeignMembers is the reason of the Event when objects carry the set's label although the set did
 // not apply them; they are left alone. A Warning, since something copies or
@@ -59,19 +61,9 @@ func foreignStatus(foreign []apply.Change) *applyv1alpha1.ForeignMembers {
 	}
 	out := &applyv1alpha1.ForeignMembers{Count: int32(len(foreign))}
 	for _, c := range foreign[:min(len(foreign), maxForeignItems)] {
-		out.Items = append(out.Items, applyv1alpha1.ForeignMember{ObjectReference: ref(c.Ref), LabelledBy: labelledBy(c.Reason)})
+		out.Items = append(out.Items, applyv1alpha1.ForeignMember{ObjectReference: ref(c.Ref), LabelledBy: text.Truncate(applyset.FormatWriters(c.LabelledBy), maxLabelledBy)})
 	}
 	return out
-}
-
-// labelledBy reads the writers of the label back from a Foreign change's reason.
-func labelledBy(reason string) string {
-	writers, ok := strings.CutPrefix(reason, "labelled by ")
-	if !ok {
-		return ""
-	}
-	writers, _, _ = strings.Cut(writers, "; ")
-	return text.Truncate(writers, 256)
 }
 
 // recordForeign tells, once for each, of objects that newly carry the set's

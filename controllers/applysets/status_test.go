@@ -28,6 +28,7 @@ import (
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/health"
 	"github.com/applyset-operator/applyset-operator/pkg/inventory"
 )
@@ -54,7 +55,8 @@ func TestSetStatus(t *testing.T) {
 		inv := inventory.FromStatus(out)
 		return &inv
 	}
-	foreign := []apply.Change{{Ref: cm("copied"), Action: apply.Foreign, Reason: "labelled by some-controller (Update); the set did not apply it"}}
+	foreign := []apply.Change{{Ref: cm("copied"), Action: apply.Foreign, Reason: "labelled by some-controller (Update); the set did not apply it",
+		LabelledBy: []applyset.LabelWriter{{Manager: "some-controller", Operation: metav1.ManagedFieldsOperationUpdate}}}}
 	tests := []struct {
 		name           string
 		o              outcome

@@ -74,6 +74,10 @@ type Change struct {
 	Fields []string
 	// Reason explains a Skipped or Failed object, or a preview that could not be exact.
 	Reason string
+	// LabelledBy names, for a Foreign object, the field managers that wrote
+	// its part-of label and how, as its managedFields record them; empty
+	// when they do not say.
+	LabelledBy []applyset.LabelWriter
 	// Object is the object as the apply left it (or, unchanged, as it was
 	// read), with its status, for judging its health; nil in a preview and
 	// when the apply failed.

@@ -22,7 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"golang.org/x/sync/errgroup"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -90,15 +89,12 @@ func (p Proof) proves(ref ObjectRef, obj *metav1.PartialObjectMetadata) bool {
 // foreign is the change of an object that carries the set's label but is not
 // proven to be its member.
 func foreign(m member) Change {
-	reason := "carries the set's label, but the set did not apply it"
-	if writers := applyset.PartOfWriters(m.obj.ManagedFields); len(writers) > 0 {
-		names := make([]string, 0, len(writers))
-		for _, w := range writers {
-			names = append(names, w.String())
-		}
-		reason = "labelled by " + strings.Join(names, ", ") + "; the set did not apply it"
+	c := Change{Ref: m.ref, Action: Foreign, Reason: "carries the set's label, but the set did not apply it",
+		LabelledBy: applyset.PartOfWriters(m.obj.ManagedFields)}
+	if len(c.LabelledBy) > 0 {
+		c.Reason = "labelled by " + applyset.FormatWriters(c.LabelledBy) + "; the set did not apply it"
 	}
-	return Change{Ref: m.ref, Action: Foreign, Reason: reason}
+	return c
 }
 
 // PrunePlan is what a prune will do: the members it deletes, in order, and

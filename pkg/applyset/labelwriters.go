@@ -19,6 +19,7 @@ package applyset
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -40,6 +41,15 @@ type LabelWriter struct {
 }
 
 func (w LabelWriter) String() string { return w.Manager + " (" + string(w.Operation) + ")" }
+
+// FormatWriters lists writers as messages name them: "a (Apply), b (Update)".
+func FormatWriters(writers []LabelWriter) string {
+	names := make([]string, 0, len(writers))
+	for _, w := range writers {
+		names = append(names, w.String())
+	}
+	return strings.Join(names, ", ")
+}
 
 // PartOfWriters returns the field managers whose managedFields entries hold
 // the part-of label, in their order.

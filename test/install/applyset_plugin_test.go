@@ -180,14 +180,7 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 		ns := pluginNamespace(ctx)
 		grantDefault(ctx, ns)
 		set := &applyv1alpha1.ApplySet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shop"}}
-		cm, err := applyv1alpha1.NewResource(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "c"}})
-		Expect(err).NotTo(HaveOccurred())
-		set.Spec.Resources = []applyv1alpha1.Resource{cm}
-		Expect(env.Client.Create(ctx, set)).To(Succeed())
-		Eventually(func() bool {
-			Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
-			return apimeta.IsStatusConditionTrue(set.Status.Conditions, applyv1alpha1.ConditionReady)
-		}).Should(BeTrue())
+		createReady(ctx, set, "c")
 
 		Expect(succeeds(ctx, "list", "-n", ns)).To(MatchRegexp(`(?m)^applyset\.apply\.applyset\.dev/shop\s+applyset-operator/v0\.1\.0\s+1\s+<none>\s+1/1 ready`))
 		Expect(succeeds(ctx, "view", "applysets.apply.applyset.dev/shop", "-n", ns)).To(MatchRegexp(`(?m)^ConfigMap\s+` + ns + `\s+c\s+Current\s+recorded`))
@@ -206,14 +199,7 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 		ns := pluginNamespace(ctx)
 		grantDefault(ctx, ns)
 		set := &applyv1alpha1.ApplySet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}
-		cm, err := applyv1alpha1.NewResource(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "member"}})
-		Expect(err).NotTo(HaveOccurred())
-		set.Spec.Resources = []applyv1alpha1.Resource{cm}
-		Expect(env.Client.Create(ctx, set)).To(Succeed())
-		Eventually(func() bool {
-			Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
-			return apimeta.IsStatusConditionTrue(set.Status.Conditions, applyv1alpha1.ConditionReady)
-		}).Should(BeTrue())
+		createReady(ctx, set, "member")
 		copied := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "copied",
 			Labels: map[string]string{applyset.PartOfLabel: set.Status.ApplySetID}}, Data: map[string]string{"k": "v"}}
 		Expect(env.Client.Create(ctx, copied, client.FieldOwner("copying-controller"))).To(Succeed())
@@ -260,14 +246,7 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 		ns := pluginNamespace(ctx)
 		grantDefault(ctx, ns)
 		set := &applyv1alpha1.ApplySet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "stuck", Finalizers: []string{"example.com/other"}}}
-		cm, err := applyv1alpha1.NewResource(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "member"}})
-		Expect(err).NotTo(HaveOccurred())
-		set.Spec.Resources = []applyv1alpha1.Resource{cm}
-		Expect(env.Client.Create(ctx, set)).To(Succeed())
-		Eventually(func() bool {
-			Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
-			return apimeta.IsStatusConditionTrue(set.Status.Conditions, applyv1alpha1.ConditionReady)
-		}).Should(BeTrue())
+		createReady(ctx, set, "member")
 		// The set's ServiceAccount loses its rights: the operator cannot release the members and holds the set.
 		Expect(env.Client.DeleteAllOf(ctx, &rbacv1.RoleBinding{}, client.InNamespace(ns))).To(Succeed())
 		Expect(env.Client.Delete(ctx, set)).To(Succeed())
@@ -284,6 +263,20 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 		Expect(member.Labels).To(HaveKeyWithValue(applyset.PartOfLabel, set.Status.ApplySetID))
 	})
 })
+
+// createReady creates one of the operator's sets declaring one ConfigMap, and
+// waits until it is Ready.
+func createReady(ctx context.Context, set *applyv1alpha1.ApplySet, configMap string) {
+	GinkgoHelper()
+	cm, err := applyv1alpha1.NewResource(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": configMap}})
+	Expect(err).NotTo(HaveOccurred())
+	set.Spec.Resources = []applyv1alpha1.Resource{cm}
+	Expect(env.Client.Create(ctx, set)).To(Succeed())
+	Eventually(func() bool {
+		Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
+		return apimeta.IsStatusConditionTrue(set.Status.Conditions, applyv1alpha1.ConditionReady)
+	}).Should(BeTrue())
+}
 
 // buildPlugin builds kubectl-applyset into a directory of its own, to be put on PATH.
 func buildPlugin(ctx context.Context) string {

@@ -164,7 +164,7 @@ func main() {
 	zapOpts := zap.Options{Development: false}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	ctrl.SetLogger(settlingLogger(zap.New(zap.UseFlagOptions(&zapOpts)), time.Now().Add(certSettleTime)))
 
 	if err := opts.validate(); err != nil {
 		setupLog.Error(err, "Invalid flags")

@@ -25,10 +25,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/open-policy-agent/cert-controller/pkg/rotator"
+	admissionregv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/applyset-operator/applyset-operator/controllers/applysets"
@@ -125,6 +130,11 @@ func setupWebhooks(mgr ctrl.Manager, o webhookOptions, backend featuregates.Back
 	certsReady := make(chan struct{})
 	if ep.Service != nil && o.certRotation {
 		svc := ep.Service
+		if err := placeConfigurations(mgr, ep, o.configuration); err != nil {
+			// The registrars write them once their controllers run; until
+			// then the rotator reports each as missing.
+			setupLog.Error(err, "Could not create the webhook configurations ahead of the certificate rotator")
+		}
 		if err := rotator.AddRotator(mgr, &rotator.CertRotator{
 			SecretKey:      types.NamespacedName{Namespace: svc.Namespace, Name: o.certSecret},
 			CertDir:        o.certDir,
@@ -163,6 +173,35 @@ func setupWebhooks(mgr ctrl.Manager, o webhookOptions, backend featuregates.Back
 	return applysets.SetupWebhook(mgr, server, &applysets.ValidationRegistrar{
 		Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Endpoint: ep,
 	})
+}
+
+// placeConfigurations creates the webhook configurations whose caBundle the
+// rotator keeps, empty and owned as the registrars own them, where they do
+// not exist yet: the registrars write their entries only once their
+// controllers run (the feature gates' only once a CustomFeatureGates object
+// exists), and the rotator logs every configuration it cannot find as an
+// error on each pass.
+func placeConfigurations(mgr ctrl.Manager, ep webhooks.Endpoint, mutating string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	owner, err := ep.Owner(ctx, mgr.GetAPIReader())
+	if err != nil {
+		return err
+	}
+	var refs []metav1.OwnerReference
+	if owner != nil {
+		refs = []metav1.OwnerReference{{APIVersion: *owner.APIVersion, Kind: *owner.Kind, Name: *owner.Name, UID: *owner.UID}}
+	}
+	for _, config := range []client.Object{
+		&admissionregv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: mutating, OwnerReferences: refs}},
+		&admissionregv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: applysets.DefaultValidationConfiguration, OwnerReferences: refs}},
+	} {
+		err := mgr.GetClient().Create(ctx, config, client.FieldOwner(identity.WebhooksFieldManager))
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating %T %s: %w", config, config.GetName(), err)
+		}
+	}
+	return nil
 }
 
 // deferredServer starts the webhook server once its certificate exists: the

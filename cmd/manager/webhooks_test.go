@@ -24,9 +24,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -41,8 +43,12 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
 
+// logs holds what the suite's managers log.
+var logs *testenv.SyncBuffer
+
 func TestManager(t *testing.T) {
 	RegisterFailHandler(Fail)
+	logs = testenv.CaptureLogs(func(l logr.Logger) logr.Logger { return settlingLogger(l, time.Now().Add(certSettleTime)) })
 	RunSpecs(t, "manager suite")
 }
 
@@ -88,6 +94,9 @@ var _ = Describe("webhooks with certificate rotation", func() {
 			)))
 		}).Should(Succeed())
 
+		By("the rotator finding every configuration it keeps, from the first reconcile on")
+		Expect(rotatorErrors()).To(BeEmpty(), "a fresh install logged certificate-rotation errors")
+
 		By("neither writer taking the other's fields back")
 		config := &admissionv1.MutatingWebhookConfiguration{}
 		Expect(c.Get(ctx, client.ObjectKey{Name: opts.configuration}, config)).To(Succeed())
@@ -118,3 +127,16 @@ var _ = Describe("webhooks with certificate rotation", func() {
 		}).WithTimeout(time.Minute).Should(Succeed())
 	})
 })
+
+// rotatorErrors are the error lines the certificate rotator wrote, or its
+// controller's reconciles.
+func rotatorErrors() []string {
+	var lines []string
+	for line := range strings.Lines(logs.String()) {
+		fields := strings.Split(line, "\t")
+		if len(fields) > 2 && fields[1] == "ERROR" && (fields[2] == "cert-rotation" || strings.Contains(line, `"controller": "cert-rotator"`)) {
+			lines = append(lines, line)
+		}
+	}
+	return lines
+}

@@ -18,8 +18,10 @@ package testenv
 
 import (
 	"context"
+	"io"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -47,6 +49,20 @@ func StartForSpecsWith(ctx context.Context, opts controlplane.Options) *Env {
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	ginkgo.DeferCleanup(env.Stop)
 	return env
+}
+
+// CaptureLogs sends the operator's logs, through the wrap a manager's main
+// gives its logger (nil for none), to the returned buffer as well as to the
+// GinkgoWriter. Call it before anything logs: controller-runtime's loggers
+// keep the first logger set in a process.
+func CaptureLogs(wrap func(logr.Logger) logr.Logger) *SyncBuffer {
+	logs := &SyncBuffer{}
+	l := zap.New(zap.WriteTo(io.MultiWriter(ginkgo.GinkgoWriter, logs)), zap.UseDevMode(true))
+	if wrap != nil {
+		l = wrap(l)
+	}
+	logf.SetLogger(l)
+	return logs
 }
 
 // StartManager is RunManager from a ginkgo node: the manager stops, and its

@@ -48,7 +48,7 @@ type RunLocal struct {
 	BinaryDir string
 
 	cmd    *exec.Cmd
-	output *syncBuffer
+	output *SyncBuffer
 	// exited is closed once run-local has exited, with exitErr its Wait's error.
 	exited  chan struct{}
 	exitErr error
@@ -75,7 +75,7 @@ func StartRunLocal(ctx context.Context, dir, kubeconfig string) *RunLocal {
 		gomega.Expect(err).NotTo(gomega.HaveOccurred(), string(out))
 	}
 
-	r := &RunLocal{Kubeconfig: kubeconfig, BinaryDir: binDir, output: &syncBuffer{}, exited: make(chan struct{})}
+	r := &RunLocal{Kubeconfig: kubeconfig, BinaryDir: binDir, output: &SyncBuffer{}, exited: make(chan struct{})}
 	r.cmd = exec.Command(filepath.Join(dir, "run-local"), "--local-kubeconfig", kubeconfig,
 		"--plugins-dir", dir, "--",
 		filepath.Join(dir, "manager"), "--health-probe-bind-address=0")
@@ -166,19 +166,19 @@ func (r *RunLocal) Children() map[int]string {
 	return children
 }
 
-// syncBuffer lets a test read what a process writes while it runs.
-type syncBuffer struct {
+// SyncBuffer lets a test read what a process or logger writes while it runs.
+type SyncBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (b *syncBuffer) Write(p []byte) (int, error) {
+func (b *SyncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
-func (b *syncBuffer) String() string {
+func (b *SyncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()

@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -142,6 +143,7 @@ func (e *Engine) checkAccess(ctx context.Context, perms []Permission, denied ...
 			if err := e.Client.Create(gctx, review); err != nil {
 				return fmt.Errorf("asking whether the set may %s: %w", p, err)
 			}
+			e.grants().record(p, review.Status.Allowed, time.Now())
 			if !review.Status.Allowed {
 				mu.Lock()
 				missing = append(missing, p)

@@ -333,13 +333,13 @@ func (e *Engine) applyTaking(ctx context.Context, p objectPlan, applyOpts []clie
 	*unstructured.Unstructured, written, error) {
 	ref := p.Ref()
 	result := p.desired.DeepCopy()
-	err := e.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(result), applyOpts...)
+	err := e.applyObject(ctx, result, applyOpts...)
 	forced := append(slices.Clone(applyOpts), client.ForceOwnership)
 	var w written
 	if onlyDigestConflicts(err) {
 		// Another engine applied the object with its own digest: bookkeeping, not a field of the set.
 		result = p.desired.DeepCopy()
-		err = e.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(result), forced...)
+		err = e.applyObject(ctx, result, forced...)
 	}
 	conflict := ConflictOf(ref, err)
 	if conflict == nil {
@@ -352,13 +352,21 @@ func (e *Engine) applyTaking(ctx context.Context, p objectPlan, applyOpts []clie
 		return nil, w, err
 	}
 	result = p.desired.DeepCopy()
-	err = e.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(result), forced...)
+	err = e.applyObject(ctx, result, forced...)
 	if edited {
 		w.tookBack = conflict
 	} else {
 		w.forced = conflict
 	}
 	return result, w, err
+}
+
+// applyObject applies obj, which takes the API server's answer; a refusal
+// the permission check contradicts is retried (retryForbidden).
+func (e *Engine) applyObject(ctx context.Context, obj *unstructured.Unstructured, opts ...client.ApplyOption) error {
+	return e.retryForbidden(ctx, func() error {
+		return e.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), opts...)
+	})
 }
 
 func changeOf(c Change) *Change { return &c }

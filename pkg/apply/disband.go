@@ -107,7 +107,9 @@ func (e *Engine) release(ctx context.Context, m member, opts DisbandOptions) err
 		if opts.DryRun {
 			patchOpts = append(patchOpts, client.DryRunAll)
 		}
-		err := e.Client.Patch(ctx, obj.DeepCopy(), client.RawPatch(types.MergePatchType, []byte(patch)), patchOpts...)
+		err := e.retryForbidden(ctx, func() error {
+			return e.Client.Patch(ctx, obj.DeepCopy(), client.RawPatch(types.MergePatchType, []byte(patch)), patchOpts...)
+		})
 		if !apierrors.IsConflict(err) || attempt == releaseAttempts {
 			return client.IgnoreNotFound(err)
 		}

@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/client-go/discovery"
@@ -54,6 +55,13 @@ type Engine struct {
 	// client's identity. Nil keeps every such Namespace: its contents cannot
 	// be listed.
 	Discovery discovery.DiscoveryInterface
+	// ForbiddenRetry bounds how long a write is retried that the API server
+	// refuses although this engine's permission check just allowed it
+	// (transient.go); 0 means DefaultForbiddenRetry.
+	ForbiddenRetry time.Duration
+
+	// granted remembers what the engine's permission checks allowed.
+	granted atomic.Pointer[grants]
 }
 
 // ErrOverlap marks an object that already belongs to another set.

@@ -280,7 +280,8 @@ func (e *Engine) deleteAll(ctx context.Context, members []member, dryRun bool) (
 				opts = append(opts, client.DryRunAll)
 			}
 			changes[i] = Change{Ref: m.ref, Action: Pruned}
-			if err := e.Client.Delete(gctx, m.obj, opts...); client.IgnoreNotFound(err) != nil {
+			err := e.retryForbidden(gctx, func() error { return e.Client.Delete(gctx, m.obj, opts...) })
+			if client.IgnoreNotFound(err) != nil {
 				changes[i], errs[i] = failed(m.ref, err), fmt.Errorf("pruning %s: %w", m.ref, err)
 			}
 			return nil

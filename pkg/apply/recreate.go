@@ -69,7 +69,10 @@ func (e *Engine) recreate(ctx context.Context, p objectPlan, fields []string, ap
 	old.SetGroupVersionKind(p.existing.GroupVersionKind())
 	old.SetNamespace(ref.Namespace)
 	old.SetName(ref.Name)
-	if err := e.Client.Delete(ctx, old, client.Preconditions{UID: &uid}, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
+	err := e.retryForbidden(ctx, func() error {
+		return e.Client.Delete(ctx, old, client.Preconditions{UID: &uid}, client.PropagationPolicy(metav1.DeletePropagationBackground))
+	})
+	if client.IgnoreNotFound(err) != nil {
 		w.change, w.err = changeOf(failed(ref, fmt.Errorf("deleting it to recreate it: %w", err))), err
 		return w
 	}
@@ -82,7 +85,7 @@ func (e *Engine) recreate(ctx context.Context, p objectPlan, fields []string, ap
 		return w
 	}
 	result := p.desired.DeepCopy()
-	if err := e.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(result), applyOpts...); err != nil {
+	if err := e.applyObject(ctx, result, applyOpts...); err != nil {
 		w.change, w.err = changeOf(failed(ref, fmt.Errorf("creating it again: %w", err))), err
 		return w
 	}

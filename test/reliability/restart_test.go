@@ -25,12 +25,14 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -53,6 +55,11 @@ var memberKinds = []schema.GroupVersionKind{
 // outcome is what one run of a fault scenario counts.
 type outcome struct {
 	wrongDeletions, lostMembers, narrowHints int
+	// falseAlarms are Warning Events about the set that pass on a write's
+	// Forbidden answer although the set's identity kept every permission. (A
+	// permission check that refuses is surfaced at once, by design: it is
+	// how a revocation is seen.)
+	falseAlarms int
 	// converge is the time from each strike until the set was Ready again;
 	// phases the time from each change of the set (create, then the update
 	// that prunes) until it was Ready.
@@ -98,14 +105,16 @@ func runFaultScenarios(ctx context.Context, name string, strike func(*operator))
 		total.wrongDeletions += o.wrongDeletions
 		total.lostMembers += o.lostMembers
 		total.narrowHints += o.narrowHints
+		total.falseAlarms += o.falseAlarms
 		total.converge = append(total.converge, o.converge...)
 	}
 	AddReportEntry(fmt.Sprintf("%s, %d objects", name, n), fmt.Sprintf(
-		"runs %d, wrong deletions %d, lost members %d, hints narrower than members %d, times to converge after the fault %v",
-		runs, total.wrongDeletions, total.lostMembers, total.narrowHints, total.converge))
+		"runs %d, wrong deletions %d, lost members %d, hints narrower than members %d, permission warnings %d, times to converge after the fault %v",
+		runs, total.wrongDeletions, total.lostMembers, total.narrowHints, total.falseAlarms, total.converge))
 	Expect(total.wrongDeletions).To(BeZero(), "objects that were not leaving members were deleted")
 	Expect(total.lostMembers).To(BeZero(), "declared objects were missing or unlabelled once Ready")
 	Expect(total.narrowHints).To(BeZero(), "the parent's hints were narrower than its members")
+	Expect(total.falseAlarms).To(BeZero(), "Warnings told of a permission problem although every permission stayed granted")
 }
 
 // operator is the operator of a fault scenario.
@@ -166,7 +175,24 @@ func faultScenario(ctx context.Context, rng *rand.Rand, n int, strike func(*oper
 	o.wrongDeletions += gone(ctx, bystanders) + gone(ctx, kept)
 	Expect(memberRefs(ctx, id, home, other)).To(HaveLen(n/2), "members that left the set were not pruned")
 	o.narrowHints = s.stop()
+	o.falseAlarms = permissionWarnings(ctx, set)
 	return o
+}
+
+// permissionWarnings counts the Warning Events about set that pass on a
+// write's Forbidden answer.
+func permissionWarnings(ctx context.Context, set *applyv1alpha1.ApplySet) int {
+	GinkgoHelper()
+	list := &eventsv1.EventList{}
+	Expect(k8sClient.List(ctx, list, client.InNamespace(set.Namespace))).To(Succeed())
+	n := 0
+	for _, e := range list.Items {
+		if e.Regarding.Name == set.Name && e.Type == corev1.EventTypeWarning && strings.Contains(e.Note, "is forbidden") {
+			GinkgoWriter.Printf("permission warning: %s %s\n", e.Reason, e.Note)
+			n++
+		}
+	}
+	return n
 }
 
 // declare returns n objects over memberKinds, the odd ones in namespace other.

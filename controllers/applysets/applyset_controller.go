@@ -81,6 +81,10 @@ type Reconciler struct {
 	// ApplyConcurrency bounds the requests one set has in flight; 0 means
 	// apply.DefaultConcurrency.
 	ApplyConcurrency int
+	// ApprovalEnforced says whether the admission policy that lets only
+	// approvers approve is in force (nil when it is), for sets under
+	// approval; nil holds every such set.
+	ApprovalEnforced func(context.Context, applyv1alpha1.Set) error
 
 	clients sync.Map // impersonated user, or "" for the operator -> identityClients
 	applied sync.Map // set key -> appliedState of its last full reconcile
@@ -183,6 +187,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set)
 	if err != nil {
 		return failure(o, applyv1alpha1.ReasonServiceAccountNotFound, false, err)
 	}
+	if o, err = r.approvalOf(ctx, set, o); err != nil {
+		return failure(o, applyv1alpha1.ReasonApprovalNotEnforced, false, err)
+	}
 	if o, wait := r.awaitDependencies(ctx, set, engine.Client, act, o); wait {
 		return o
 	}
@@ -273,6 +280,10 @@ func (r *Reconciler) applyAndPrune(ctx context.Context, set applyv1alpha1.Set, p
 		}
 		o.listed, o.foreign = prune.Proven(), prune.Foreign()
 	}
+	var wait bool
+	if o, wait = gateChanges(ctx, set, engine, objects, &applyOpts, prune, o); wait {
+		return o
+	}
 	if !o.dryRun {
 		if err := r.writeParent(ctx, set, plan.Widened); err != nil {
 			return failure(o, applyv1alpha1.ReasonApplyFailed, false, err)
@@ -291,6 +302,9 @@ func (r *Reconciler) applyAndPrune(ctx context.Context, set applyv1alpha1.Set, p
 	if prune == nil || o.applied.Count(apply.Waiting) > 0 {
 		// Members that left the set keep their label, and the hints stay wide:
 		// without prune, or until every object is applied.
+		return o
+	}
+	if o, wait = gateDeletes(set, prune, o); wait {
 		return o
 	}
 	o.pruned, err = engine.ExecutePrune(ctx, prune)

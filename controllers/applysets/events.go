@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
@@ -38,9 +39,13 @@ const (
 	// ReasonInputWarning: inputs were taken with a part left out, as
 	// kubectl leaves it out; status.warnings names them.
 	ReasonInputWarning = "InputWarning"
+	// ReasonApprovedPlanApplied: a plan a person approved was applied, and
+	// the approval spent.
+	ReasonApprovedPlanApplied = "ApprovedPlanApplied"
 )
 
 func (r *Reconciler) recordOutcome(set applyv1alpha1.Set, before *metav1.Condition, o outcome) {
+	r.recordApproval(set, o)
 	if o.err != nil {
 		r.Recorder.Eventf(set, nil, "Warning", o.reason, "Apply", "%s", text.Truncate(o.err.Error(), maxEventMessage))
 		return
@@ -65,6 +70,21 @@ func (r *Reconciler) recordOutcome(set applyv1alpha1.Set, before *metav1.Conditi
 			o.applied.Count(apply.Created), o.applied.Count(apply.Configured), o.pruned.Count(apply.Pruned))
 	}
 	r.recordHealthTransition(set, before, readyOf(set.GetSetStatus()))
+}
+
+// recordApproval tells, once per plan, that a plan awaits approval, and
+// that an approved plan was applied.
+func (r *Reconciler) recordApproval(set applyv1alpha1.Set, o outcome) {
+	a := o.approval
+	switch {
+	case a == nil:
+	case a.awaiting && a.digest != a.before:
+		r.Recorder.Eventf(set, nil, "Normal", applyv1alpha1.ReasonAwaitingApproval, "Plan", "%s",
+			text.Truncate(readyOf(set.GetSetStatus()).Message, maxEventMessage))
+	case a.spent:
+		r.Recorder.Eventf(set, nil, "Normal", ReasonApprovedPlanApplied, "Apply", "Applied the approved plan %s (approval %d)",
+			a.digest, ptr.Deref(set.GetSetStatus().Approval.Sequence, 0))
+	}
 }
 
 // recordWarnings tells, once, of inputs taken with a part left out.

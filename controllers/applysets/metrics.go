@@ -40,6 +40,15 @@ var (
 		Name: "applyset_operator_foreign_objects",
 		Help: "Objects that carry a set's part-of label although the set did not apply them, by set; the set leaves them alone.",
 	}, []string{setKindLabel, "namespace", "name"})
+	approvalAwaitingSince = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "applyset_operator_approval_awaiting_since_seconds",
+		Help: "When the plan of a set began to wait for approval, in Unix seconds, by set; absent when nothing waits.",
+	}, []string{setKindLabel, "namespace", "name"})
+	approvalWaitSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "applyset_operator_approval_wait_seconds",
+		Help:    "How long approved plans waited for their approval.",
+		Buckets: prometheus.ExponentialBuckets(1, 4, 10),
+	}, []string{setKindLabel})
 	setReconcileDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "applyset_operator_set_reconcile_duration_seconds",
 		Help:    "Time to reconcile one ApplySet or ClusterApplySet.",
@@ -48,7 +57,7 @@ var (
 )
 
 func init() {
-	metrics.Registry.MustRegister(objectsTotal, conflictsTotal, foreignObjects, setReconcileDuration)
+	metrics.Registry.MustRegister(objectsTotal, conflictsTotal, foreignObjects, approvalAwaitingSince, approvalWaitSeconds, setReconcileDuration)
 }
 
 func recordMetrics(kind string, set applyv1alpha1.Set, o outcome) {
@@ -67,9 +76,23 @@ func recordMetrics(kind string, set applyv1alpha1.Set, o outcome) {
 	if n := len(o.applied.Conflicts); n > 0 {
 		conflictsTotal.WithLabelValues(kind).Add(float64(n))
 	}
+	recordApprovalMetrics(kind, set, o)
+}
+
+func recordApprovalMetrics(kind string, set applyv1alpha1.Set, o outcome) {
+	a, status := o.approval, set.GetSetStatus().Approval
+	if a != nil && a.spent && a.waitingSince != nil {
+		approvalWaitSeconds.WithLabelValues(kind).Observe(o.now.Sub(a.waitingSince.Time).Seconds())
+	}
+	if status == nil || status.AwaitingSince == nil {
+		approvalAwaitingSince.DeleteLabelValues(kind, set.GetNamespace(), set.GetName())
+		return
+	}
+	approvalAwaitingSince.WithLabelValues(kind, set.GetNamespace(), set.GetName()).Set(float64(status.AwaitingSince.Unix()))
 }
 
 // forgetMetrics drops the figures of a set that is gone.
 func forgetMetrics(kind string, set applyv1alpha1.Set) {
 	foreignObjects.DeleteLabelValues(kind, set.GetNamespace(), set.GetName())
+	approvalAwaitingSince.DeleteLabelValues(kind, set.GetNamespace(), set.GetName())
 }

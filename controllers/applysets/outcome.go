@@ -63,6 +63,8 @@ type outcome struct {
 	// reconcile did not look at them (a preview, a recheck, a stop before
 	// the apply).
 	inventory *inventory.Inventory
+	// approval is nil for a set that applies without approval.
+	approval *approvalOutcome
 }
 
 // failure is o stopped by err, for reason; a terminal failure waits for a

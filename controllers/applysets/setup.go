@@ -44,7 +44,7 @@ import (
 // impersonate ServiceAccounts and to see that they exist. Acting as the
 // operator itself (--single-tenant) needs the optional cluster-writer role.
 // +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=impersonate;get;list;watch
-// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 
 // sourceIndex indexes sets by the ConfigMaps and Secrets they read: kind/namespace/name.
 const sourceIndex = ".spec.sources"
@@ -90,6 +90,10 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		{"clusterapplyset", func() applyv1alpha1.Set { return &applyv1alpha1.ClusterApplySet{} },
 			func() applyv1alpha1.SetList { return &applyv1alpha1.ClusterApplySetList{} }, "ClusterApplySet"},
 	}
+	probe, err := newApprovalProbe(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
+	if err != nil {
+		return err
+	}
 	for _, k := range kinds {
 		if err := mgr.GetFieldIndexer().IndexField(context.Background(), k.newSet(), sourceIndex, func(obj client.Object) []string {
 			sources := obj.(applyv1alpha1.Set).GetSources()
@@ -109,7 +113,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder(identity.EventReporter), NewSet: k.newSet, NewSetList: k.newList,
 			GroupKind:      schema.GroupKind{Group: applyv1alpha1.GroupVersion.Group, Kind: k.kind},
 			ToolingVersion: opts.ToolingVersion, DefaultServiceAccount: opts.DefaultServiceAccount, SingleTenant: opts.SingleTenant,
-			ApplyConcurrency: opts.ApplyConcurrency,
+			ApplyConcurrency: opts.ApplyConcurrency, ApprovalEnforced: probe.check,
 			Limits: declared.Limits{Bytes: cmp.Or(opts.MaxInputBytes, declared.DefaultLimits.Bytes),
 				Objects: cmp.Or(opts.MaxObjects, declared.DefaultLimits.Objects)},
 		}

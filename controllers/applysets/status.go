@@ -18,6 +18,7 @@ package applysets
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -70,6 +71,7 @@ func setStatus(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome
 	if !o.recheck && (o.applied.Changes != nil || o.pruned.Changes != nil || (o.err == nil && o.waitingFor == "")) {
 		setPlan(status, o)
 	}
+	setApproval(status, o)
 	setConditions(status, generation, o)
 }
 
@@ -89,6 +91,8 @@ func setConditions(status *applyv1alpha1.ApplySetStatus, generation int64, o out
 		markStalled(status, generation, o.reason, o.err.Error())
 	case o.err != nil:
 		markProgressing(status, generation, o.reason, o.err.Error(), "Retrying: "+o.err.Error(), false)
+	case o.approval != nil && o.approval.awaiting:
+		markAwaiting(status, generation, awaitingMessage(status, o))
 	case o.waitingFor != "":
 		msg := "Waiting for the sets it depends on: " + o.waitingFor
 		markProgressing(status, generation, applyv1alpha1.ReasonDependencyNotReady, msg, msg, true)
@@ -144,6 +148,14 @@ func setWaiting(status *applyv1alpha1.ApplySetStatus, generation int64, since ti
 
 func markReady(status *applyv1alpha1.ApplySetStatus, generation int64, reason, msg string) {
 	setCondition(status, generation, applyv1alpha1.ConditionReady, metav1.ConditionTrue, reason, msg)
+	apimeta.RemoveStatusCondition(&status.Conditions, applyv1alpha1.ConditionReconciling)
+	apimeta.RemoveStatusCondition(&status.Conditions, applyv1alpha1.ConditionStalled)
+	status.ObservedGeneration = generation
+}
+
+// markAwaiting: the operator did all it may until a person approves.
+func markAwaiting(status *applyv1alpha1.ApplySetStatus, generation int64, msg string) {
+	setCondition(status, generation, applyv1alpha1.ConditionReady, metav1.ConditionFalse, applyv1alpha1.ReasonAwaitingApproval, msg)
 	apimeta.RemoveStatusCondition(&status.Conditions, applyv1alpha1.ConditionReconciling)
 	apimeta.RemoveStatusCondition(&status.Conditions, applyv1alpha1.ConditionStalled)
 	status.ObservedGeneration = generation
@@ -219,7 +231,10 @@ func plan(o outcome) *applyv1alpha1.Plan {
 			p.Recreate = append(p.Recreate, applyv1alpha1.ObjectUpdate{ObjectReference: ref(c.Ref), Fields: boundedFields(c.Fields)})
 		}
 	}
-	for _, c := range o.pruned.Changes {
+	if o.approval != nil && (o.approval.awaiting || o.approval.spent) {
+		p.Digest = o.approval.digest
+	}
+	for _, c := range slices.Concat(o.pruned.Changes, held(o)) {
 		switch c.Action {
 		case apply.Pruned:
 			p.Prune = append(p.Prune, ref(c.Ref))

@@ -54,6 +54,10 @@ type ApplyOptions struct { //nolint:revive // apply.ApplyOptions reads as the op
 	// objects depend on one that does not is not applied yet: its objects are
 	// reported Pending, with what they wait for.
 	Ready func(*unstructured.Unstructured) (bool, string)
+	// Only, when not nil, is the approved Intent: an object is written only
+	// when its request body is the one approved; any other write waits
+	// (intent.go).
+	Only Intent
 }
 
 // DefaultConcurrency bounds the requests the engine has in flight at once.
@@ -76,6 +80,8 @@ func (e *Engine) Apply(ctx context.Context, objects []Object, opts ApplyOptions)
 		return ChangeSet{DryRun: opts.DryRun}, err
 	}
 	plans := e.inspect(ctx, objects, opts)
+	intent := intentOf(plans)
+	holdUnapproved(plans, opts.Only)
 	missing, denied, err := e.checkExternal(ctx, external)
 	if err != nil {
 		return ChangeSet{DryRun: opts.DryRun}, err
@@ -88,7 +94,7 @@ func (e *Engine) Apply(ctx context.Context, objects []Object, opts ApplyOptions)
 			joinRefs(missing), DependsOnAnnotation)
 	}
 
-	cs := ChangeSet{DryRun: opts.DryRun}
+	cs := ChangeSet{DryRun: opts.DryRun, Intent: intent}
 	live := map[ObjectRef]*unstructured.Unstructured{}
 	groups := byGroup(plans)
 	for i, group := range groups {

@@ -120,6 +120,8 @@ type ChangeSet struct {
 	Forced []Conflict
 	// DryRun is true when nothing was changed: the changes are a preview.
 	DryRun bool
+	// Intent is what the apply set out to write, a preview included.
+	Intent Intent
 }
 
 // Count returns how many changes have the action.

@@ -46,6 +46,9 @@ type objectPlan struct {
 	done   *Change
 	err    error
 	denied *Permission
+	// previewed is true when done stands for a write a preview cannot make
+	// (its Namespace or CRD is created by the set first): a real apply sends it.
+	previewed bool
 }
 
 // inspect reads every object as it is and decides what each needs: nothing
@@ -84,6 +87,7 @@ func (e *Engine) inspectOne(ctx context.Context, o Object, opts ApplyOptions, kn
 	case o.Mapping == nil && opts.DryRun:
 		// Its CRD is part of the set and not created yet: a preview cannot run it.
 		p.done = &Change{Ref: ref, Action: Created, Reason: "its CustomResourceDefinition is created by this set first"}
+		p.previewed = true
 		return p
 	case err != nil:
 		// An object the identity may not read is one it must apply blind:
@@ -176,6 +180,7 @@ func previewInNewNamespaces(plans []objectPlan) {
 	for i, p := range plans {
 		if ns := p.Object.Object.GetNamespace(); p.done == nil && p.existing == nil && created.Has(ns) {
 			plans[i].done = &Change{Ref: p.Ref(), Action: Created, Reason: "its Namespace " + ns + " is created by this set first"}
+			plans[i].previewed = true
 		}
 	}
 }

@@ -50,6 +50,24 @@ type CommonSpec struct {
 	// +optional
 	DryRun *bool `json:"dryRun,omitempty"`
 
+	// approval says whether changes wait for a person. Auto applies them as
+	// they come. Manual computes the plan as dryRun does, shows it in
+	// status.plan with its digest, and applies it only once approvedPlan
+	// names that digest; a plan that changed meanwhile applies nothing and
+	// waits again. Prune applies creates and updates at once and holds
+	// deletions the same way. Setting or changing approval or approvedPlan
+	// needs the verb approve on the set (config/policy).
+	// +default="Auto"
+	// +optional
+	Approval Approval `json:"approval,omitempty"`
+
+	// approvedPlan is the digest (status.plan.digest) of the plan a person
+	// approved; empty approves nothing. Each approval applies once.
+	// +kubebuilder:validation:MaxLength=71
+	// +kubebuilder:validation:Pattern=`^(sha256:[a-f0-9]{64})?$`
+	// +optional
+	ApprovedPlan *string `json:"approvedPlan,omitempty"`
+
 	// force takes ownership of fields that other field managers own (server-side
 	// apply with force). Without it such conflicts are reported in status.
 	// +default=false
@@ -350,6 +368,14 @@ type Plan struct {
 	// dryRun is true when the plan was only previewed with server-side dry-run.
 	// +optional
 	DryRun *bool `json:"dryRun,omitempty"`
+	// digest names the plan for approval (spec.approval Manual or Prune): a
+	// digest of the requests it would send, the UIDs it would delete, the
+	// spec fields that change how it runs and status.approval.sequence.
+	// +kubebuilder:validation:MinLength=71
+	// +kubebuilder:validation:MaxLength=71
+	// +kubebuilder:validation:Pattern=`^sha256:[a-f0-9]{64}$`
+	// +optional
+	Digest string `json:"digest,omitempty"`
 	// create are declared objects that did not exist.
 	// +listType=atomic
 	// +optional
@@ -441,9 +467,14 @@ type ApplySetStatus struct {
 	// +optional
 	ForeignMembers *ForeignMembers `json:"foreignMembers,omitempty"`
 
-	// plan is what the last reconcile did, or would do when spec.dryRun is set.
+	// plan is what the last reconcile did, or would do when spec.dryRun is
+	// set or the plan awaits approval.
 	// +optional
 	Plan *Plan `json:"plan,omitempty"`
+
+	// approval is where the set stands with approvals (spec.approval).
+	// +optional
+	Approval *ApprovalStatus `json:"approval,omitempty"`
 
 	// conflicts are fields owned by other field managers that the apply did not
 	// take, because spec.force is false.

@@ -65,6 +65,13 @@ const (
 	// ReasonHealthCheckFailed: a member failed, or did not become healthy
 	// within spec.timeout.
 	ReasonHealthCheckFailed = "HealthCheckFailed"
+	// ReasonAwaitingApproval: the plan in status.plan waits for a person to
+	// approve its digest (spec.approvedPlan).
+	ReasonAwaitingApproval = "AwaitingApproval"
+	// ReasonApprovalNotEnforced: the set asks for approval, but the admission
+	// policy that lets only approvers approve is not in force; nothing is
+	// applied until it is.
+	ReasonApprovalNotEnforced = "ApprovalNotEnforced"
 	// ReasonInvalidHealthCheck: an expression of spec.healthChecks does not compile.
 	ReasonInvalidHealthCheck = "InvalidHealthCheck"
 )

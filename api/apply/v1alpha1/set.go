@@ -117,5 +117,13 @@ func (in *CommonSpec) ForceEnabled() bool { return in.Force != nil && *in.Force 
 // WaitEnabled reports whether Ready waits for the members' health (default true).
 func (in *CommonSpec) WaitEnabled() bool { return in.Wait == nil || *in.Wait }
 
+// ApprovalMode is spec.approval, Auto when unset.
+func (in *CommonSpec) ApprovalMode() Approval {
+	if in.Approval == "" {
+		return ApprovalAuto
+	}
+	return in.Approval
+}
+
 // Suspended reports whether reconciliation is stopped.
 func (in *CommonSpec) Suspended() bool { return in.Suspend != nil && *in.Suspend }

@@ -1,0 +1,249 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysets
+
+import (
+	"context"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
+)
+
+// awaiting waits until set's plan awaits approval and returns its digest.
+func awaiting(ctx context.Context, set *applyv1alpha1.ApplySet, other ...string) string {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		c := condition(ctx, set, applyv1alpha1.ConditionReady)()
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Reason).To(Equal(applyv1alpha1.ReasonAwaitingApproval))
+		g.Expect(c.ObservedGeneration).To(Equal(set.Generation))
+		g.Expect(set.Status.Plan.Digest).To(HavePrefix("sha256:"))
+		g.Expect(other).NotTo(ContainElement(set.Status.Plan.Digest), "the plan awaiting approval is one approved before")
+	}).Should(Succeed())
+	return set.Status.Plan.Digest
+}
+
+func approve(ctx context.Context, set *applyv1alpha1.ApplySet, digest string) {
+	GinkgoHelper()
+	updateSet(ctx, set, func(set *applyv1alpha1.ApplySet) { set.Spec.ApprovedPlan = &digest })
+}
+
+// editData changes a ConfigMap's data with an update, as kubectl edit does.
+func editData(ctx context.Context, ns, name, value string) {
+	GinkgoHelper()
+	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cm := &corev1.ConfigMap{}
+		if err := k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cm); err != nil {
+			return err
+		}
+		cm.Data["k"] = value
+		return k8sClient.Update(ctx, cm, client.FieldOwner("kubectl-edit"))
+	})).To(Succeed())
+}
+
+// dataOfA is the value of ConfigMap a.
+func dataOfA(ctx context.Context, ns string) func() string {
+	return func() string {
+		cm := &corev1.ConfigMap{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "a"}, cm)).To(Succeed())
+		return cm.Data["k"]
+	}
+}
+
+var _ = Describe("Approval", func() {
+	It("under Manual applies nothing until the plan's digest is approved, then applies it once", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		set := newSet(ns, "manual", inlineConfigMap("a", "1"), inlineConfigMap("b", "1"))
+		set.Spec.Approval = applyv1alpha1.ApprovalManual
+		set.Spec.Interval = &metav1.Duration{Duration: 2e9}
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+
+		first := awaiting(ctx, set)
+		Expect(names(set.Status.Plan.Create)).To(ConsistOf("ConfigMap a", "ConfigMap b"))
+		Expect(configMapExists(ctx, ns, "a")).To(BeFalse(), "a plan awaiting approval was applied")
+		Eventually(testenv.EventReasons(ctx, k8sClient, ns, set.Name)).Should(ContainElement("Normal/" + applyv1alpha1.ReasonAwaitingApproval))
+
+		By("approving it")
+		approve(ctx, set, first)
+		readyFor(ctx, set)
+		Expect(configMapExists(ctx, ns, "a") && configMapExists(ctx, ns, "b")).To(BeTrue())
+		Expect(set.Status.Approval.Sequence).To(Equal(ptr.To[int64](1)))
+		Expect(set.Status.Approval.LastApplied).To(Equal(first))
+		Expect(set.Status.Approval.AwaitingSince).To(BeNil())
+
+		By("drift waiting for approval, and the same drift again waiting for a new one")
+		editData(ctx, ns, "a", "edited")
+		second := awaiting(ctx, set, first)
+		Expect(set.Status.Plan.Update).To(ConsistOf(HaveField("ObjectReference.Name", "a")))
+		Consistently(dataOfA(ctx, ns)).WithTimeout(3e9).Should(Equal("edited"), "drift was put back without approval")
+		approve(ctx, set, second)
+		Eventually(dataOfA(ctx, ns)).Should(Equal("1"))
+		readyFor(ctx, set)
+		editData(ctx, ns, "a", "edited")
+		awaiting(ctx, set, first, second)
+		Consistently(dataOfA(ctx, ns)).WithTimeout(3e9).Should(Equal("edited"), "a spent approval was applied again")
+		Expect(set.Status.Approval.Sequence).To(Equal(ptr.To[int64](2)))
+	})
+
+	It("under Manual applies nothing of a stale digest, and shows the new plan", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		set := newSet(ns, "stale", inlineConfigMap("a", "1"))
+		set.Spec.Approval = applyv1alpha1.ApprovalManual
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+		stale := awaiting(ctx, set)
+
+		By("changing the set, then approving the plan seen before the change")
+		updateSet(ctx, set, func(set *applyv1alpha1.ApplySet) {
+			set.Spec.Resources = append(set.Spec.Resources, inlineConfigMap("b", "1"))
+			set.Spec.ApprovedPlan = &stale
+		})
+		fresh := awaiting(ctx, set, stale)
+		Expect(names(set.Status.Plan.Create)).To(ConsistOf("ConfigMap a", "ConfigMap b"))
+		Expect(configMapExists(ctx, ns, "a")).To(BeFalse(), "a stale approval applied a different plan")
+
+		approve(ctx, set, fresh)
+		readyFor(ctx, set)
+		Expect(configMapExists(ctx, ns, "b")).To(BeTrue())
+	})
+
+	It("under Prune applies creates and updates at once and holds deletions until approved", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		set := newSet(ns, "prune", inlineConfigMap("a", "1"), inlineConfigMap("b", "1"))
+		set.Spec.Approval = applyv1alpha1.ApprovalPrune
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+		readyFor(ctx, set)
+
+		updateSet(ctx, set, func(set *applyv1alpha1.ApplySet) {
+			set.Spec.Resources = []applyv1alpha1.Resource{inlineConfigMap("a", "2"), inlineConfigMap("c", "1")}
+		})
+		digest := awaiting(ctx, set)
+		Expect(configMapExists(ctx, ns, "c")).To(BeTrue(), "a create waited for approval under Prune")
+		Expect(dataOfA(ctx, ns)()).To(Equal("2"), "an update waited for approval under Prune")
+		Expect(names(set.Status.Plan.Prune)).To(ConsistOf("ConfigMap b"))
+		Expect(configMapExists(ctx, ns, "b")).To(BeTrue(), "a deletion was made without approval")
+		Expect(memberNames(set.Status.Members)).To(ContainElement("ConfigMap b"), "a held deletion left the inventory")
+
+		approve(ctx, set, digest)
+		readyFor(ctx, set)
+		Expect(configMapExists(ctx, ns, "b")).To(BeFalse())
+		Expect(set.Status.Approval.LastApplied).To(Equal(digest))
+	})
+
+	It("holds every set of a namespace labelled for it to Manual", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		namespace := &corev1.Namespace{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: ns}, namespace)).To(Succeed())
+		namespace.Labels[applyv1alpha1.ManualApprovalLabel] = string(applyv1alpha1.ApprovalManual)
+		Expect(k8sClient.Update(ctx, namespace)).To(Succeed())
+		set := newSet(ns, "auto", inlineConfigMap("a", "1"))
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+
+		awaiting(ctx, set)
+		Expect(configMapExists(ctx, ns, "a")).To(BeFalse(), "an Auto set went around its namespace's rule")
+	})
+
+	It("lets only those who may approve change spec.approvedPlan or spec.approval", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		set := newSet(ns, "duties", inlineConfigMap("a", "1"))
+		set.Spec.Approval = applyv1alpha1.ApprovalManual
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+		digest := awaiting(ctx, set)
+		author, approver := userIn(ctx, ns, "author", "update"), userIn(ctx, ns, "approver", "update", "approve")
+		edit := func(c client.Client, change func(*applyv1alpha1.ApplySet)) error {
+			latest := &applyv1alpha1.ApplySet{}
+			Expect(c.Get(ctx, client.ObjectKeyFromObject(set), latest)).To(Succeed())
+			change(latest)
+			return c.Update(ctx, latest)
+		}
+
+		Expect(edit(author, func(s *applyv1alpha1.ApplySet) { s.Spec.ApprovedPlan = &digest })).
+			To(MatchError(ContainSubstring("may not approve applysets")), "an author approved their own plan")
+		Expect(edit(author, func(s *applyv1alpha1.ApplySet) { s.Spec.Approval = applyv1alpha1.ApprovalAuto })).
+			To(MatchError(ContainSubstring("may not approve applysets")), "an author switched the set to Auto")
+		Expect(edit(author, func(s *applyv1alpha1.ApplySet) { s.Spec.Interval = &metav1.Duration{Duration: 3e9} })).
+			To(Succeed(), "an author may still edit the rest of the set")
+		Expect(configMapExists(ctx, ns, "a")).To(BeFalse())
+
+		Eventually(func() error {
+			return edit(approver, func(s *applyv1alpha1.ApplySet) { s.Spec.ApprovedPlan = ptr.To(awaiting(ctx, set)) })
+		}).Should(Succeed())
+		readyFor(ctx, set)
+		Expect(configMapExists(ctx, ns, "a")).To(BeTrue())
+	})
+
+	It("holds sets under approval where the approval policy is not in force", Serial, func(ctx context.Context) {
+		binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "applyset-approval"}, binding)).To(Succeed())
+		Expect(k8sClient.Delete(ctx, binding)).To(Succeed())
+		restore := func(ctx context.Context) {
+			Expect(client.IgnoreAlreadyExists(k8sClient.Create(ctx, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+				ObjectMeta: metav1.ObjectMeta{Name: binding.Name}, Spec: binding.Spec}))).To(Succeed())
+		}
+		DeferCleanup(restore)
+		ns := newNamespace(ctx)
+		set := newSet(ns, "unguarded", inlineConfigMap("a", "1"))
+		set.Spec.Approval = applyv1alpha1.ApprovalManual
+		set.Spec.ApprovedPlan = ptr.To("sha256:" + strings.Repeat("ab", 32))
+		author := userIn(ctx, ns, "author")
+		Eventually(func() error { return author.Create(ctx, set.DeepCopy(), client.DryRunAll) }).
+			Should(Succeed(), "the API server still enforces the approval policy")
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+
+		Eventually(func() string {
+			return ptr.Deref(condition(ctx, set, applyv1alpha1.ConditionReady)(), metav1.Condition{}).Reason
+		}).
+			Should(Equal(applyv1alpha1.ReasonApprovalNotEnforced))
+		Expect(configMapExists(ctx, ns, "a")).To(BeFalse(), "a set under approval was applied without the policy")
+
+		By("going on once the policy is back")
+		restore(ctx)
+		Eventually(func() string {
+			poke(ctx, set)
+			return ptr.Deref(condition(ctx, set, applyv1alpha1.ConditionReady)(), metav1.Condition{}).Reason
+		}).Should(Equal(applyv1alpha1.ReasonAwaitingApproval))
+	})
+})
+
+// userIn returns a client acting as user, who may get, list, create and
+// patch ApplySets in ns, and use the verbs given.
+func userIn(ctx context.Context, ns, user string, verbs ...string) client.Client {
+	GinkgoHelper()
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: user},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{applyv1alpha1.GroupVersion.Group}, Resources: []string{"applysets"},
+			Verbs: append([]string{"get", "list", "create", "patch"}, verbs...)}}}
+	Expect(k8sClient.Create(ctx, role)).To(Succeed())
+	Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: user},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: user},
+		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: user}}})).To(Succeed())
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+	c, err := client.New(cfg, client.Options{Scheme: k8sClient.Scheme()})
+	Expect(err).NotTo(HaveOccurred())
+	return c
+}

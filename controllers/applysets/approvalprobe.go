@@ -1,0 +1,106 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysets
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+)
+
+// approvalProbeTTL is how long a finding that the approval policy is in
+// force is trusted; a finding that it is not is probed again each time.
+const approvalProbeTTL = time.Minute
+
+// approvalPolicyRefusal is what the API server says when the approval
+// policy (config/policy/approval.yaml, whatever prefix it was installed
+// with) refuses a request.
+const approvalPolicyRefusal = "applyset-approval' with binding"
+
+// ApprovalProbeUser is the identity the probe acts as: config/policy lets
+// it patch sets and nothing else.
+const ApprovalProbeUser = "system:applyset-operator:approval-probe"
+
+// +kubebuilder:rbac:groups="",resources=users,verbs=impersonate,resourceNames=system:applyset-operator:approval-probe
+
+// approvalProbe finds out, as the feature gates find out about their
+// policies, whether only approvers can approve: it asks the API server to
+// change a set's spec.approvedPlan in a dry run, as ApprovalProbeUser,
+// which may edit sets but not approve them. The policy refuses it where it
+// is in force; a change admitted means anyone who may edit the set could
+// approve its plans. The probe does not act as the operator, whose rights
+// an admin may widen.
+type approvalProbe struct {
+	client client.Client
+	mu     sync.Mutex
+	// inForce is when the policy was last found in force, by namespace.
+	inForce map[string]time.Time
+}
+
+// newApprovalProbe acts as ApprovalProbeUser, impersonated from cfg.
+func newApprovalProbe(cfg *rest.Config, opts client.Options) (*approvalProbe, error) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: ApprovalProbeUser}
+	c, err := client.New(cfg, opts)
+	if err != nil {
+		return nil, fmt.Errorf("a client acting as %s: %w", ApprovalProbeUser, err)
+	}
+	return &approvalProbe{client: c, inForce: map[string]time.Time{}}, nil
+}
+
+// check returns nil when the approval policy is in force for set.
+func (p *approvalProbe) check(ctx context.Context, set applyv1alpha1.Set) error {
+	key := set.GetNamespace()
+	p.mu.Lock()
+	at, known := p.inForce[key]
+	p.mu.Unlock()
+	if known && time.Since(at) < approvalProbeTTL {
+		return nil
+	}
+	patch := fmt.Sprintf(`{"spec":{"approvedPlan":%q}}`, probeDigest(ptr.Deref(set.GetCommonSpec().ApprovedPlan, "")))
+	err := p.client.Patch(ctx, set.DeepCopyObject().(client.Object), client.RawPatch(types.MergePatchType, []byte(patch)), client.DryRunAll)
+	switch {
+	case err == nil:
+		return errApprovalNotEnforced
+	case (apierrors.IsForbidden(err) || apierrors.IsInvalid(err)) && strings.Contains(err.Error(), approvalPolicyRefusal):
+		p.mu.Lock()
+		p.inForce[key] = time.Now()
+		p.mu.Unlock()
+		return nil
+	}
+	return fmt.Errorf("checking that only approvers may approve (a dry-run change of spec.approvedPlan): %w", err)
+}
+
+// probeDigest is a well-formed digest other than current, so that the
+// probe changes spec.approvedPlan.
+func probeDigest(current string) string {
+	digest := "sha256:" + strings.Repeat("0", 64)
+	if current == digest {
+		digest = "sha256:" + strings.Repeat("1", 64)
+	}
+	return digest
+}

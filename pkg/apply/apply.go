@@ -315,7 +315,16 @@ func (e *Engine) write(ctx context.Context, p objectPlan, opts ApplyOptions) wri
 		w.change, w.err = changeOf(failed(ref, reason)), err
 		return w
 	}
+	result, handed, err := e.handOver(ctx, result, p.desired, opts.DryRun)
+	if err != nil {
+		reason := fmt.Errorf("applied, but removing the ownership of %s failed: %w", strings.Join(handed.managers, ", "), err)
+		w.change, w.err = changeOf(failed(ref, reason)), reason
+		return w
+	}
 	w.change = &Change{Ref: ref, Action: Created}
+	if handed != nil {
+		w.change.HandedOver, w.change.Reason = handed.managers, handed.note(opts.DryRun)
+	}
 	if opts.DryRun {
 		w.change.Live, w.change.Preview = p.existing, result
 	} else {

@@ -78,6 +78,10 @@ type Change struct {
 	// its part-of label and how, as its managedFields record them; empty
 	// when they do not say.
 	LabelledBy []applyset.LabelWriter
+	// HandedOver names the legacy field managers (kubectl's client-side
+	// apply) whose ownership the apply removed, or in a preview would
+	// remove, once it had applied the object; Reason says what went.
+	HandedOver []string
 	// Object is the object as the apply left it (or, unchanged, as it was
 	// read), with its status, for judging its health; nil in a preview and
 	// when the apply failed.

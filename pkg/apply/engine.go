@@ -59,6 +59,11 @@ type Engine struct {
 	// refuses although this engine's permission check just allowed it
 	// (transient.go); 0 means DefaultForbiddenRetry.
 	ForbiddenRetry time.Duration
+	// LegacyManagers name the field managers whose update entries an apply
+	// removes, with kubectl's last-applied annotation, once it has applied an
+	// object, so that the set owns exactly what it declares (handover.go).
+	// Nil means DefaultLegacyManagers; an empty list hands over none.
+	LegacyManagers []string
 
 	// granted remembers what the engine's permission checks allowed.
 	granted atomic.Pointer[grants]

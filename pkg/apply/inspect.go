@@ -108,8 +108,9 @@ func (e *Engine) inspectOne(ctx context.Context, o Object, opts ApplyOptions, kn
 	if existing != nil {
 		leaveIgnored(p.desired, existing, ignoredPaths(ref, opts.Ignore))
 	}
-	// An apply that would change nothing is not sent: a steady set costs no writes.
-	if upToDate(existing, p.desired, e.FieldManager) {
+	// An apply that would change nothing is not sent: a steady set costs no
+	// writes. One that still has ownership to hand over is (handover.go).
+	if upToDate(existing, p.desired, e.FieldManager) && e.planHandover(existing, p.desired) == nil {
 		p.done = &Change{Ref: ref, Action: Unchanged}
 		if !opts.DryRun {
 			p.done.Object = existing

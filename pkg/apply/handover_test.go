@@ -25,6 +25,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -83,6 +84,11 @@ var _ = Describe("Taking over objects kubectl applied client-side", func() {
 		obj.SetAnnotations(map[string]string{LastAppliedAnnotation: string(recorded)})
 		Expect(k8sClient.Create(ctx, obj, client.FieldOwner(kubectlClientSide))).To(Succeed())
 	}
+	kubectlApply := func(ctx context.Context, manifest string) {
+		GinkgoHelper()
+		out, err := env.Kubectl(ctx, manifest, "apply", "--namespace", ns, "-f", "-")
+		Expect(err).NotTo(HaveOccurred(), out)
+	}
 	getConfigMap := func(ctx context.Context, name string) *corev1.ConfigMap {
 		GinkgoHelper()
 		cm := &corev1.ConfigMap{}
@@ -128,6 +134,95 @@ var _ = Describe("Taking over objects kubectl applied client-side", func() {
 		Expect(after.Data).To(Equal(map[string]string{"a": "2", "c": "kubectl-only", "flux": "applied"}))
 		Expect(after.Labels).To(HaveKeyWithValue("team", "blue"))
 		Expect(after.UID).To(Equal(before.UID), "the object was recreated")
+	})
+
+	It("keeps the replicas kubectl applied and the set does not declare, and the Deployment's spec", func(ctx context.Context) {
+		deployment := func(replicas, image string) string {
+			return fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  %s
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - {name: web, image: %q}
+`, replicas, image)
+		}
+		kubectlApply(ctx, deployment("replicas: 3", "nginx:1.27"))
+		get := func() *appsv1.Deployment {
+			GinkgoHelper()
+			d := &appsv1.Deployment{}
+			Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, d)).To(Succeed())
+			return d
+		}
+		before := get()
+		Expect(before.Annotations).To(HaveKey(LastAppliedAnnotation), "kubectl did not apply client-side")
+		Expect(managers(before.ManagedFields)).To(ContainElement(kubectlClientSide + "/Update"))
+
+		cs := apply(ctx, deployment("", "nginx:1.27"))
+		Expect(cs.Changes).To(ConsistOf(HaveField("HandedOver", Equal([]string{kubectlClientSide}))))
+		adopted := get()
+		Expect(adopted.Annotations).NotTo(HaveKey(LastAppliedAnnotation))
+		Expect(managers(adopted.ManagedFields)).NotTo(ContainElement(HavePrefix(kubectlClientSide)))
+		Expect(adopted.UID).To(Equal(before.UID))
+		Expect(adopted.Spec).To(Equal(before.Spec), "taking the Deployment over changed its spec")
+		// A Deployment counts annotation changes as generations: the digest
+		// the apply adds, and the annotation the handover removes; nothing else.
+		Expect(adopted.Generation).To(Equal(before.Generation + 2))
+		Expect(*adopted.Spec.Replicas).To(BeEquivalentTo(3))
+
+		writes.Store(0)
+		Expect(apply(ctx, deployment("", "nginx:1.27")).Changes).To(ConsistOf(HaveField("Action", Unchanged)))
+		Expect(writes.Load()).To(BeZero(), "the handed-over object is written again")
+
+		apply(ctx, deployment("", "nginx:1.28"))
+		after := get()
+		Expect(*after.Spec.Replicas).To(BeEquivalentTo(3), "a later apply removed replicas the set never declared")
+		Expect(after.Spec.Template.Spec.Containers[0].Image).To(Equal("nginx:1.28"))
+		Expect(after.UID).To(Equal(before.UID))
+	})
+
+	It("takes over 200 ConfigMaps kubectl applied, and then removes a key from each", func(ctx context.Context) {
+		const count = 200
+		var legacy, adopt, dropped strings.Builder
+		for i := range count {
+			legacy.WriteString(configMap(fmt.Sprintf("cm-%03d", i), "keep: '1', drop: '2'"))
+			adopt.WriteString(configMap(fmt.Sprintf("cm-%03d", i), "keep: '1', drop: '2'"))
+			dropped.WriteString(configMap(fmt.Sprintf("cm-%03d", i), "keep: '1'"))
+		}
+		kubectlApply(ctx, legacy.String())
+		uids := map[string]types.UID{}
+		list := &corev1.ConfigMapList{}
+		Expect(k8sClient.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+		for _, cm := range list.Items {
+			if strings.HasPrefix(cm.Name, "cm-") {
+				Expect(cm.Annotations).To(HaveKey(LastAppliedAnnotation))
+				uids[cm.Name] = cm.UID
+			}
+		}
+		Expect(uids).To(HaveLen(count))
+
+		cs := apply(ctx, adopt.String())
+		Expect(cs.Changes).To(HaveLen(count))
+		Expect(cs.Changes).To(HaveEach(HaveField("HandedOver", Equal([]string{kubectlClientSide}))))
+		cs = apply(ctx, dropped.String())
+		Expect(cs.Count(Configured)).To(Equal(count))
+
+		Expect(k8sClient.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+		seen := 0
+		for _, cm := range list.Items {
+			if uid, ok := uids[cm.Name]; ok {
+				seen++
+				Expect(cm.Data).To(Equal(map[string]string{"keep": "1"}), cm.Name)
+				Expect(cm.UID).To(Equal(uid), "%s was recreated", cm.Name)
+				Expect(cm.Annotations).NotTo(HaveKey(LastAppliedAnnotation), cm.Name)
+				Expect(managers(cm.ManagedFields)).To(Equal([]string{fieldManager + "/Apply"}), cm.Name)
+			}
+		}
+		Expect(seen).To(Equal(count))
 	})
 
 	It("previews the handover and writes nothing in a dry run", func(ctx context.Context) {

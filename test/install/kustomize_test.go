@@ -26,6 +26,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/applyset-operator/applyset-operator/controllers/applysets"
 )
 
 var _ = Describe("The install path", func() {
@@ -53,8 +55,10 @@ var _ = Describe("The install path", func() {
 			if slices.Contains(rule.Resources, "*") {
 				Expect(rule.Verbs).To(ConsistOf("get", "list", "watch"), "the default install may write any object")
 			}
-			if slices.Contains(rule.Verbs, "impersonate") {
-				Expect(rule.Resources).To(Equal([]string{"serviceaccounts"}), "the operator may impersonate more than ServiceAccounts")
+			if slices.Contains(rule.Verbs, "impersonate") && !slices.Equal(rule.Resources, []string{"serviceaccounts"}) {
+				// Besides ServiceAccounts, only the approval policy's probe user, by name.
+				Expect(rule.Resources).To(Equal([]string{"users"}), "the operator may impersonate more than ServiceAccounts")
+				Expect(rule.ResourceNames).To(Equal([]string{applysets.ApprovalProbeUser}), "the operator may impersonate any user")
 			}
 		}
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "applyset-operator-cluster-writer"}, &rbacv1.ClusterRole{})).NotTo(Succeed())

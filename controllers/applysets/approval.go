@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -225,4 +226,64 @@ func prunedNames(cs apply.ChangeSet) []string {
 		}
 	}
 	return names
+}
+
+// awaitingDeletion stops the deletion of a set under approval until a
+// person approves what it deletes.
+type awaitingDeletion struct {
+	digest  string
+	deletes apply.ChangeSet
+}
+
+func (a *awaitingDeletion) Error() string {
+	return fmt.Sprintf("deleting the set deletes %d members, which waits for approval of plan %s; approve it, "+
+		"or set spec.deletionPolicy to Orphan to keep them", a.deletes.Count(apply.Pruned), a.digest)
+}
+
+// gateDeletion decides whether the deletion of a set under approval may
+// delete what plan deletes: once its digest is approved, that approval
+// covers every later pass of the same deletion (the inventory only shrinks
+// while the set is deleted). It returns an *awaitingDeletion until then.
+func (r *Reconciler) gateDeletion(ctx context.Context, set applyv1alpha1.Set, plan *apply.PrunePlan) error {
+	mode, err := r.approvalMode(ctx, set)
+	if err != nil || mode == applyv1alpha1.ApprovalAuto || deletionApproved(set) || len(plan.Deletes()) == 0 {
+		return err
+	}
+	if r.ApprovalEnforced == nil {
+		return errApprovalNotEnforced
+	}
+	if err := r.ApprovalEnforced(ctx, set); err != nil {
+		return err
+	}
+	digest := declared.PlanDigest(set, declared.Approvable{What: declared.ApproveDeletion, Deletes: plan.Deletes()})
+	if !approved(set, digest) {
+		return &awaitingDeletion{digest: digest, deletes: plan.Preview()}
+	}
+	status := set.GetSetStatus()
+	setApproval(status, outcome{now: time.Now(), approval: &approvalOutcome{digest: digest, spent: true}})
+	status.Approval.DeletionApproved = ptr.To(true)
+	r.Recorder.Eventf(set, nil, "Normal", ReasonApprovedPlanApplied, "Delete", "Deleting the members: approved plan %s", digest)
+	return nil
+}
+
+// deletionApproved is true once the set's deletion was approved: the
+// inventory only shrinks while the set is deleted, so that approval covers
+// every later pass.
+func deletionApproved(set applyv1alpha1.Set) bool {
+	a := set.GetSetStatus().Approval
+	return a != nil && ptr.Deref(a.DeletionApproved, false) && !set.GetDeletionTimestamp().IsZero()
+}
+
+// markDeletionAwaiting shows the deletion's plan and says how to approve it.
+func (r *Reconciler) markDeletionAwaiting(set applyv1alpha1.Set, waiting *awaitingDeletion) {
+	status := set.GetSetStatus()
+	before := planDigest(status)
+	o := outcome{now: time.Now(), dryRun: true, pruned: waiting.deletes,
+		approval: &approvalOutcome{digest: waiting.digest, awaiting: true}}
+	setPlan(status, o)
+	setApproval(status, o)
+	markAwaiting(status, set.GetGeneration(), waiting.Error())
+	if before != waiting.digest {
+		r.Recorder.Eventf(set, nil, "Normal", applyv1alpha1.ReasonAwaitingApproval, "Delete", "%s", text.Truncate(waiting.Error(), maxEventMessage))
+	}
 }

@@ -168,6 +168,41 @@ var _ = Describe("Approval", func() {
 		Expect(configMapExists(ctx, ns, "a")).To(BeFalse(), "an Auto set went around its namespace's rule")
 	})
 
+	It("deletes the members of a deleted set only once the deletion is approved", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		set := newSet(ns, "doomed", inlineConfigMap("a", "1"))
+		set.Spec.Approval = applyv1alpha1.ApprovalManual
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+		approve(ctx, set, awaiting(ctx, set))
+		readyFor(ctx, set)
+
+		Expect(k8sClient.Delete(ctx, set)).To(Succeed())
+		digest := awaiting(ctx, set)
+		Expect(names(set.Status.Plan.Prune)).To(ConsistOf("ConfigMap a"))
+		Consistently(func() bool { return configMapExists(ctx, ns, "a") }).WithTimeout(2e9).Should(BeTrue(),
+			"a member was deleted before the deletion was approved")
+
+		approve(ctx, set, digest)
+		Eventually(exists(ctx, set)).Should(BeFalse())
+		Expect(configMapExists(ctx, ns, "a")).To(BeFalse())
+	})
+
+	It("keeps the members of a deleted set under approval when its deletionPolicy turns to Orphan", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		set := newSet(ns, "kept", inlineConfigMap("a", "1"))
+		set.Spec.Approval = applyv1alpha1.ApprovalPrune
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+		readyFor(ctx, set)
+
+		Expect(k8sClient.Delete(ctx, set)).To(Succeed())
+		awaiting(ctx, set)
+		updateSet(ctx, set, func(set *applyv1alpha1.ApplySet) { set.Spec.DeletionPolicy = applyv1alpha1.DeletionPolicyOrphan })
+		Eventually(exists(ctx, set)).Should(BeFalse())
+		cm := &corev1.ConfigMap{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "a"}, cm)).To(Succeed())
+		Expect(cm.Labels).NotTo(HaveKey("applyset.kubernetes.io/part-of"), "an orphaned member kept the set's label")
+	})
+
 	It("lets only those who may approve change spec.approvedPlan or spec.approval", func(ctx context.Context) {
 		ns := newNamespace(ctx)
 		set := newSet(ns, "duties", inlineConfigMap("a", "1"))

@@ -18,6 +18,7 @@ package applysets
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -67,6 +68,11 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, set applyv1alpha1.Set)
 			markProgressing(set.GetSetStatus(), set.GetGeneration(), applyv1alpha1.ReasonDeleting, "Deleting the members: "+waiting,
 				"Deleting the members: "+waiting, false)
 			return reconcile.Result{RequeueAfter: requeue.Jitter(waitDelay(0))}, nil
+		}
+		var waitingForApproval *awaitingDeletion
+		if errors.As(err, &waitingForApproval) {
+			r.markDeletionAwaiting(set, waitingForApproval)
+			return reconcile.Result{}, nil // approving changes the spec, which wakes the set
 		}
 		if err != nil {
 			if !r.namespaceTerminating(ctx, set) {
@@ -141,7 +147,7 @@ func (r *Reconciler) releaseMembers(ctx context.Context, set applyv1alpha1.Set, 
 		cs, err = engine.Disband(ctx, *disband)
 	} else {
 		prune.BeforeDelete, prune.Cascade = r.stopWhenUninstalling, inv.Cascade
-		cs, err = engine.Prune(ctx, *prune)
+		cs, err = r.pruneAll(ctx, set, engine, *prune)
 		if err == nil && waitingDeletes(cs) == "" && cs.Count(apply.Skipped) > 0 {
 			// What the prune kept is released, so no label points at a set that is gone.
 			var released apply.ChangeSet
@@ -162,6 +168,19 @@ func (r *Reconciler) releaseMembers(ctx context.Context, set applyv1alpha1.Set, 
 		return fmt.Sprintf("waiting for the %d members just deleted to be gone", n), nil
 	}
 	return "", nil
+}
+
+// pruneAll deletes what the prune plans, once approved where the set is
+// under approval (gateDeletion).
+func (r *Reconciler) pruneAll(ctx context.Context, set applyv1alpha1.Set, engine *apply.Engine, opts apply.PruneOptions) (apply.ChangeSet, error) {
+	plan, err := engine.PlanPrune(ctx, opts)
+	if err != nil {
+		return apply.ChangeSet{}, err
+	}
+	if err := r.gateDeletion(ctx, set, plan); err != nil {
+		return apply.ChangeSet{}, err
+	}
+	return engine.ExecutePrune(ctx, plan)
 }
 
 // recordRelease says what the deletion did to the members, and what it left.

@@ -64,4 +64,9 @@ type ApprovalStatus struct {
 	// lastAppliedTime is when it was applied.
 	// +optional
 	LastAppliedTime *metav1.Time `json:"lastAppliedTime,omitempty"`
+
+	// deletionApproved is true once the deletion of the set's members was
+	// approved; it covers every pass of that deletion.
+	// +optional
+	DeletionApproved *bool `json:"deletionApproved,omitempty"`
 }

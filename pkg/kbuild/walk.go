@@ -1,0 +1,261 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kbuild
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/kustomize/api/konfig"
+	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/yaml"
+
+	"github.com/applyset-operator/applyset-operator/pkg/artifact"
+)
+
+// Limits bound a build, checked by walking the kustomizations before any
+// is built. Every field must be positive, and below 1<<60.
+type Limits struct {
+	// MaxObjects bounds the objects the build would produce, counted with
+	// multiplicity: a base used twice counts twice, at every level.
+	MaxObjects int64
+	// MaxBytes bounds the bytes of the resource files the build would read,
+	// counted with the same multiplicity: roughly the size of its output.
+	MaxBytes int64
+	// MaxDepth bounds how deeply kustomizations nest (1: no bases).
+	MaxDepth int
+}
+
+func (l Limits) validate() error {
+	const most = 1 << 60
+	if l.MaxObjects <= 0 || l.MaxBytes <= 0 || l.MaxDepth <= 0 || l.MaxObjects >= most || l.MaxBytes >= most {
+		return fmt.Errorf("every limit must be positive and below 2^60: %+v", l)
+	}
+	return nil
+}
+
+// cost is what building a kustomization would produce and how deep its
+// kustomizations nest.
+type cost struct {
+	objects, bytes int64
+	height         int
+}
+
+// walker walks a graph of kustomizations as kustomize would build it,
+// without building it, each directory once.
+type walker struct {
+	files    *artifact.Tree
+	limits   Limits
+	costs    map[string]cost
+	visiting map[string]bool
+}
+
+func newWalker(files *artifact.Tree, limits Limits) *walker {
+	return &walker{files: files, limits: limits, costs: map[string]cost{}, visiting: map[string]bool{}}
+}
+
+// kustomizationFile finds the kustomization file of dir, "" if none.
+func kustomizationFile(files *artifact.Tree, dir string) (string, error) {
+	var found []string
+	for _, name := range konfig.RecognizedKustomizationFileNames() {
+		if _, ok := files.File(path.Join(dir, name)); ok {
+			found = append(found, path.Join(dir, name))
+		}
+	}
+	if len(found) > 1 {
+		return "", fmt.Errorf("directory %q holds more than one kustomization file: %v", dir, found)
+	}
+	if len(found) == 0 {
+		return "", nil
+	}
+	return found[0], nil
+}
+
+// walk checks the kustomization of dir and everything it uses, reached at
+// depth, and returns what building it would produce. pluginConfigs says
+// that its resources are the configs of generators or transformers.
+func (w *walker) walk(dir string, depth int, pluginConfigs bool) (cost, error) {
+	key := fmt.Sprintf("%t:%s", pluginConfigs, dir)
+	if c, ok := w.costs[key]; ok {
+		return c, w.check(dir, depth, c)
+	}
+	if w.visiting[dir] {
+		return cost{}, fmt.Errorf("kustomization %q uses itself", dir)
+	}
+	if depth > w.limits.MaxDepth {
+		return cost{}, fmt.Errorf("kustomization %q: nested deeper than the limit of %d", dir, w.limits.MaxDepth)
+	}
+	w.visiting[dir] = true
+	defer delete(w.visiting, dir)
+	file, err := kustomizationFile(w.files, dir)
+	if err != nil {
+		return cost{}, err
+	}
+	if file == "" {
+		return cost{}, fmt.Errorf("directory %q is used as a kustomization but holds no kustomization file", dir)
+	}
+	k, err := w.parse(dir, file)
+	if err != nil {
+		return cost{}, err
+	}
+	c, err := w.kustomizationCost(dir, file, k, depth, pluginConfigs)
+	if err != nil {
+		return cost{}, err
+	}
+	w.costs[key] = c
+	return c, w.check(dir, depth, c)
+}
+
+func (w *walker) check(dir string, depth int, c cost) error {
+	switch {
+	case depth+c.height-1 > w.limits.MaxDepth:
+		return fmt.Errorf("kustomization %q: nested deeper than the limit of %d", dir, w.limits.MaxDepth)
+	case c.objects > w.limits.MaxObjects:
+		return fmt.Errorf("kustomization %q would produce more than the limit of %d objects", dir, w.limits.MaxObjects)
+	case c.bytes > w.limits.MaxBytes:
+		return fmt.Errorf("kustomization %q would read more than the limit of %d bytes", dir, w.limits.MaxBytes)
+	}
+	return nil
+}
+
+// parse reads a kustomization as kustomize does, then checks every path it
+// names and refuses what this build does not do.
+func (w *walker) parse(dir, file string) (*types.Kustomization, error) {
+	data, _ := w.files.File(file)
+	k := &types.Kustomization{}
+	if err := k.Unmarshal(data); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	k.FixKustomization()
+	if len(k.HelmCharts) > 0 || k.HelmGlobals != nil {
+		return nil, fmt.Errorf("%s: helm charts are not allowed", file)
+	}
+	var raw any
+	if err := yaml.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if err := checkPathValues(dir, raw, file); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+func (w *walker) kustomizationCost(dir, file string, k *types.Kustomization, depth int, pluginConfigs bool) (cost, error) {
+	total := cost{objects: int64(len(k.ConfigMapGenerator) + len(k.SecretGenerator)), height: 1}
+	for _, group := range []struct {
+		field   string
+		refs    []string
+		configs bool
+		counts  bool
+	}{
+		{"resources", k.Resources, pluginConfigs, true},
+		{"components", k.Components, pluginConfigs, true},
+		{"generators", k.Generators, true, true},
+		{"transformers", k.Transformers, true, false},
+		{"validators", k.Validators, true, false},
+	} {
+		for i, ref := range group.refs {
+			where := fmt.Sprintf("%s %s[%d]", file, group.field, i)
+			c, err := w.reference(dir, ref, where, depth, group.configs)
+			if err != nil {
+				return cost{}, err
+			}
+			if group.counts {
+				total.objects += c.objects
+				total.bytes += c.bytes
+			}
+			total.height = max(total.height, c.height+1)
+			if err := w.check(dir, depth, total); err != nil {
+				return cost{}, err
+			}
+		}
+	}
+	return total, nil
+}
+
+// reference is what one entry of resources, components, generators,
+// transformers or validators would produce: a file's documents, or another
+// kustomization's output. Inline plugin configs are checked in place.
+func (w *walker) reference(dir, ref, where string, depth int, pluginConfigs bool) (cost, error) {
+	if pluginConfigs && bytes.ContainsRune([]byte(ref), '\n') {
+		n, err := checkPluginConfigs(dir, []byte(ref), where)
+		return cost{objects: n, bytes: int64(len(ref))}, err
+	}
+	target, err := checkLocalPath(dir, ref, where)
+	if err != nil {
+		return cost{}, err
+	}
+	if data, ok := w.files.File(target); ok {
+		if pluginConfigs {
+			n, err := checkPluginConfigs(dir, data, target)
+			return cost{objects: n, bytes: int64(len(data))}, err
+		}
+		n, err := countDocuments(data, target)
+		return cost{objects: n, bytes: int64(len(data))}, err
+	}
+	if w.files.IsDir(target) {
+		return w.walk(target, depth+1, pluginConfigs)
+	}
+	return cost{}, fmt.Errorf("%s: %q is not in the artifact", where, ref)
+}
+
+// countDocuments counts the non-empty YAML documents of a resource file.
+// A List counts as one document though it stands for its items: its bytes
+// still count in full.
+func countDocuments(data []byte, where string) (int64, error) {
+	var n int64
+	err := eachDocument(data, where, func([]byte) error {
+		n++
+		return nil
+	})
+	return n, err
+}
+
+func eachDocument(data []byte, where string, fn func([]byte) error) error {
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	for i := 1; ; i++ {
+		doc, err := reader.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s document %d: %w", where, i, err)
+		}
+		if len(bytes.TrimSpace(stripComments(doc))) == 0 {
+			continue
+		}
+		if err := fn(doc); err != nil {
+			return fmt.Errorf("%s document %d: %w", where, i, err)
+		}
+	}
+}
+
+func stripComments(doc []byte) []byte {
+	var out []byte
+	for _, line := range bytes.Split(doc, []byte("\n")) {
+		trimmed := bytes.TrimSpace(line)
+		if len(trimmed) > 0 && trimmed[0] != '#' && !bytes.Equal(trimmed, []byte("---")) {
+			out = append(out, line...)
+		}
+	}
+	return out
+}

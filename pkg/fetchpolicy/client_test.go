@@ -138,3 +138,24 @@ func TestHTTPClient(t *testing.T) {
 		})
 	}
 }
+
+func TestHTTPClientUsesNoProxy(t *testing.T) {
+	// Loopback never goes through a proxy, so this is checked on the
+	// transport rather than by a request.
+	t.Setenv("HTTPS_PROXY", "http://proxy.example.com:3128")
+	client := (&Policy{}).HTTPClient(nil, false)
+	checked, ok := client.Transport.(*checkedTransport)
+	if !ok {
+		t.Fatalf("the transport is a %T, not the policy's", client.Transport)
+	}
+	transport, ok := checked.next.(*http.Transport)
+	if !ok {
+		t.Fatalf("the policy wraps a %T", checked.next)
+	}
+	if transport.Proxy != nil {
+		t.Error("the transport has a proxy function")
+	}
+	if transport.DialContext == nil {
+		t.Error("the transport dials without the policy's dialer")
+	}
+}

@@ -130,7 +130,10 @@ func fetchManifest(ctx context.Context, client *remote.Repository, repo Reposito
 	if desc.MediaType != ocispec.MediaTypeImageManifest {
 		return nil, fmt.Errorf("%s: media type %q: only OCI image manifests (%s) are read", what, desc.MediaType, ocispec.MediaTypeImageManifest)
 	}
-	if desc.Size <= 0 || desc.Size > maxBytes {
+	if desc.Size <= 0 {
+		return nil, fmt.Errorf("%s: the registry gave no size for the manifest", what)
+	}
+	if desc.Size > maxBytes {
 		return nil, fmt.Errorf("%s: the manifest's %d bytes are beyond the limit of %d", what, desc.Size, maxBytes)
 	}
 	rc, err := client.Manifests().Fetch(ctx, desc)
@@ -163,7 +166,10 @@ func contentLayer(repo Repository, desc ocispec.Descriptor, manifest *ocispec.Ma
 	if !acceptedLayerMediaTypes[layer.MediaType] {
 		return ocispec.Descriptor{}, fmt.Errorf("%s: layer media type %q: only %s and %s are read", what, layer.MediaType, FluxContentMediaType, OCILayerMediaType)
 	}
-	if layer.Size <= 0 || layer.Size > maxBytes {
+	if layer.Size <= 0 {
+		return ocispec.Descriptor{}, fmt.Errorf("%s: the layer has no size", what)
+	}
+	if layer.Size > maxBytes {
 		return ocispec.Descriptor{}, fmt.Errorf("%s: the layer's %d bytes are beyond the limit of %d", what, layer.Size, maxBytes)
 	}
 	if err := layer.Digest.Validate(); err != nil {

@@ -20,6 +20,8 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -126,7 +128,7 @@ func TestPullWithCredentials(t *testing.T) {
 	}
 
 	wrong := reg.options(t)
-	wrong.DockerConfigJSON = dockerConfigJSON(t, reg.host, "alice", "guess")
+	wrong.DockerConfigJSON = dockerConfigJSON(t, reg.host, "mallory", "guess")
 	_, err = Pull(context.Background(), reg.url("private"), Version{Tag: "v1"}, wrong, testLimits)
 	wantErr(t, err, "the registry refused the credentials (401)", reg.url("private"))
 
@@ -226,4 +228,24 @@ type swapWriter struct {
 
 func (w *swapWriter) Write(p []byte) (int, error) {
 	return w.ResponseWriter.Write([]byte(strings.ReplaceAll(string(p), w.from, w.to)))
+}
+
+func TestPullIgnoresDockerConfigOnDisk(t *testing.T) {
+	reg := newTestRegistry(t, basicAuth("alice", "s3cret"))
+	opts := reg.options(t)
+	opts.DockerConfigJSON = dockerConfigJSON(t, reg.host, "alice", "s3cret")
+	push(t, files, reg.url("private"), "v1", Metadata{Created: created}, opts)
+
+	// A docker config on disk holds the right credentials: it must not be
+	// used.
+	dockerDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dockerDir, "config.json"), dockerConfigJSON(t, reg.host, "alice", "s3cret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DOCKER_CONFIG", dockerDir)
+	t.Setenv("HOME", dockerDir)
+
+	anonymous := reg.options(t)
+	_, err := Pull(context.Background(), reg.url("private"), Version{Tag: "v1"}, anonymous, testLimits)
+	wantErr(t, err, "the registry asks for credentials and none were given")
 }

@@ -38,15 +38,40 @@ var metadataAddrs = map[netip.Addr]bool{
 	netip.MustParseAddr("100.100.100.200"): true, // Alibaba Cloud
 }
 
+// translatedPrefixes hold IPv6 addresses that carry an IPv4 address a
+// gateway translates to: NAT64 (RFC 6052) and 6to4 (RFC 3056).
+var (
+	nat64Prefix = netip.MustParsePrefix("64:ff9b::/96")
+	sixToFour   = netip.MustParsePrefix("2002::/16")
+)
+
 // IsSpecialAddress tells whether addr is one no fetch may reach unless an
 // allowed host names that very address: loopback, link-local (which holds
 // 169.254.169.254, the metadata service of most clouds), multicast,
-// unspecified, or another cloud metadata address. Private ranges are not
-// special: in-cluster registries live there.
+// unspecified, or another cloud metadata address, also when written as an
+// IPv4-mapped, NAT64 or 6to4 IPv6 address. Private ranges are not special:
+// in-cluster registries live there.
 func IsSpecialAddress(addr netip.Addr) bool {
 	addr = addr.Unmap()
+	if embedded, ok := embeddedIPv4(addr); ok && IsSpecialAddress(embedded) {
+		return true
+	}
 	return addr.IsLoopback() || addr.IsLinkLocalUnicast() || addr.IsLinkLocalMulticast() ||
 		addr.IsInterfaceLocalMulticast() || addr.IsMulticast() || addr.IsUnspecified() || metadataAddrs[addr]
+}
+
+// embeddedIPv4 is the IPv4 address a NAT64 or 6to4 address stands for.
+func embeddedIPv4(addr netip.Addr) (netip.Addr, bool) {
+	b := addr.As16()
+	switch {
+	case !addr.Is6():
+		return netip.Addr{}, false
+	case nat64Prefix.Contains(addr):
+		return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}), true
+	case sixToFour.Contains(addr):
+		return netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}), true
+	}
+	return netip.Addr{}, false
 }
 
 // CheckHost checks a request's host[:port] (as in a URL; defaultPort is

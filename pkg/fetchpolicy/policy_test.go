@@ -147,6 +147,10 @@ func TestCheckDial(t *testing.T) {
 		{"0.0.0.0:443", false},
 		{"[::]:443", false},
 		{"224.0.0.1:443", false},
+		{"[64:ff9b::a9fe:a9fe]:80", false},
+		{"[64:ff9b::a00:1]:443", true},
+		{"[2002:7f00:1::]:443", false},
+		{"[2002:a00:1::]:443", true},
 		{"not-an-address", false},
 	}
 	for _, tt := range tests {

@@ -32,6 +32,9 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/fetchpolicy"
 )
 
+// userAgent names the operator to registries.
+const userAgent = "applyset-operator"
+
 // Options say how to reach a registry.
 type Options struct {
 	// Policy decides which hosts may be reached, and how. Required.
@@ -73,6 +76,7 @@ func (o Options) repository(repo Repository) (*remote.Repository, error) {
 		// overrule the admin.
 		BlockedRealmPrefixes: []netip.Prefix{},
 	}
+	client.SetUserAgent(userAgent)
 	if len(o.DockerConfigJSON) > 0 {
 		cred, err := CredentialFor(o.DockerConfigJSON, repo.Host)
 		if err != nil {

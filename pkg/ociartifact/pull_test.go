@@ -249,3 +249,21 @@ func TestPullIgnoresDockerConfigOnDisk(t *testing.T) {
 	_, err := Pull(context.Background(), reg.url("private"), Version{Tag: "v1"}, anonymous, testLimits)
 	wantErr(t, err, "the registry asks for credentials and none were given")
 }
+
+func TestPullSendsTokenRequestsThroughThePolicy(t *testing.T) {
+	for _, realm := range []string{"https://auth.example.com/token", "http://169.254.169.254/latest/meta-data"} {
+		t.Run(realm, func(t *testing.T) {
+			bearer := func(http.Handler) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+					w.Header().Set("WWW-Authenticate", `Bearer realm="`+realm+`",service="registry",scope="repository:app:pull"`)
+					w.WriteHeader(http.StatusUnauthorized)
+				})
+			}
+			reg := newTestRegistry(t, bearer)
+			opts := reg.options(t)
+			opts.DockerConfigJSON = dockerConfigJSON(t, reg.host, "alice", "s3cret")
+			_, err := Pull(context.Background(), reg.url("app"), Version{Tag: "v1"}, opts, testLimits)
+			wantErr(t, err, "is not among the hosts sets may fetch from")
+		})
+	}
+}

@@ -78,7 +78,7 @@ func (o Options) repository(repo Repository) (*remote.Repository, error) {
 	}
 	client.SetUserAgent(userAgent)
 	if len(o.DockerConfigJSON) > 0 {
-		cred, err := CredentialFor(o.DockerConfigJSON, repo.Host)
+		cred, err := credentialFor(o.DockerConfigJSON, repo.Host)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", repo, err)
 		}

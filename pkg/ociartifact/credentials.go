@@ -46,11 +46,11 @@ type dockerAuth struct {
 // dockerHubHosts are the names Docker Hub's credentials are kept under.
 var dockerHubHosts = map[string]bool{"docker.io": true, "index.docker.io": true, "registry-1.docker.io": true}
 
-// CredentialFor reads the credential for host (host[:port]) from the bytes
+// credentialFor reads the credential for host (host[:port]) from the bytes
 // of a .dockerconfigjson. A config that holds none for the host is an
 // error: a Secret given for a registry it does not cover is a mistake that
 // would otherwise surface as a puzzling refusal from the registry.
-func CredentialFor(dockerConfigJSON []byte, host string) (auth.Credential, error) {
+func credentialFor(dockerConfigJSON []byte, host string) (auth.Credential, error) {
 	if len(dockerConfigJSON) > maxDockerConfigBytes {
 		return auth.Credential{}, fmt.Errorf(".dockerconfigjson is larger than %d bytes", maxDockerConfigBytes)
 	}

@@ -98,7 +98,7 @@ func TestCredentialFor(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := CredentialFor([]byte(tt.config), tt.host)
+			got, err := credentialFor([]byte(tt.config), tt.host)
 			if tt.wantErr != "" {
 				wantErr(t, err, tt.wantErr)
 				return
@@ -119,7 +119,7 @@ func FuzzCredentialFor(f *testing.F) {
 	f.Add([]byte(`{"auths":{"h":{"identitytoken":"t"}}}`), "h")
 	f.Add([]byte(`{"auths":{"h":{"auth":"Og=="}}}`), "h")
 	f.Fuzz(func(t *testing.T, config []byte, host string) {
-		cred, err := CredentialFor(config, host)
+		cred, err := credentialFor(config, host)
 		if err != nil {
 			return
 		}

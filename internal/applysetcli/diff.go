@@ -22,6 +22,8 @@ import (
 	"fmt"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -103,6 +105,8 @@ type preview struct {
 	problems []error
 	// pruneChecked is true when the preview looked for members to prune.
 	pruneChecked bool
+	// deletes are what the prune would delete, with their UIDs.
+	deletes map[apply.ObjectRef]types.UID
 }
 
 func (d *diffOptions) run(ctx context.Context, o *Options) error {

@@ -22,6 +22,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -142,9 +143,19 @@ func (d *diffOptions) previewSet(ctx context.Context, o *Options, cl client.Clie
 		p.pruneChecked = true
 		plan.Prune.Proven = inv.Proof(identity.MembersFieldManager)
 		plan.Prune.Cascade = inv.Cascade
-		if p.pruned, err = engine.Prune(ctx, *plan.Prune); err != nil {
+		if p.pruned, p.deletes, err = pruneShowing(ctx, engine, *plan.Prune); err != nil {
 			p.problems = append(p.problems, err)
 		}
 	}
 	return p, nil
+}
+
+// pruneShowing previews a prune and says what it would delete, by UID.
+func pruneShowing(ctx context.Context, engine *apply.Engine, opts apply.PruneOptions) (apply.ChangeSet, map[apply.ObjectRef]types.UID, error) {
+	plan, err := engine.PlanPrune(ctx, opts)
+	if err != nil {
+		return apply.ChangeSet{DryRun: opts.DryRun}, nil, err
+	}
+	cs, err := engine.ExecutePrune(ctx, plan)
+	return cs, plan.Deletes(), err
 }

@@ -242,6 +242,48 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 		Expect(succeeds(ctx, "verify", "secret/roll", "-n", ns)).To(ContainSubstring("secret/roll in namespace " + ns + ": no findings, 2 members, health 1/2 ready"))
 	})
 
+	It("approves the plan a set awaits, after showing it, and no other", func(ctx context.Context) {
+		ns := pluginNamespace(ctx)
+		grantDefault(ctx, ns)
+		cm, err := applyv1alpha1.NewResource(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "d"},
+			"data": map[string]any{"k": "v"}})
+		Expect(err).NotTo(HaveOccurred())
+		set := &applyv1alpha1.ApplySet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gated"}}
+		set.Spec.Resources, set.Spec.Approval = []applyv1alpha1.Resource{cm}, applyv1alpha1.ApprovalManual
+		Expect(env.Client.Create(ctx, set)).To(Succeed())
+		reason := func() string {
+			Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
+			if ready := apimeta.FindStatusCondition(set.Status.Conditions, applyv1alpha1.ConditionReady); ready != nil {
+				return ready.Reason
+			}
+			return ""
+		}
+		Eventually(reason).Should(Equal(applyv1alpha1.ReasonAwaitingApproval))
+		digest := set.Status.Plan.Digest
+
+		By("showing the plan as a diff, and approving nothing when the answer is no")
+		out, code := plugin(ctx, "n\n", "approve", "aset/gated", "-n", ns)
+		Expect(code).To(BeZero(), out)
+		Expect(out).To(ContainSubstring("+  k: v"))
+		Expect(out).To(ContainSubstring("The preview above is plan " + digest))
+		Expect(out).To(ContainSubstring("Not approved"))
+		Expect(reason()).To(Equal(applyv1alpha1.ReasonAwaitingApproval))
+		Expect(set.Spec.ApprovedPlan).To(BeNil())
+
+		By("refusing a digest that is not the one awaited")
+		out, code = plugin(ctx, "", "approve", "aset/gated", "-n", ns, "--digest", "sha256:"+strings.Repeat("0", 64), "--yes")
+		Expect(code).NotTo(BeZero(), out)
+		Expect(out).To(ContainSubstring("awaits approval of " + digest))
+
+		By("approving it")
+		Expect(succeeds(ctx, "approve", "aset/gated", "-n", ns, "--yes")).To(ContainSubstring("approved plan " + digest))
+		Eventually(reason).Should(Equal(applyv1alpha1.ReasonSucceeded))
+		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "d"}, &corev1.ConfigMap{})).To(Succeed())
+		out, code = plugin(ctx, "", "approve", "aset/gated", "-n", ns, "--yes")
+		Expect(code).NotTo(BeZero(), out)
+		Expect(out).To(ContainSubstring("no plan awaits approval"))
+	})
+
 	It("releases the finalizer of a set being deleted, and touches no member", func(ctx context.Context) {
 		ns := pluginNamespace(ctx)
 		grantDefault(ctx, ns)

@@ -30,6 +30,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
@@ -88,6 +89,9 @@ var _ = Describe("Approval", func() {
 		Expect(names(set.Status.Plan.Create)).To(ConsistOf("ConfigMap a", "ConfigMap b"))
 		Expect(configMapExists(ctx, ns, "a")).To(BeFalse(), "a plan awaiting approval was applied")
 		Eventually(testenv.EventReasons(ctx, k8sClient, ns, set.Name)).Should(ContainElement("Normal/" + applyv1alpha1.ReasonAwaitingApproval))
+		Expect(set.Status.Approval.AwaitingSince).NotTo(BeNil())
+		Expect(awaitingSinceMetric(ns, set.Name)).To(Equal(float64(set.Status.Approval.AwaitingSince.Unix())))
+		waitsBefore := approvalWaits()
 
 		By("approving it")
 		approve(ctx, set, first)
@@ -96,6 +100,8 @@ var _ = Describe("Approval", func() {
 		Expect(set.Status.Approval.Sequence).To(Equal(ptr.To[int64](1)))
 		Expect(set.Status.Approval.LastApplied).To(Equal(first))
 		Expect(set.Status.Approval.AwaitingSince).To(BeNil())
+		Expect(awaitingSinceMetric(ns, set.Name)).To(BeZero(), "a set that awaits nothing is still reported as awaiting")
+		Expect(approvalWaits()).To(BeNumerically(">", waitsBefore), "the wait of the approved plan was not observed")
 
 		By("drift waiting for approval, and the same drift again waiting for a new one")
 		editData(ctx, ns, "a", "edited")
@@ -281,4 +287,42 @@ func userIn(ctx context.Context, ns, user string, verbs ...string) client.Client
 	c, err := client.New(cfg, client.Options{Scheme: k8sClient.Scheme()})
 	Expect(err).NotTo(HaveOccurred())
 	return c
+}
+
+// awaitingSinceMetric is the set's applyset_operator_approval_awaiting_since_seconds, 0 when absent.
+func awaitingSinceMetric(ns, name string) float64 {
+	GinkgoHelper()
+	families, err := metrics.Registry.Gather()
+	Expect(err).NotTo(HaveOccurred())
+	for _, f := range families {
+		if f.GetName() != "applyset_operator_approval_awaiting_since_seconds" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["namespace"] == ns && labels["name"] == name {
+				return m.GetGauge().GetValue()
+			}
+		}
+	}
+	return 0
+}
+
+// approvalWaits is how many approved plans' waits were observed.
+func approvalWaits() uint64 {
+	GinkgoHelper()
+	families, err := metrics.Registry.Gather()
+	Expect(err).NotTo(HaveOccurred())
+	var n uint64
+	for _, f := range families {
+		if f.GetName() == "applyset_operator_approval_wait_seconds" {
+			for _, m := range f.GetMetric() {
+				n += m.GetHistogram().GetSampleCount()
+			}
+		}
+	}
+	return n
 }

@@ -89,6 +89,7 @@ type options struct {
 	maxSetObjects         int
 	setConcurrency        int
 	applyConcurrency      int
+	legacyManagers        string
 
 	kubeAPIQPS   float64
 	kubeAPIBurst int
@@ -150,6 +151,10 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"How many ApplySets, and how many ClusterApplySets, are reconciled at once.")
 	fs.IntVar(&o.applyConcurrency, "concurrent-applies", apply.DefaultConcurrency,
 		"How many requests (applies, deletes, reads) one set has in flight at once.")
+	fs.StringVar(&o.legacyManagers, "legacy-field-managers", strings.Join(apply.DefaultLegacyManagers, ","),
+		"Comma-separated field managers of client-side applies whose ownership a set takes over after its first apply of an object "+
+			"(their update entries and kubectl's last-applied annotation go), so that a field the set stops declaring goes; "+
+			"empty hands over none.")
 	fs.DurationVar(&o.reverifyInterval, "reverify-interval", time.Hour,
 		"How often every ApplySet parent is verified again without a change, a guard against missed events.")
 	fs.StringVar(&o.featureGateBackend, "featuregate-backend", backendAuto,
@@ -254,7 +259,7 @@ func run(opts options) error {
 	if err := applysets.SetupWithManager(mgr, applysets.Options{
 		ToolingVersion: version, DefaultServiceAccount: opts.defaultServiceAccount, SingleTenant: opts.singleTenant,
 		MaxInputBytes: opts.maxSetInputSize.Value(), MaxObjects: opts.maxSetObjects, Concurrency: opts.setConcurrency,
-		ApplyConcurrency: opts.applyConcurrency,
+		ApplyConcurrency: opts.applyConcurrency, LegacyManagers: append([]string{}, splitList(opts.legacyManagers)...), // empty hands over none
 	}); err != nil {
 		return fmt.Errorf("setting up the ApplySet reconcilers: %w", err)
 	}

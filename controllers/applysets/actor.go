@@ -88,7 +88,8 @@ func (r *Reconciler) actorOf(set applyv1alpha1.Set) (actor, error) {
 // ServiceAccount exists, and the reader of the set's sources: every read and
 // write made for the set is made as its actor, discovery included.
 func (r *Reconciler) engine(ctx context.Context, a actor) (*apply.Engine, client.Reader, error) {
-	engine := &apply.Engine{FieldManager: identity.MembersFieldManager, NamespaceExists: r.namespaceExists, Concurrency: r.ApplyConcurrency}
+	engine := &apply.Engine{FieldManager: identity.MembersFieldManager, NamespaceExists: r.namespaceExists, Concurrency: r.ApplyConcurrency,
+		LegacyManagers: r.LegacyManagers}
 	if a.serviceAccount == nil {
 		c, err := r.clientsOf("")
 		if err != nil {

@@ -85,6 +85,9 @@ type Reconciler struct {
 	// approvers approve is in force (nil when it is), for sets under
 	// approval; nil holds every such set.
 	ApprovalEnforced func(context.Context, applyv1alpha1.Set) error
+	// LegacyManagers are handed over to the set after its first apply of an
+	// object (apply.Engine.LegacyManagers).
+	LegacyManagers []string
 
 	clients sync.Map // impersonated user, or "" for the operator -> identityClients
 	applied sync.Map // set key -> appliedState of its last full reconcile

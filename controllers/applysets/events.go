@@ -39,6 +39,9 @@ const (
 	// ReasonInputWarning: inputs were taken with a part left out, as
 	// kubectl leaves it out; status.warnings names them.
 	ReasonInputWarning = "InputWarning"
+	// ReasonOwnershipHandedOver: the set took over objects written by
+	// client-side apply (--legacy-field-managers).
+	ReasonOwnershipHandedOver = "OwnershipHandedOver"
 	// ReasonApprovedPlanApplied: a plan a person approved was applied, and
 	// the approval spent.
 	ReasonApprovedPlanApplied = "ApprovedPlanApplied"
@@ -61,6 +64,10 @@ func (r *Reconciler) recordOutcome(set applyv1alpha1.Set, before *metav1.Conditi
 	for _, c := range o.applied.Forced {
 		r.Recorder.Eventf(set, nil, "Normal", ReasonOwnershipForced, "Apply", "%s",
 			text.Truncate(fmt.Sprintf("%s: took %s from %s (spec.force)", c.Ref, text.Summarize(c.Fields, maxEventFields), c.Manager), maxEventMessage))
+	}
+	if handed := handedOver(o.applied); handed != "" {
+		r.Recorder.Eventf(set, nil, "Normal", ReasonOwnershipHandedOver, "Apply", "%s", text.Truncate(
+			"Took over the ownership of client-side applies, so the set owns exactly what it declares: "+handed, maxEventMessage))
 	}
 	if skipped := skippedPrunes(o.pruned); skipped != "" {
 		r.Recorder.Eventf(set, nil, "Warning", applyv1alpha1.ReasonPruneSkipped, "Prune", "%s", text.Truncate("Kept "+skipped, maxEventMessage))
@@ -112,4 +119,16 @@ func (r *Reconciler) recordHealthTransition(set applyv1alpha1.Set, before, after
 		(before.Reason == applyv1alpha1.ReasonProgressing || before.Reason == applyv1alpha1.ReasonHealthCheckFailed):
 		r.Recorder.Eventf(set, nil, "Normal", applyv1alpha1.ReasonSucceeded, "Wait", "%s", text.Truncate(after.Message, maxEventMessage))
 	}
+}
+
+// handedOver names the objects whose legacy managers the apply handed
+// over, with the managers.
+func handedOver(cs apply.ChangeSet) string {
+	var items []string
+	for _, c := range cs.Changes {
+		if len(c.HandedOver) > 0 {
+			items = append(items, c.Ref.String()+" (from "+strings.Join(c.HandedOver, ", ")+")")
+		}
+	}
+	return text.Summarize(items, 5)
 }

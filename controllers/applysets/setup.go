@@ -70,6 +70,10 @@ type Options struct {
 	// ApplyConcurrency is how many requests one set has in flight at once; 0
 	// means apply.DefaultConcurrency.
 	ApplyConcurrency int
+	// LegacyManagers are the client-side appliers whose ownership a set
+	// takes over after its first apply of an object; nil means
+	// apply.DefaultLegacyManagers.
+	LegacyManagers []string
 }
 
 // DefaultConcurrency lets a large set not hold up the small ones: each set
@@ -113,7 +117,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder(identity.EventReporter), NewSet: k.newSet, NewSetList: k.newList,
 			GroupKind:      schema.GroupKind{Group: applyv1alpha1.GroupVersion.Group, Kind: k.kind},
 			ToolingVersion: opts.ToolingVersion, DefaultServiceAccount: opts.DefaultServiceAccount, SingleTenant: opts.SingleTenant,
-			ApplyConcurrency: opts.ApplyConcurrency, ApprovalEnforced: probe.check,
+			ApplyConcurrency: opts.ApplyConcurrency, ApprovalEnforced: probe.check, LegacyManagers: opts.LegacyManagers,
 			Limits: declared.Limits{Bytes: cmp.Or(opts.MaxInputBytes, declared.DefaultLimits.Bytes),
 				Objects: cmp.Or(opts.MaxObjects, declared.DefaultLimits.Objects)},
 		}

@@ -23,6 +23,10 @@ import (
 	"maps"
 	"strings"
 
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/applyset-operator/applyset-operator/internal/fairqueue"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -123,7 +127,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		}
 		err := ctrl.NewControllerManagedBy(mgr).
 			Named(k.name).
-			WithOptions(controller.Options{MaxConcurrentReconciles: cmp.Or(opts.Concurrency, DefaultConcurrency)}).
+			WithOptions(controller.Options{MaxConcurrentReconciles: cmp.Or(opts.Concurrency, DefaultConcurrency), NewQueue: fairQueue}).
 			For(k.newSet(), builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, othersAnnotationsChanged))).
 			WatchesMetadata(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.setsReading("ConfigMap"))).
 			WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.setsReading("Secret"))).
@@ -203,4 +207,16 @@ func requestsFor(sets []applyv1alpha1.Set) []reconcile.Request {
 		requests = append(requests, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(set)})
 	}
 	return requests
+}
+
+// fairQueue is client-go's rate-limited work queue with a store that lets
+// namespaces take turns (internal/fairqueue): a tenant who creates a
+// thousand sets delays another tenant's set by one turn, not by a thousand
+// reconciles. ClusterApplySets, which have no namespace, share one line.
+func fairQueue(name string, limiter workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
+	store := fairqueue.New(func(req reconcile.Request) string { return req.Namespace })
+	queue := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[reconcile.Request]{Name: name, Queue: store})
+	delaying := workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[reconcile.Request]{Name: name, Queue: queue})
+	return workqueue.NewTypedRateLimitingQueueWithConfig(limiter,
+		workqueue.TypedRateLimitingQueueConfig[reconcile.Request]{Name: name, DelayingQueue: delaying})
 }

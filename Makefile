@@ -163,7 +163,7 @@ NODE ?=
 run: build plugins control-plane ## Run the manager against the current cluster, or a local control plane when none is reachable; NODE=1: in a single-node cluster of its own (root).
 ifeq ($(NODE),)
 	$(GO) build -o bin/run-local ./hack/run-local
-	bin/run-local -- bin/manager $(ARGS)
+	bin/run-local -- bin/manager --artifact-allowed-hosts=http://127.0.0.1,http://[::1] $(ARGS)
 else
 	$(MAKE) image IMG=controller:latest IMAGE_TAR=bin/image/manager.tar
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" hack/e2e-cluster.sh run -- hack/run-node.sh

@@ -45,6 +45,7 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/declared"
+	"github.com/applyset-operator/applyset-operator/pkg/fetchpolicy"
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
 
@@ -90,6 +91,7 @@ type options struct {
 	setConcurrency        int
 	applyConcurrency      int
 	legacyManagers        string
+	artifactAllowedHosts  string
 
 	kubeAPIQPS   float64
 	kubeAPIBurst int
@@ -149,6 +151,10 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"The most objects one set may declare, a bound on the operator's memory and on the time one set holds a worker.")
 	fs.IntVar(&o.setConcurrency, "concurrent-set-reconciles", applysets.DefaultConcurrency,
 		"How many ApplySets, and how many ClusterApplySets, are reconciled at once.")
+	fs.StringVar(&o.artifactAllowedHosts, "artifact-allowed-hosts", "",
+		"Comma-separated hosts oci sources may fetch from: [http://]host[:port], host a DNS name, a *.example.com wildcard or an IP "+
+			"([::1] for IPv6); http:// allows plain HTTP too. Loopback, link-local and metadata addresses are refused unless named by address. "+
+			"Empty: no oci source fetches.")
 	fs.IntVar(&o.applyConcurrency, "concurrent-applies", apply.DefaultConcurrency,
 		"How many requests (applies, deletes, reads) one set has in flight at once.")
 	fs.StringVar(&o.legacyManagers, "legacy-field-managers", strings.Join(apply.DefaultLegacyManagers, ","),
@@ -256,10 +262,15 @@ func run(opts options) error {
 		return fmt.Errorf("--default-service-account=%s: give a name only; the account is looked up in each ApplySet's namespace",
 			opts.defaultServiceAccount)
 	}
+	artifactPolicy, err := artifactPolicy(opts.artifactAllowedHosts)
+	if err != nil {
+		return err
+	}
 	if err := applysets.SetupWithManager(mgr, applysets.Options{
 		ToolingVersion: version, DefaultServiceAccount: opts.defaultServiceAccount, SingleTenant: opts.singleTenant,
 		MaxInputBytes: opts.maxSetInputSize.Value(), MaxObjects: opts.maxSetObjects, Concurrency: opts.setConcurrency,
-		ApplyConcurrency: opts.applyConcurrency, LegacyManagers: append([]string{}, splitList(opts.legacyManagers)...), // empty hands over none
+		ApplyConcurrency: opts.applyConcurrency, ArtifactPolicy: artifactPolicy,
+		LegacyManagers: append([]string{}, splitList(opts.legacyManagers)...), // empty hands over none
 	}); err != nil {
 		return fmt.Errorf("setting up the ApplySet reconcilers: %w", err)
 	}
@@ -296,4 +307,18 @@ func splitList(value string) []string {
 		}
 	}
 	return out
+}
+
+// artifactPolicy reads --artifact-allowed-hosts; nil, when it names no
+// host, lets no oci source fetch.
+func artifactPolicy(allowedHosts string) (*fetchpolicy.Policy, error) {
+	hosts := splitList(allowedHosts)
+	if len(hosts) == 0 {
+		return nil, nil
+	}
+	policy, err := fetchpolicy.Parse(hosts)
+	if err != nil {
+		return nil, fmt.Errorf("--artifact-allowed-hosts: %w", err)
+	}
+	return policy, nil
 }

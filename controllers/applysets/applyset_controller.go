@@ -78,6 +78,8 @@ type Reconciler struct {
 	SingleTenant bool
 	// Limits bound what one set may declare.
 	Limits declared.Limits
+	// Artifacts fetch oci sources, within the admin's host policy.
+	Artifacts *declared.Artifacts
 	// ApplyConcurrency bounds the requests one set has in flight; 0 means
 	// apply.DefaultConcurrency.
 	ApplyConcurrency int
@@ -157,6 +159,10 @@ func (r *Reconciler) result(ctx context.Context, set applyv1alpha1.Set, o outcom
 		return reconcile.Result{RequeueAfter: requeue.Jitter(interval(spec))}, nil
 	case o.err == nil && o.pruned.Count(apply.Waiting) > 0:
 		return reconcile.Result{RequeueAfter: requeue.Jitter(waitDelay(0))}, nil
+	case o.err != nil && o.terminal && readsArtifacts(set):
+		// A tag may point to a fixed artifact without the set changing.
+		log.FromContext(ctx).Info("Set cannot progress until it or its artifacts change", "reason", o.reason, "error", o.err.Error())
+		return reconcile.Result{RequeueAfter: requeue.Jitter(interval(spec))}, nil
 	case o.err != nil && o.terminal:
 		log.FromContext(ctx).Info("Set cannot progress until it changes", "reason", o.reason, "error", o.err.Error())
 		return reconcile.Result{}, nil
@@ -197,16 +203,18 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set)
 		return o
 	}
 	scope := applyset.Scope{Namespace: set.GetNamespace(), AdditionalNamespaces: sets.New(spec.AdditionalNamespaces...)}
-	objects, warnings, reason, err := r.readObjects(ctx, sources, set, scope)
+	read, reason, err := r.readObjects(ctx, sources, set, scope)
 	if err != nil {
 		return failure(o, reason, reason == applyv1alpha1.ReasonInvalidInput, actorError(act, err))
 	}
-	o.warnings = &warnings
-	counts := declared.CountBySource(set, objects)
+	objects := read.objects
+	o.warnings = &read.warnings
+	counts := declared.CountBySource(set, objects, read.digests)
 	if err := refuseEmpty(set, objects, counts); err != nil {
 		return failure(o, applyv1alpha1.ReasonEmptySource, true, err)
 	}
 	o.sources = counts
+	o.artifactChanges = declared.ArtifactChanges(set.GetSetStatus().Sources, counts)
 	for _, obj := range objects {
 		o.declared = append(o.declared, obj.Ref())
 	}

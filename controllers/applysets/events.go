@@ -45,10 +45,16 @@ const (
 	// ReasonApprovedPlanApplied: a plan a person approved was applied, and
 	// the approval spent.
 	ReasonApprovedPlanApplied = "ApprovedPlanApplied"
+	// ReasonArtifactChanged: an oci source was read from another artifact
+	// than at the last reconcile; the Event names both digests.
+	ReasonArtifactChanged = "ArtifactChanged"
 )
 
 func (r *Reconciler) recordOutcome(set applyv1alpha1.Set, before *metav1.Condition, o outcome) {
 	r.recordApproval(set, o)
+	for _, change := range o.artifactChanges {
+		r.Recorder.Eventf(set, nil, "Normal", ReasonArtifactChanged, "Apply", "%s", text.Truncate("Applying "+change, maxEventMessage))
+	}
 	if o.err != nil {
 		r.Recorder.Eventf(set, nil, "Warning", o.reason, "Apply", "%s", text.Truncate(o.err.Error(), maxEventMessage))
 		return

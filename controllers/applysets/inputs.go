@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -30,32 +31,50 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/text"
 )
 
+// readInputs are the declared objects, checked, with what the check left
+// out and the digests of the artifacts read (by source index).
+type readInputs struct {
+	objects  []apply.Object
+	warnings []string
+	digests  []string
+}
+
 // readObjects gathers, decodes and checks the declared objects, reading the
-// sources with reader, the set's identity.
+// sources, and the Secrets of oci sources, with reader, the set's identity.
+// An oci source that could not be fetched fails the read: it never reads
+// as an empty source.
 func (r *Reconciler) readObjects(ctx context.Context, reader client.Reader, set applyv1alpha1.Set, scope applyset.Scope) (
-	objects []apply.Object, warnings []string, reason string, err error) {
-	inputs, err := declared.Gather(ctx, reader, set, r.Limits)
+	readInputs, string, error) {
+	gathered, err := declared.GatherWith(ctx, reader, set, r.Limits, r.Artifacts)
 	var denied *apply.AccessError
 	switch {
 	case errors.As(err, &denied):
-		return nil, nil, applyv1alpha1.ReasonAccessDenied, err
+		return readInputs{}, applyv1alpha1.ReasonAccessDenied, err
 	case errors.Is(err, declared.ErrSourceNotFound):
-		return nil, nil, applyv1alpha1.ReasonSourceNotFound, err
+		return readInputs{}, applyv1alpha1.ReasonSourceNotFound, err
+	case errors.Is(err, declared.ErrArtifactUnavailable):
+		return readInputs{}, applyv1alpha1.ReasonArtifactUnavailable, err
 	case err != nil:
-		return nil, nil, applyv1alpha1.ReasonInvalidInput, err
+		return readInputs{}, applyv1alpha1.ReasonInvalidInput, err
 	}
-	objects, checked, err := apply.Check(inputs, apply.Target{Scope: scope, DefaultNamespace: set.GetNamespace(), Mapper: r.Mapper})
+	objects, checked, err := apply.Check(gathered.Inputs, apply.Target{Scope: scope, DefaultNamespace: set.GetNamespace(), Mapper: r.Mapper})
 	if err != nil {
-		return nil, nil, applyv1alpha1.ReasonInvalidInput, err
+		return readInputs{}, applyv1alpha1.ReasonInvalidInput, err
 	}
 	// A malformed depends-on annotation or a circle is bad input too.
 	if _, err := apply.Order(objects); err != nil {
-		return nil, nil, applyv1alpha1.ReasonInvalidInput, err
+		return readInputs{}, applyv1alpha1.ReasonInvalidInput, err
 	}
+	read := readInputs{objects: objects, digests: gathered.Digests}
 	for _, w := range checked {
-		warnings = append(warnings, w.String())
+		read.warnings = append(read.warnings, w.String())
 	}
-	return objects, warnings, "", nil
+	return read, "", nil
+}
+
+// readsArtifacts tells whether one of the set's sources is an oci source.
+func readsArtifacts(set applyv1alpha1.Set) bool {
+	return slices.ContainsFunc(set.GetSources(), func(src applyv1alpha1.ClusterSource) bool { return src.OCI != nil })
 }
 
 // refuseEmpty stops a set whose inputs declare nothing while it has members,

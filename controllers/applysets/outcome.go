@@ -59,6 +59,9 @@ type outcome struct {
 	// sources count the objects each source declared; nil when the inputs
 	// were not read or were refused.
 	sources []applyv1alpha1.SourceStatus
+	// artifactChanges name the oci sources read from another artifact than
+	// at the last reconcile, with both digests.
+	artifactChanges []string
 	// inventory is the set's members after a real reconcile; nil when the
 	// reconcile did not look at them (a preview, a recheck, a stop before
 	// the apply).

@@ -44,6 +44,11 @@ type appliedState struct {
 func (r *Reconciler) sourcesVersion(ctx context.Context, set applyv1alpha1.Set) string {
 	var b strings.Builder
 	for _, src := range set.GetSources() {
+		if src.OCI != nil {
+			// Its artifact is fetched again by the next full reconcile.
+			b.WriteString(src.OCI.URL + ":" + src.OCI.Tag + "@" + ptr.Deref(src.OCI.Digest, "") + "/" + src.Path + ";")
+			continue
+		}
 		meta := &metav1.PartialObjectMetadata{}
 		meta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind(string(src.Kind)))
 		version := "absent"

@@ -42,6 +42,7 @@ import (
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/pkg/declared"
+	"github.com/applyset-operator/applyset-operator/pkg/fetchpolicy"
 )
 
 // A set reads and writes as its ServiceAccount, so the operator needs only to
@@ -78,6 +79,9 @@ type Options struct {
 	// takes over after its first apply of an object; nil means
 	// apply.DefaultLegacyManagers.
 	LegacyManagers []string
+	// ArtifactPolicy is the hosts oci sources may fetch from; nil lets none
+	// fetch (--artifact-allowed-hosts).
+	ArtifactPolicy *fetchpolicy.Policy
 }
 
 // DefaultConcurrency lets a large set not hold up the small ones: each set
@@ -107,7 +111,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			sources := obj.(applyv1alpha1.Set).GetSources()
 			keys := make([]string, 0, len(sources))
 			for _, s := range sources {
-				keys = append(keys, sourceKey(string(s.Kind), s.Namespace, s.Name))
+				if s.OCI == nil {
+					keys = append(keys, sourceKey(string(s.Kind), s.Namespace, s.Name))
+				}
 			}
 			return keys
 		}); err != nil {
@@ -124,6 +130,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			ApplyConcurrency: opts.ApplyConcurrency, ApprovalEnforced: probe.check, LegacyManagers: opts.LegacyManagers,
 			Limits: declared.Limits{Bytes: cmp.Or(opts.MaxInputBytes, declared.DefaultLimits.Bytes),
 				Objects: cmp.Or(opts.MaxObjects, declared.DefaultLimits.Objects)},
+			Artifacts: &declared.Artifacts{Policy: opts.ArtifactPolicy},
 		}
 		err := ctrl.NewControllerManagedBy(mgr).
 			Named(k.name).

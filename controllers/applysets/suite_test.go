@@ -29,6 +29,7 @@ import (
 	"github.com/applyset-operator/applyset-operator/controllers/parents"
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
 	"github.com/applyset-operator/applyset-operator/internal/webhooks"
+	"github.com/applyset-operator/applyset-operator/pkg/fetchpolicy"
 )
 
 var (
@@ -47,7 +48,11 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	// The operator as it runs: both set reconcilers and the parent reconciler,
 	// which verifies the operator's own sets and must never fight them.
 	env.StartManager(func(mgr ctrl.Manager) error {
-		if err := SetupWithManager(mgr, Options{ToolingVersion: "v0.1.0", DefaultServiceAccount: "default"}); err != nil {
+		artifactPolicy, err := fetchpolicy.Parse(testArtifactHosts)
+		if err != nil {
+			return err
+		}
+		if err := SetupWithManager(mgr, Options{ToolingVersion: "v0.1.0", DefaultServiceAccount: "default", ArtifactPolicy: artifactPolicy}); err != nil {
 			return err
 		}
 		if err := SetupWebhook(mgr, mgr.GetWebhookServer(), &ValidationRegistrar{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(),

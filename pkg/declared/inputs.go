@@ -33,6 +33,7 @@ import (
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
+	"github.com/applyset-operator/applyset-operator/pkg/artifact"
 )
 
 // ErrSourceNotFound marks a source that does not exist (yet).
@@ -70,47 +71,121 @@ var DefaultLimits = Limits{Bytes: 16 << 20, Objects: 5000}
 // Gather decodes the inline resources and every source key, reading the
 // sources with reader: the set's own identity, so that a set reads nothing
 // its identity could not. A key may hold gzip. What the set declares must
-// stay within limits.
+// stay within limits. It fetches no OCI source: see GatherWith.
 func Gather(ctx context.Context, reader client.Reader, set applyv1alpha1.Set, limits Limits) ([]apply.Input, error) {
-	limit := limits.Bytes
-	var inputs []apply.Input
+	g, err := GatherWith(ctx, reader, set, limits, nil)
+	return g.Inputs, err
+}
+
+// Gathered is what a set's inputs declare.
+type Gathered struct {
+	Inputs []apply.Input
+	// Digests are, by index in the set's sources, the digests of the
+	// artifacts its oci sources were read from; "" for the others.
+	Digests []string
+}
+
+// GatherWith is Gather that also fetches the set's oci sources through
+// artifacts (nil fetches none), their Secrets read with reader too.
+func GatherWith(ctx context.Context, reader client.Reader, set applyv1alpha1.Set, limits Limits, artifacts *Artifacts) (Gathered, error) {
+	g := &gatherer{limits: limits, left: limits.Bytes}
 	for i, r := range set.GetCommonSpec().Resources {
 		obj, err := r.Object()
 		if err != nil {
-			return nil, fmt.Errorf("spec.resources[%d]: %w", i, err)
+			return Gathered{}, fmt.Errorf("spec.resources[%d]: %w", i, err)
 		}
-		inputs = append(inputs, apply.Input{Object: obj, Origin: fmt.Sprintf("spec.resources[%d]", i)})
+		g.inputs = append(g.inputs, apply.Input{Object: obj, Origin: fmt.Sprintf("spec.resources[%d]", i)})
 	}
-	for _, src := range set.GetSources() {
-		data, err := sourceData(ctx, reader, src)
+	sources := set.GetSources()
+	digests := make([]string, len(sources))
+	for i, src := range sources {
+		var err error
+		if src.OCI != nil {
+			digests[i], err = g.artifact(ctx, reader, artifacts, i, src)
+		} else {
+			err = g.keys(ctx, reader, src)
+		}
 		if err != nil {
-			return nil, err
-		}
-		for _, key := range slices.Sorted(maps.Keys(data)) {
-			origin := sourceName(src) + " key " + key
-			plain, err := apply.Inflate(data[key], limit)
-			var tooLarge *apply.TooLargeError
-			if errors.As(err, &tooLarge) {
-				return nil, fmt.Errorf("%s: the set's sources, read up to here, hold %w; "+
-					"split them into several sets, or raise the limit (the operator's --max-set-input-size, kubectl applyset's --max-input-size)", origin, err)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", origin, err)
-			}
-			limit -= int64(len(plain))
-			decoded, err := limits.decode(origin, plain, len(inputs))
-			var tooMany *apply.TooManyObjectsError
-			if errors.As(err, &tooMany) {
-				return nil, fmt.Errorf("%s: the set declares more than the limit of %d objects, counted up to here; "+
-					"split it into several sets, or raise the limit (the operator's --max-set-objects)", origin, limits.Objects)
-			}
-			if err != nil {
-				return nil, err
-			}
-			inputs = append(inputs, decoded...)
+			return Gathered{}, err
 		}
 	}
-	return inputs, nil
+	return Gathered{Inputs: g.inputs, Digests: digests}, nil
+}
+
+// gatherer decodes a set's sources one after the other, within limits.
+type gatherer struct {
+	limits Limits
+	// left is what the sources read so far leave of limits.Bytes.
+	left   int64
+	inputs []apply.Input
+}
+
+// keys decodes each key a ConfigMap or Secret source names.
+func (g *gatherer) keys(ctx context.Context, reader client.Reader, src applyv1alpha1.ClusterSource) error {
+	data, err := sourceData(ctx, reader, src)
+	if err != nil {
+		return err
+	}
+	for _, key := range slices.Sorted(maps.Keys(data)) {
+		origin := sourceName(src) + " key " + key
+		plain, err := apply.Inflate(data[key], g.left)
+		var tooLarge *apply.TooLargeError
+		if errors.As(err, &tooLarge) {
+			return tooLargeError(origin, err)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", origin, err)
+		}
+		g.left -= int64(len(plain))
+		if err := g.decode(origin, plain); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// artifact decodes the documents an oci source's artifact holds under its
+// path, and gives the artifact's digest.
+func (g *gatherer) artifact(ctx context.Context, reader client.Reader, artifacts *Artifacts, index int, src applyv1alpha1.ClusterSource) (string, error) {
+	origin := OCIOrigin(index, src)
+	left := 0
+	if g.limits.Objects > 0 {
+		left = max(g.limits.Objects-len(g.inputs), 0)
+	}
+	got, err := artifacts.fetch(ctx, reader, src, g.left, left)
+	if errors.Is(err, artifact.ErrTooLarge) {
+		return "", tooLargeError(origin, err)
+	}
+	if err != nil {
+		return "", fmt.Errorf("spec.sources[%d]: %w", index, err)
+	}
+	g.left -= got.size
+	for _, doc := range got.documents {
+		if err := g.decode(origin+doc.Name, doc.Data); err != nil {
+			return "", err
+		}
+	}
+	return got.digest, nil
+}
+
+// decode decodes one stream of documents, within the objects left.
+func (g *gatherer) decode(origin string, plain []byte) error {
+	decoded, err := g.limits.decode(origin, plain, len(g.inputs))
+	var tooMany *apply.TooManyObjectsError
+	if errors.As(err, &tooMany) {
+		return fmt.Errorf("%s: the set declares more than the limit of %d objects, counted up to here; "+
+			"split it into several sets, or raise the limit (the operator's --max-set-objects)", origin, g.limits.Objects)
+	}
+	if err != nil {
+		return err
+	}
+	g.inputs = append(g.inputs, decoded...)
+	return nil
+}
+
+func tooLargeError(origin string, err error) error {
+	return fmt.Errorf("%s: the set's sources, read up to here, hold %w; "+
+		"split them into several sets, or raise the limit (the operator's --max-set-input-size, kubectl applyset's --max-input-size)", origin, err)
 }
 
 // sourceData reads the keys a source names: its one key, or all of them.

@@ -41,20 +41,39 @@ func originPrefix(src applyv1alpha1.ClusterSource) string {
 	return p
 }
 
-// CountBySource counts the objects each of the set's sources declared.
-func CountBySource(set applyv1alpha1.Set, objects []apply.Object) []applyv1alpha1.SourceStatus {
+// CountBySource counts the objects each of the set's sources declared, and
+// gives the oci sources the digests (by index, as Gathered has them) of the
+// artifacts they were read from.
+func CountBySource(set applyv1alpha1.Set, objects []apply.Object, digests []string) []applyv1alpha1.SourceStatus {
 	sources := set.GetSources()
 	out := make([]applyv1alpha1.SourceStatus, 0, len(sources))
-	for _, src := range sources {
+	for i, src := range sources {
 		prefix, n := originPrefix(src), int32(0)
+		if src.OCI != nil {
+			prefix = OCIOrigin(i, src)
+		}
 		for _, obj := range objects {
 			if strings.HasPrefix(obj.Origin, prefix) {
 				n++
 			}
 		}
-		out = append(out, applyv1alpha1.SourceStatus{Kind: src.Kind, Namespace: src.Namespace, Name: src.Name, Key: src.Key, Objects: ptr.To(n)})
+		out = append(out, sourceStatus(src, n, digestAt(digests, i)))
 	}
 	return out
+}
+
+func sourceStatus(src applyv1alpha1.ClusterSource, objects int32, digest string) applyv1alpha1.SourceStatus {
+	if src.OCI == nil {
+		return applyv1alpha1.SourceStatus{Kind: src.Kind, Namespace: src.Namespace, Name: src.Name, Key: src.Key, Objects: ptr.To(objects)}
+	}
+	return applyv1alpha1.SourceStatus{URL: src.OCI.URL, Path: src.Path, Digest: digest, Objects: ptr.To(objects)}
+}
+
+func digestAt(digests []string, i int) string {
+	if i < len(digests) {
+		return digests[i]
+	}
+	return ""
 }
 
 // Emptied names the sources that declared objects at the last reconcile
@@ -68,17 +87,54 @@ func Emptied(before, now []applyv1alpha1.SourceStatus) []string {
 	var out []string
 	for _, s := range now {
 		if n := had[withoutCount(s)]; n > 0 && ptr.Deref(s.Objects, 0) == 0 {
-			name := fmt.Sprintf("%s %s/%s", s.Kind, s.Namespace, s.Name)
-			if s.Key != "" {
-				name += " key " + s.Key
-			}
+			name := statusName(s)
 			out = append(out, fmt.Sprintf("%s (%d objects before)", name, n))
 		}
 	}
 	return out
 }
 
+// withoutCount is the source s counts for: an oci source is the same
+// source whichever artifact it was read from.
 func withoutCount(s applyv1alpha1.SourceStatus) applyv1alpha1.SourceStatus {
-	s.Objects = nil
+	s.Objects, s.Digest = nil, ""
 	return s
+}
+
+// statusName names a source of status.sources as a person reads it.
+func statusName(s applyv1alpha1.SourceStatus) string {
+	if s.URL != "" {
+		if s.Path != "" {
+			return s.URL + " path " + s.Path
+		}
+		return s.URL
+	}
+	name := fmt.Sprintf("%s %s/%s", s.Kind, s.Namespace, s.Name)
+	if s.Key != "" {
+		name += " key " + s.Key
+	}
+	return name
+}
+
+// ArtifactChanges names the oci sources whose digest differs from the one
+// they had at the last reconcile (before), with both digests.
+func ArtifactChanges(before, now []applyv1alpha1.SourceStatus) []string {
+	had := map[applyv1alpha1.SourceStatus]string{}
+	for _, s := range before {
+		had[withoutCount(s)] = s.Digest
+	}
+	var out []string
+	for _, s := range now {
+		if s.Digest == "" {
+			continue
+		}
+		switch was := had[withoutCount(s)]; was {
+		case s.Digest:
+		case "":
+			out = append(out, fmt.Sprintf("%s: %s", statusName(s), s.Digest))
+		default:
+			out = append(out, fmt.Sprintf("%s: %s (was %s)", statusName(s), s.Digest, was))
+		}
+	}
+	return out
 }

@@ -42,7 +42,7 @@ func TestCountBySource(t *testing.T) {
 	for _, o := range origins {
 		objects = append(objects, apply.Object{Input: apply.Input{Object: &unstructured.Unstructured{}, Origin: o}})
 	}
-	got := CountBySource(set, objects)
+	got := CountBySource(set, objects, nil)
 	want := []int32{2, 1, 1, 0}
 	for i, s := range got {
 		if ptr.Deref(s.Objects, -1) != want[i] || s.Namespace != "shop" {
@@ -73,5 +73,23 @@ func TestEmptied(t *testing.T) {
 				t.Errorf("Emptied = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestAnOCISourceIsTheSameSourceWhicheverArtifactItRead(t *testing.T) {
+	oci := func(digest string, n int32) applyv1alpha1.SourceStatus {
+		return applyv1alpha1.SourceStatus{URL: "oci://registry.example.com/app", Path: "prod", Digest: digest, Objects: ptr.To(n)}
+	}
+	before := []applyv1alpha1.SourceStatus{oci("sha256:aa", 3)}
+	if got := Emptied(before, []applyv1alpha1.SourceStatus{oci("sha256:bb", 0)}); len(got) != 1 ||
+		got[0] != "oci://registry.example.com/app path prod (3 objects before)" {
+		t.Errorf("an artifact that declares nothing after one that did: got %q", got)
+	}
+	if got := ArtifactChanges(before, []applyv1alpha1.SourceStatus{oci("sha256:bb", 3)}); len(got) != 1 ||
+		got[0] != "oci://registry.example.com/app path prod: sha256:bb (was sha256:aa)" {
+		t.Errorf("a new digest: got %q", got)
+	}
+	if got := ArtifactChanges(before, []applyv1alpha1.SourceStatus{oci("sha256:aa", 3)}); len(got) != 0 {
+		t.Errorf("the same digest is no change: got %q", got)
 	}
 }

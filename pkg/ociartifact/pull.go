@@ -32,6 +32,20 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/artifact"
 )
 
+// ErrInvalidArtifact marks an artifact Pull refuses for what it holds, not
+// for how it was reached: its manifest, its layer or its files. Fetching it
+// again gives the same answer until someone pushes another.
+var ErrInvalidArtifact = errors.New("invalid artifact")
+
+// refusal is an error of an artifact's content; it reads as the error it wraps.
+type refusal struct{ error }
+
+func (r refusal) Unwrap() error { return r.error }
+
+func (r refusal) Is(target error) bool { return target == ErrInvalidArtifact }
+
+func refuse(err error) error { return refusal{err} }
+
 // PullLimits bound what Pull reads. Every field must be positive.
 type PullLimits struct {
 	// MaxManifestBytes bounds the manifest.
@@ -128,13 +142,13 @@ func describe(version Version) string {
 func fetchManifest(ctx context.Context, client *remote.Repository, repo Repository, desc ocispec.Descriptor, maxBytes int64) (*ocispec.Manifest, error) {
 	what := fmt.Sprintf("%s@%s", repo, desc.Digest)
 	if desc.MediaType != ocispec.MediaTypeImageManifest {
-		return nil, fmt.Errorf("%s: media type %q: only OCI image manifests (%s) are read", what, desc.MediaType, ocispec.MediaTypeImageManifest)
+		return nil, refuse(fmt.Errorf("%s: media type %q: only OCI image manifests (%s) are read", what, desc.MediaType, ocispec.MediaTypeImageManifest))
 	}
 	if desc.Size <= 0 {
 		return nil, fmt.Errorf("%s: the registry gave no size for the manifest", what)
 	}
 	if desc.Size > maxBytes {
-		return nil, fmt.Errorf("%s: the manifest's %d bytes are beyond the limit of %d", what, desc.Size, maxBytes)
+		return nil, refuse(fmt.Errorf("%s: the manifest's %d bytes are beyond the limit of %d", what, desc.Size, maxBytes))
 	}
 	rc, err := client.Manifests().Fetch(ctx, desc)
 	if err != nil {
@@ -147,10 +161,10 @@ func fetchManifest(ctx context.Context, client *remote.Repository, repo Reposito
 	}
 	var manifest ocispec.Manifest
 	if err := json.Unmarshal(data, &manifest); err != nil {
-		return nil, fmt.Errorf("%s: the manifest: %w", what, err)
+		return nil, refuse(fmt.Errorf("%s: the manifest: %w", what, err))
 	}
 	if manifest.MediaType != "" && manifest.MediaType != ocispec.MediaTypeImageManifest {
-		return nil, fmt.Errorf("%s: the manifest says media type %q, the registry %q", what, manifest.MediaType, desc.MediaType)
+		return nil, refuse(fmt.Errorf("%s: the manifest says media type %q, the registry %q", what, manifest.MediaType, desc.MediaType))
 	}
 	return &manifest, nil
 }
@@ -160,20 +174,20 @@ func fetchManifest(ctx context.Context, client *remote.Repository, repo Reposito
 func contentLayer(repo Repository, desc ocispec.Descriptor, manifest *ocispec.Manifest, maxBytes int64) (ocispec.Descriptor, error) {
 	what := fmt.Sprintf("%s@%s", repo, desc.Digest)
 	if len(manifest.Layers) != 1 {
-		return ocispec.Descriptor{}, fmt.Errorf("%s: %d layers: an artifact has exactly one", what, len(manifest.Layers))
+		return ocispec.Descriptor{}, refuse(fmt.Errorf("%s: %d layers: an artifact has exactly one", what, len(manifest.Layers)))
 	}
 	layer := manifest.Layers[0]
 	if !acceptedLayerMediaTypes[layer.MediaType] {
-		return ocispec.Descriptor{}, fmt.Errorf("%s: layer media type %q: only %s and %s are read", what, layer.MediaType, FluxContentMediaType, OCILayerMediaType)
+		return ocispec.Descriptor{}, refuse(fmt.Errorf("%s: layer media type %q: only %s and %s are read", what, layer.MediaType, FluxContentMediaType, OCILayerMediaType))
 	}
 	if layer.Size <= 0 {
-		return ocispec.Descriptor{}, fmt.Errorf("%s: the layer has no size", what)
+		return ocispec.Descriptor{}, refuse(fmt.Errorf("%s: the layer has no size", what))
 	}
 	if layer.Size > maxBytes {
-		return ocispec.Descriptor{}, fmt.Errorf("%s: the layer's %d bytes are beyond the limit of %d", what, layer.Size, maxBytes)
+		return ocispec.Descriptor{}, refuse(fmt.Errorf("%s: the layer's %d bytes are beyond the limit of %d", what, layer.Size, maxBytes))
 	}
 	if err := layer.Digest.Validate(); err != nil {
-		return ocispec.Descriptor{}, fmt.Errorf("%s: layer digest %q: %w", what, layer.Digest, err)
+		return ocispec.Descriptor{}, refuse(fmt.Errorf("%s: layer digest %q: %w", what, layer.Digest, err))
 	}
 	return layer, nil
 }
@@ -191,7 +205,7 @@ func fetchLayer(ctx context.Context, client *remote.Repository, repo Repository,
 	}
 	files, err := artifact.Extract(bytes.NewReader(data), limits)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
+		return nil, refuse(fmt.Errorf("%s: %w", what, err))
 	}
 	return files, nil
 }

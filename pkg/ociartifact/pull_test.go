@@ -18,6 +18,7 @@ package ociartifact
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"os"
@@ -265,5 +266,22 @@ func TestPullSendsTokenRequestsThroughThePolicy(t *testing.T) {
 			_, err := Pull(context.Background(), reg.url("app"), Version{Tag: "v1"}, opts, testLimits)
 			wantErr(t, err, "is not among the hosts sets may fetch from")
 		})
+	}
+}
+
+func TestPullMarksOnlyRefusedArtifactsInvalid(t *testing.T) {
+	reg := newTestRegistry(t, nil)
+	opts := reg.options(t)
+	push(t, map[string]string{"a.yaml": "a: 1", "b.yaml": "b: 2"}, reg.url("app"), "v1", Metadata{Created: created}, opts)
+
+	oneFile := testLimits
+	oneFile.Extract.MaxFiles = 1
+	_, err := Pull(context.Background(), reg.url("app"), Version{Tag: "v1"}, opts, oneFile)
+	if !errors.Is(err, ErrInvalidArtifact) {
+		t.Errorf("an artifact beyond the limits: want ErrInvalidArtifact, got %v", err)
+	}
+	_, err = Pull(context.Background(), reg.url("app"), Version{Tag: "v9"}, opts, testLimits)
+	if err == nil || errors.Is(err, ErrInvalidArtifact) {
+		t.Errorf("a missing tag is no refused artifact: %v", err)
 	}
 }

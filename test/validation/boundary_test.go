@@ -36,7 +36,7 @@ import (
 var complete = map[string]string{
 	"ApplySet": `{apiVersion: apply.applyset.dev/v1alpha1, kind: ApplySet, metadata: {name: full, namespace: ` + home + `}, spec: {
 		resources: [{apiVersion: v1, kind: ConfigMap, metadata: {name: a, namespace: ` + other + `, labels: {app: a}, annotations: {note: a}}}],
-		sources: [{kind: ConfigMap, name: manifests, key: app.yaml}],
+		sources: [{kind: ConfigMap, name: manifests, key: app.yaml}, ` + ociSource + `],
 		prune: true, dryRun: false, force: false, wait: true, suspend: false,
 		additionalNamespaces: [` + other + `], deletionPolicy: Delete, serviceAccountName: deployer, interval: 10m, timeout: 5m,
 		dependsOn: [{kind: ApplySet, name: base, namespace: ` + home + `}],
@@ -44,7 +44,7 @@ var complete = map[string]string{
 		healthChecks: [{apiVersion: example.com/v1, kind: Widget, current: "self.status.ready", failed: "false", inProgress: "true"}]}}`,
 	"ClusterApplySet": `{apiVersion: apply.applyset.dev/v1alpha1, kind: ClusterApplySet, metadata: {name: full}, spec: {
 		resources: [{apiVersion: v1, kind: ConfigMap, metadata: {name: a, namespace: ` + other + `, labels: {app: a}, annotations: {note: a}}}],
-		sources: [{kind: ConfigMap, namespace: ` + home + `, name: manifests, key: app.yaml}],
+		sources: [{kind: ConfigMap, namespace: ` + home + `, name: manifests, key: app.yaml}, ` + clusterOCISource + `],
 		prune: true, dryRun: false, force: false, wait: true, suspend: false,
 		additionalNamespaces: [` + other + `], deletionPolicy: Delete,
 		serviceAccountName: deployer, serviceAccountNamespace: ` + home + `, interval: 10m, timeout: 5m,
@@ -55,6 +55,14 @@ var complete = map[string]string{
 		spec: {component: widgets, featureGates: [{name: OldField, preRelease: Deprecated, default: true, enabled: true,
 			deprecationWarning: "oldField goes in v2", fieldPaths: [.spec.oldField]}]}}`,
 }
+
+// ociSource is an oci source with every field set; a ClusterApplySet's
+// names the namespace of its Secrets.
+var (
+	ociSource = `{oci: {url: oci://registry.example.com/team/app, tag: v1.2.0, digest: 'sha256:` + strings.Repeat("0a", 32) + `',
+		secretRef: {name: pull}, caSecretRef: {name: registry-ca}, insecure: false}, path: overlays/prod}`
+	clusterOCISource = strings.Replace(ociSource, "path:", "namespace: "+home+", path:", 1)
+)
 
 // Boundary cases, made from the CRDs' own constraints: for each OpenAPI
 // constraint, the complete object with one value just past it. Both the API
@@ -147,17 +155,28 @@ func runtimeDeepCopy(v any) any {
 
 func walkTo(value any, path []string) any {
 	GinkgoHelper()
-	for _, seg := range path {
+	for i, seg := range path {
 		switch v := value.(type) {
 		case map[string]any:
 			value = v[seg]
 		case []any:
 			Expect(v).NotTo(BeEmpty(), "the complete object has no item at %v", path)
-			value = v[0]
+			value = firstHolding(v, path[i+1:])
 		}
 		Expect(value).NotTo(BeNil(), "the complete object lacks %v", path)
 	}
 	return value
+}
+
+// firstHolding is the first item of list with a value at rest, or the
+// first item: a list may hold items of several shapes, such as sources.
+func firstHolding(list []any, rest []string) any {
+	for _, item := range list {
+		if present(item, rest) {
+			return item
+		}
+	}
+	return list[0]
 }
 
 // expectRefusedBy checks that the API server refuses obj, that the offline

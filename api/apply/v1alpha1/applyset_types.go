@@ -23,11 +23,11 @@ import (
 // ApplySetSpec declares the objects of a namespaced ApplySet and how to apply them.
 type ApplySetSpec struct {
 	// sources are ConfigMaps and Secrets in the ApplySet's own namespace whose keys
-	// hold multi-document YAML of more objects of the set.
+	// hold multi-document YAML of more objects of the set, and OCI artifacts.
 	// +kubebuilder:validation:MaxItems=32
 	// +listType=atomic
 	// +optional
-	Sources []Source `json:"sources,omitempty"`
+	Sources []Source `json:"sources,omitempty"` //nolint:kubeapilinter // A source is one of two shapes; CEL requires the fields of each.
 
 	CommonSpec `json:",inline"`
 }

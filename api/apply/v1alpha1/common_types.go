@@ -288,18 +288,22 @@ const (
 	SourceKindSecret SourceKind = "Secret"
 )
 
-// Source names a ConfigMap or Secret in the ApplySet's namespace holding
-// multi-document YAML.
+// Source is where a set reads objects from: a ConfigMap or Secret in the
+// ApplySet's namespace holding multi-document YAML, or an OCI artifact.
+// +kubebuilder:validation:XValidation:rule="has(self.kind) != has(self.oci)",message="a source is either kind and name (with key) or oci (with path)",reason=FieldValueInvalid
+// +kubebuilder:validation:XValidation:rule="!has(self.kind) || has(self.name)",message="a ConfigMap or Secret source needs a name",reason=FieldValueRequired,fieldPath=".name"
+// +kubebuilder:validation:XValidation:rule="!has(self.oci) || (!has(self.name) && !has(self.key))",message="an oci source has no name or key: it reads the directory path of the artifact",reason=FieldValueForbidden
+// +kubebuilder:validation:XValidation:rule="!has(self.path) || has(self.oci)",message="path is a directory of an oci source's artifact; a ConfigMap or Secret source names a key",reason=FieldValueForbidden,fieldPath=".path"
 type Source struct {
 	// kind is ConfigMap or Secret.
-	// +required
+	// +optional
 	Kind SourceKind `json:"kind,omitempty"`
 
 	// name is the ConfigMap's or Secret's name.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
-	// +required
+	// +optional
 	Name string `json:"name,omitempty"`
 
 	// key is the one data key to read; every key is read, in key order, when omitted.
@@ -308,18 +312,90 @@ type Source struct {
 	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
 	// +optional
 	Key string `json:"key,omitempty"`
+
+	// oci is an artifact in an OCI registry, fetched on every reconcile as
+	// the set's identity reads its Secrets, from the hosts the operator's
+	// admin allows (--artifact-allowed-hosts).
+	// +optional
+	OCI *OCISource `json:"oci,omitzero"` //nolint:kubeapilinter // Absent makes the source a ConfigMap or Secret.
+
+	// path is the directory of the artifact the objects are read from: the
+	// build of its kustomization, or else its YAML and JSON files in
+	// lexical order. The artifact's root when omitted.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+(/[-._a-zA-Z0-9]+)*$`
+	// +kubebuilder:validation:XValidation:rule="!self.split('/').exists(e, e == '..')",message="path stays inside the artifact: no .. element",reason=FieldValueForbidden
+	// +optional
+	Path string `json:"path,omitempty"`
 }
 
-// ClusterSource names a ConfigMap or Secret in a given namespace holding
-// multi-document YAML.
+// OCISource names an artifact of an OCI registry, as Flux writes them: one
+// gzip-compressed tarball layer.
+// +kubebuilder:validation:XValidation:rule="has(self.tag) || has(self.digest)",message="an oci source names a tag, a digest, or both (the digest pins the artifact; the tag must then still point to it)",reason=FieldValueRequired
+type OCISource struct {
+	// url is the repository, oci://host[:port]/path, without tag or digest.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:Pattern=`^oci://[-a-zA-Z0-9.:\[\]]+/[a-z0-9]+([._/-]+[a-z0-9]+)*$`
+	// +required
+	URL string `json:"url,omitempty"`
+
+	// tag is resolved to a digest on every reconcile, so a new artifact
+	// pushed to it is applied.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
+	// +kubebuilder:validation:Pattern=`^[a-zA-Z0-9_][a-zA-Z0-9._-]*$`
+	// +optional
+	Tag string `json:"tag,omitempty"`
+
+	// digest pins the artifact, e.g. sha256:<64 hex digits>.
+	// +kubebuilder:validation:MaxLength=71
+	// +kubebuilder:validation:Pattern=`^sha256:[a-f0-9]{64}$`
+	// +optional
+	Digest *string `json:"digest,omitempty"`
+
+	// secretRef names a kubernetes.io/dockerconfigjson Secret holding the
+	// registry's credentials; the registry is read anonymously when omitted.
+	// An ApplySet's Secret is in its namespace; a ClusterApplySet's in the
+	// source's namespace.
+	// +optional
+	SecretRef *SecretReference `json:"secretRef,omitzero"` //nolint:kubeapilinter // Absent is anonymous access; a present reference needs its name.
+
+	// caSecretRef names a Secret whose key ca.crt holds PEM certificates
+	// trusted besides the system's roots, found as secretRef is.
+	// +optional
+	CASecretRef *SecretReference `json:"caSecretRef,omitzero"` //nolint:kubeapilinter // Absent is the system's roots; a present reference needs its name.
+
+	// insecure reaches the registry over plain HTTP, which the admin must
+	// allow for the host (an http:// entry of --artifact-allowed-hosts).
+	// +optional
+	Insecure *bool `json:"insecure,omitempty"`
+}
+
+// SecretReference names a Secret of the namespace its source reads from.
+type SecretReference struct {
+	// name is the Secret's name.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +required
+	Name string `json:"name,omitempty"`
+}
+
+// ClusterSource is a Source of a ClusterApplySet: a ConfigMap or Secret in
+// the given namespace, or an OCI artifact whose Secrets are there.
+// +kubebuilder:validation:XValidation:rule="!has(self.kind) || has(self.namespace)",message="a ConfigMap or Secret source names its namespace",reason=FieldValueRequired,fieldPath=".namespace"
+// +kubebuilder:validation:XValidation:rule="!has(self.oci) || has(self.namespace) || (!has(self.oci.secretRef) && !has(self.oci.caSecretRef))",message="an oci source's secretRef and caSecretRef are read from namespace: set it",reason=FieldValueRequired,fieldPath=".namespace"
 type ClusterSource struct {
 	Source `json:",inline"`
 
-	// namespace is the ConfigMap's or Secret's namespace.
+	// namespace is the ConfigMap's or Secret's namespace, or that of an oci
+	// source's Secrets.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
-	// +required
+	// +optional
 	Namespace string `json:"namespace,omitempty"`
 }
 

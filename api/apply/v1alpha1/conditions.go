@@ -74,4 +74,8 @@ const (
 	ReasonApprovalNotEnforced = "ApprovalNotEnforced"
 	// ReasonInvalidHealthCheck: an expression of spec.healthChecks does not compile.
 	ReasonInvalidHealthCheck = "InvalidHealthCheck"
+	// ReasonArtifactUnavailable: an oci source could not be fetched (a
+	// missing tag, an unreachable registry, a host the operator's policy
+	// refuses); nothing was applied or pruned, and the fetch is retried.
+	ReasonArtifactUnavailable = "ArtifactUnavailable"
 )

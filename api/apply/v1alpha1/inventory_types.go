@@ -69,8 +69,8 @@ type ForeignMember struct {
 
 // SourceStatus is what one source of the set declared.
 type SourceStatus struct {
-	// kind is ConfigMap or Secret.
-	// +required
+	// kind is ConfigMap or Secret; empty for an oci source.
+	// +optional
 	Kind SourceKind `json:"kind,omitempty"`
 
 	// namespace is the source's namespace.
@@ -78,19 +78,34 @@ type SourceStatus struct {
 	// +optional
 	Namespace string `json:"namespace,omitempty"` //nolint:kubeapilinter // Always written; optional for a status a create never sets.
 
-	// name is the source's name.
-	// +kubebuilder:validation:MinLength=1
+	// name is the source's name; empty for an oci source.
 	// +kubebuilder:validation:MaxLength=253
-	// +required
-	Name string `json:"name,omitempty"`
+	// +optional
+	Name string `json:"name,omitempty"` //nolint:kubeapilinter // "" for an oci source, which has a url instead.
 
 	// key is the one key the source names; empty when it reads every key.
 	// +kubebuilder:validation:MaxLength=253
 	// +optional
 	Key string `json:"key,omitempty"` //nolint:kubeapilinter // "" reads every key, as in spec.
 
+	// url is an oci source's repository.
+	// +kubebuilder:validation:MaxLength=1024
+	// +optional
+	URL string `json:"url,omitempty"` //nolint:kubeapilinter // "" for a ConfigMap or Secret source.
+
+	// path is the directory of an oci source's artifact that was read.
+	// +kubebuilder:validation:MaxLength=512
+	// +optional
+	Path string `json:"path,omitempty"` //nolint:kubeapilinter // "" is the artifact's root, as in spec.
+
+	// digest is the digest of the oci source's artifact that was applied:
+	// the one its tag pointed to when it was read.
+	// +kubebuilder:validation:MaxLength=71
+	// +optional
+	Digest string `json:"digest,omitempty"` //nolint:kubeapilinter // "" for a ConfigMap or Secret source.
+
 	// objects is how many objects the source declared.
 	// +kubebuilder:validation:Minimum=0
-	// +optional
+	// +required
 	Objects *int32 `json:"objects,omitempty"`
 }

@@ -83,7 +83,7 @@ func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	o := &Options{Flags: genericclioptions.NewConfigFlags(true), Streams: streams}
 	cmd := &cobra.Command{
 		Use:   "applyset",
-		Short: "List, check, repair, preview and disband ApplySets (KEP-3659), whatever tool wrote them",
+		Short: "List, check, repair, preview, adopt and disband ApplySets (KEP-3659), whatever tool wrote them",
 		Long: `kubectl applyset works on ApplySet parents: Secrets, ConfigMaps and custom resources
 of CRDs labelled applyset.kubernetes.io/is-parent-type, written by kubectl apply --applyset,
 by the applyset-operator or by any tool that keeps the contract. It needs no operator.`,
@@ -98,7 +98,7 @@ by the applyset-operator or by any tool that keeps the contract. It needs no ope
 	cmd.SetErr(streams.ErrOut)
 	o.Flags.AddFlags(cmd.PersistentFlags())
 	cmd.AddCommand(newListCommand(o), newViewCommand(o), newVerifyCommand(o), newDiffCommand(o), newDisbandCommand(o), newDeleteCommand(o), newApproveCommand(o),
-		newReleaseFinalizersCommand(o), newValidateCommand(o))
+		newReleaseFinalizersCommand(o), newValidateCommand(o), newAdoptCommand(o))
 	return cmd
 }
 

@@ -49,6 +49,11 @@ const (
 	// PluginFieldManager writes what `kubectl applyset disband` changes:
 	// the part-of labels and the parent's contract fields it removes.
 	PluginFieldManager = "kubectl-applyset-plugin"
+	// AdoptFieldManager applies the part-of label `kubectl applyset adopt`
+	// writes on an object that carries kubectl's last-applied annotation,
+	// then hands its entry to KubectlFieldManager: an apply under kubectl's
+	// own name would make the API server rewrite that annotation.
+	AdoptFieldManager = "kubectl-applyset-adopt"
 
 	// KubectlFieldManager is the field manager of kubectl's server-side
 	// apply, unless told otherwise.

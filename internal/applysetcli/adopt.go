@@ -1,0 +1,270 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysetcli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+	"github.com/applyset-operator/applyset-operator/pkg/membership"
+)
+
+func newAdoptCommand(o *Options) *cobra.Command {
+	var (
+		src   sourceFlags
+		yes   bool
+		force bool
+		dr    dryRun
+	)
+	cmd := &cobra.Command{
+		Use:   "adopt PARENT (-l SELECTOR --kinds KIND,... | --from kustomization/NAME | --from application/NAME)",
+		Short: "Make an existing group of objects a kubectl ApplySet, changing nothing else",
+		Long: `Turn a group of objects another tool recorded into a kubectl ApplySet, so that the next
+KUBECTL_APPLYSET=true kubectl apply --server-side --prune --applyset=PARENT owns and prunes
+exactly them. The group is read from the old tool's record, never guessed:
+  -l SELECTOR --kinds KIND,...   kubectl apply --prune -l with --prune-allowlist: the objects of
+                                 those kinds that match and carry kubectl's last-applied annotation
+  --from kustomization/NAME      a Flux Kustomization's status.inventory (it must be suspended)
+  --from application/NAME        an Argo CD Application's status.resources (automated sync must be
+                                 off; never while it carries the resources finalizer)
+It writes the parent (a Secret unless PARENT names a ConfigMap or a custom resource of a
+parent type) as kubectl does, and on each object only the applyset.kubernetes.io/part-of label,
+by server-side apply under kubectl's field manager: no other field changes, nothing is deleted
+or recreated. It refuses objects in another set or owned by another object, and a parent
+that belongs to another tool or set. It shows the plan and asks first, unless --yes;
+--dry-run=server sends every write with server-side dry-run and changes nothing.`,
+		Example: `  kubectl applyset adopt secret/web -n shop -l app=web --kinds ConfigMap,Deployment.apps --yes
+  kubectl applyset adopt secret/web -n shop --from kustomization/web --from-namespace flux-system
+  kubectl applyset adopt secret/web -n shop --from application/web --from-namespace argocd --dry-run=server`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := dr.check(); err != nil {
+				return err
+			}
+			c, err := o.clients()
+			if err != nil {
+				return err
+			}
+			return adopt(cmd, o, c, args[0], src, yes, force, &dr)
+		},
+	}
+	cmd.Flags().StringVarP(&src.selector, "selector", "l", "", "The label selector kubectl apply --prune -l used.")
+	cmd.Flags().StringSliceVar(&src.kinds, "kinds", nil, "The kinds kubectl's legacy prune covered (--prune-allowlist): Kind.group, resource.group or group/version/Kind.")
+	cmd.Flags().StringVar(&src.from, "from", "", "The record of another tool: kustomization/NAME (Flux) or application/NAME (Argo CD).")
+	cmd.Flags().StringVar(&src.fromNamespace, "from-namespace", "", "The namespace of --from; the namespace in use if empty.")
+	cmd.Flags().BoolVar(&force, "force", false, "Adopt although the old tool is still active (a Kustomization not suspended, an Application with automated sync).")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "Adopt without asking.")
+	dr.add(cmd)
+	return cmd
+}
+
+// adopt plans, shows, asks and writes: the parent first, as kubectl does, so
+// that an interrupted run leaves every labelled object within its hints.
+func adopt(cmd *cobra.Command, o *Options, c *clients, parentArg string, flags sourceFlags, yes, force bool, dr *dryRun) error {
+	src, err := flags.source(c)
+	if err != nil {
+		return err
+	}
+	parent, err := adoptParentOf(cmd.Context(), c, parentArg)
+	if err != nil {
+		return err
+	}
+	plan, err := planAdoption(cmd.Context(), c, src, parent, kubectlTooling())
+	if err != nil {
+		return err
+	}
+	plan.print(o.Streams.Out)
+	if refusals := plan.refusals(force); len(refusals) > 0 {
+		return fmt.Errorf("nothing changed: %s", strings.Join(refusals, "; "))
+	}
+	if !yes && !dr.server() && !confirm(cmd, o, fmt.Sprintf("Adopt %d objects?", len(plan.objects))) {
+		return fmt.Errorf("nothing changed")
+	}
+	if err := writeAdoptedParent(cmd.Context(), c, plan, dr); err != nil {
+		return err
+	}
+	for i, a := range plan.objects {
+		if err := writePartOf(cmd.Context(), c, plan.id, a, dr); err != nil {
+			return fmt.Errorf("%d of %d objects adopted, then: %w", i, len(plan.objects), err)
+		}
+	}
+	fmt.Fprintf(o.Streams.Out, "%d objects adopted into %s%s%s; KUBECTL_APPLYSET=true kubectl apply --server-side --prune --applyset=%s%s now owns them\n",
+		len(plan.objects), parentName(parent), inNamespace(parent.Namespace), dr.suffix(), parentName(parent), nsFlag(parent.Namespace))
+	return nil
+}
+
+// adoptParentOf names the parent and checks that kubectl accepts its type:
+// a Secret, a ConfigMap, or a custom resource of a CRD labelled as a parent
+// type that is not one of the operator's own sets.
+func adoptParentOf(ctx context.Context, c *clients, arg string) (membership.ParentRef, error) {
+	ref, err := parentOf(c, arg)
+	if err != nil {
+		return ref, err
+	}
+	gk := ref.Type.GroupKind
+	switch {
+	case gk.Group == "" && (gk.Kind == "Secret" || gk.Kind == "ConfigMap"):
+		return ref, nil
+	case gk.Group == "":
+		return ref, fmt.Errorf("%s: kubectl accepts a Secret, a ConfigMap or a custom resource of a parent type as parent", parentName(ref))
+	case isOperatorSet(ref):
+		return ref, fmt.Errorf("%s: the operator applies its own sets; adopt makes kubectl sets", parentName(ref))
+	}
+	crds := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	crd, err := c.metadata.Resource(crds).Get(ctx, ref.Type.Resource.GroupResource().String(), metav1.GetOptions{})
+	if err != nil {
+		return ref, fmt.Errorf("%s: reading its CRD: %w", parentName(ref), err)
+	}
+	if _, ok := crd.Labels[applyset.ParentTypeLabel]; !ok {
+		return ref, fmt.Errorf("%s: its CRD has no %s label, so kubectl does not accept it as a parent", parentName(ref), applyset.ParentTypeLabel)
+	}
+	return ref, nil
+}
+
+// kubectlTooling is the tooling kubectl of the client libraries the plugin is
+// built with writes (kubectl/v1.37.1 for client-go v0.37.1). kubectl checks
+// only the name, and writes its own version on its next apply.
+func kubectlTooling() applyset.Tooling {
+	tooling := applyset.Tooling{Name: identity.KubectlFieldManager}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return tooling
+	}
+	for _, dep := range info.Deps {
+		if dep.Path == "k8s.io/client-go" && strings.HasPrefix(dep.Version, "v0.") {
+			tooling.Version = "v1." + strings.TrimPrefix(dep.Version, "v0.")
+		}
+	}
+	return tooling
+}
+
+// writeAdoptedParent applies the parent's contract fields as kubectl does:
+// all of them, under kubectl's parent field manager, taking them over when
+// another manager holds them.
+func writeAdoptedParent(ctx context.Context, c *clients, plan *adoptPlan, dr *dryRun) error {
+	ref := plan.parent
+	gvk := ref.Type.Resource.GroupVersion().WithKind(ref.Type.GroupKind.Kind)
+	patch := applyset.ParentPatch(gvk, ref.Key(), applyset.ParentFields{
+		ID: true, Tooling: &plan.tooling, GroupKinds: plan.kinds, AdditionalNamespaces: plan.namespaces,
+	})
+	data, err := json.Marshal(patch.Object)
+	if err != nil {
+		return err
+	}
+	resource := c.dynamic.Resource(ref.Type.Resource).Namespace(ref.Namespace)
+	opts := metav1.PatchOptions{FieldManager: plan.tooling.ParentFieldManager(), DryRun: dr.opts()}
+	_, err = resource.Patch(ctx, ref.Name, types.ApplyPatchType, data, opts)
+	if apierrors.IsConflict(err) {
+		opts.Force = ptr.To(true)
+		_, err = resource.Patch(ctx, ref.Name, types.ApplyPatchType, data, opts)
+	}
+	if err != nil {
+		return fmt.Errorf("writing the parent %s: %w", parentName(ref), err)
+	}
+	return nil
+}
+
+// writePartOf applies the part-of label, and nothing else, so that kubectl's
+// field manager owns it: the set trusts a member whose label an apply of
+// kubectl wrote, and an apply configuration without other fields takes no
+// field from its owner. On an object with kubectl's last-applied annotation,
+// the API server would rewrite that annotation to the label alone for an
+// apply named kubectl (and a Deployment's generation would move), so the
+// label is applied under another name and that entry handed to kubectl, as
+// kubectl hands its client-side fields to its server-side manager.
+func writePartOf(ctx context.Context, c *clients, id string, a adoptee, dr *dryRun) error {
+	if a.obj.Annotations[apply.LastAppliedAnnotation] == "" {
+		_, err := applyPartOf(ctx, c, id, a, identity.KubectlFieldManager, dr)
+		return err
+	}
+	obj, err := applyPartOf(ctx, c, id, a, identity.AdoptFieldManager, dr)
+	if err != nil {
+		return err
+	}
+	return handOverToKubectl(ctx, c, a, obj, dr)
+}
+
+// applyPartOf applies an apply configuration holding only the label, under
+// manager. The UID makes the apply fail rather than create an object deleted
+// since it was read, or label one recreated under its name.
+func applyPartOf(ctx context.Context, c *clients, id string, a adoptee, manager string, dr *dryRun) (*unstructured.Unstructured, error) {
+	config := &unstructured.Unstructured{}
+	config.SetAPIVersion(a.resource.GroupVersion().String())
+	config.SetKind(a.ref.GroupKind.Kind)
+	config.SetNamespace(a.ref.Namespace)
+	config.SetName(a.ref.Name)
+	config.SetUID(a.obj.UID)
+	config.SetLabels(map[string]string{applyset.PartOfLabel: id})
+	data, err := json.Marshal(config.Object)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := c.dynamic.Resource(a.resource).Namespace(a.ref.Namespace).Patch(ctx, a.ref.Name, types.ApplyPatchType, data,
+		metav1.PatchOptions{FieldManager: manager, DryRun: dr.opts()})
+	if err != nil {
+		return nil, fmt.Errorf("labelling %s: %w", a.ref, err)
+	}
+	return obj, nil
+}
+
+// handOverToKubectl renames the adopting apply's managed fields entry to
+// kubectl's, writing metadata.managedFields alone, at the resourceVersion the
+// apply left: any other change in between fails it.
+func handOverToKubectl(ctx context.Context, c *clients, a adoptee, obj *unstructured.Unstructured, dr *dryRun) error {
+	entries := obj.GetManagedFields()
+	kubectlApplies := slices.ContainsFunc(entries, func(e metav1.ManagedFieldsEntry) bool {
+		return e.Manager == identity.KubectlFieldManager && e.Operation == metav1.ManagedFieldsOperationApply && e.Subresource == ""
+	})
+	handed := make([]metav1.ManagedFieldsEntry, 0, len(entries))
+	for _, e := range entries {
+		if e.Manager == identity.AdoptFieldManager && e.Operation == metav1.ManagedFieldsOperationApply {
+			if kubectlApplies {
+				continue // kubectl's entry holds the label already
+			}
+			e.Manager = identity.KubectlFieldManager
+		}
+		handed = append(handed, e)
+	}
+	patch := &unstructured.Unstructured{Object: map[string]any{}}
+	patch.SetResourceVersion(obj.GetResourceVersion())
+	patch.SetManagedFields(handed)
+	data, err := json.Marshal(patch.Object)
+	if err != nil {
+		return err
+	}
+	_, err = c.dynamic.Resource(a.resource).Namespace(a.ref.Namespace).Patch(ctx, a.ref.Name, types.MergePatchType, data,
+		metav1.PatchOptions{FieldManager: identity.AdoptFieldManager, DryRun: dr.opts()})
+	if err != nil {
+		return fmt.Errorf("handing the label of %s to kubectl's field manager: %w", a.ref, err)
+	}
+	return nil
+}

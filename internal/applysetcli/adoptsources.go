@@ -1,0 +1,195 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysetcli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
+)
+
+// adoptSource is where another tool recorded a group of objects: adopt reads
+// that record and never guesses. Helm releases and cli-utils inventories are
+// further sources of the same shape.
+type adoptSource interface {
+	// String names the source in the plan.
+	String() string
+	// read returns the group as the old tool recorded it.
+	read(ctx context.Context, c *clients) (adoptGroup, error)
+}
+
+// adoptGroup is what a source read.
+type adoptGroup struct {
+	refs []apply.ObjectRef
+	// active says why the old tool may still act on the objects; --force
+	// adopts them anyway.
+	active []string
+	// refusals say why adopting is unsafe whatever the flags.
+	refusals []string
+	// notes tell what the old tool will still do once the objects are adopted.
+	notes []string
+	// leftOut names objects the record left out, and why.
+	leftOut []string
+}
+
+// sourceFlags are the flags that name a source.
+type sourceFlags struct {
+	selector      string
+	kinds         []string
+	from          string
+	fromNamespace string
+}
+
+// source picks the source the flags name: exactly one of -l with --kinds,
+// or --from.
+func (f sourceFlags) source(c *clients) (adoptSource, error) {
+	switch {
+	case f.from != "" && (f.selector != "" || len(f.kinds) > 0):
+		return nil, fmt.Errorf("--from and -l/--kinds name two sources: give one")
+	case f.from != "":
+		return f.fromSource(c)
+	case f.selector == "" || len(f.kinds) == 0:
+		return nil, fmt.Errorf("name the group: -l SELECTOR with --kinds KIND,... (as kubectl apply --prune -l with --prune-allowlist), " +
+			"--from kustomization/NAME or --from application/NAME")
+	}
+	if _, err := metav1.ParseToLabelSelector(f.selector); err != nil {
+		return nil, fmt.Errorf("-l %q: %w", f.selector, err)
+	}
+	kinds, err := parseKinds(c, f.kinds)
+	if err != nil {
+		return nil, err
+	}
+	return selectorSource{selector: f.selector, kinds: kinds, namespace: c.namespace}, nil
+}
+
+// fromSource reads --from TYPE/NAME, in --from-namespace or the namespace in use.
+func (f sourceFlags) fromSource(c *clients) (adoptSource, error) {
+	typ, name, ok := strings.Cut(f.from, "/")
+	if !ok || name == "" {
+		return nil, fmt.Errorf("--from %q: want kustomization/NAME or application/NAME", f.from)
+	}
+	namespace := f.fromNamespace
+	if namespace == "" {
+		namespace = c.namespace
+	}
+	base, group, _ := strings.Cut(strings.ToLower(typ), ".")
+	base = strings.TrimSuffix(base, "s")
+	switch {
+	case base == "kustomization" && (group == "" || group == kustomizationResource.Group):
+		return fluxSource{namespace: namespace, name: name}, nil
+	case base == "application" && (group == "" || group == applicationResource.Group):
+		return argoSource{namespace: namespace, name: name}, nil
+	}
+	return nil, fmt.Errorf("--from %q: adopt reads Flux Kustomizations (kustomization/NAME) and Argo CD Applications (application/NAME)", f.from)
+}
+
+// parseKinds reads --kinds: Kind.group (Deployment.apps), resource.group
+// (deployments.apps) or kubectl's --prune-allowlist form group/version/Kind
+// (core/v1/ConfigMap), each a type the API server serves.
+func parseKinds(c *clients, values []string) ([]schema.GroupKind, error) {
+	var kinds []schema.GroupKind
+	for _, v := range values {
+		gk, err := kindOf(c, strings.TrimSpace(v))
+		if err != nil {
+			return nil, fmt.Errorf("--kinds %q: %w", v, err)
+		}
+		kinds = append(kinds, gk)
+	}
+	return kinds, nil
+}
+
+func kindOf(c *clients, value string) (schema.GroupKind, error) {
+	if parts := strings.Split(value, "/"); len(parts) == 3 {
+		group := parts[0]
+		if group == "core" {
+			group = ""
+		}
+		value = schema.GroupKind{Group: group, Kind: parts[2]}.String()
+	}
+	gk := schema.ParseGroupKind(value)
+	if _, err := c.mapper.RESTMapping(gk); err == nil {
+		return gk, nil
+	}
+	gvk, err := c.mapper.KindFor(schema.ParseGroupResource(value).WithVersion(""))
+	if err != nil {
+		return schema.GroupKind{}, err
+	}
+	return gvk.GroupKind(), nil
+}
+
+// selectorSource is kubectl's legacy prune: the objects of the allowed kinds
+// that match the selector and carry kubectl's last-applied annotation.
+type selectorSource struct {
+	selector  string
+	kinds     []schema.GroupKind
+	namespace string
+}
+
+func (s selectorSource) String() string {
+	return fmt.Sprintf("kubectl apply --prune -l %s of %s", s.selector, kindList(s.kinds))
+}
+
+func (s selectorSource) read(ctx context.Context, c *clients) (adoptGroup, error) {
+	var group adoptGroup
+	for _, gk := range s.kinds {
+		if err := s.readKind(ctx, c, gk, &group); err != nil {
+			return group, err
+		}
+	}
+	group.notes = append(group.notes, fmt.Sprintf("kubectl apply --prune -l %s without --applyset still prunes these objects: "+
+		"they keep their labels and last-applied annotation; prune with --applyset only from now on", s.selector))
+	return group, nil
+}
+
+// readKind lists one kind as kubectl's legacy prune does: in the namespace
+// in use, or the whole cluster for a cluster-scoped kind.
+func (s selectorSource) readKind(ctx context.Context, c *clients, gk schema.GroupKind, group *adoptGroup) error {
+	mapping, err := c.mapper.RESTMapping(gk)
+	if err != nil {
+		return err
+	}
+	namespace := s.namespace
+	if !isNamespaced(mapping.Scope.Name()) {
+		namespace = ""
+	}
+	list, err := c.metadata.Resource(mapping.Resource).Namespace(namespace).List(ctx, metav1.ListOptions{LabelSelector: s.selector})
+	if err != nil {
+		return fmt.Errorf("listing %s: %w", gk, err)
+	}
+	for _, item := range list.Items {
+		ref := apply.ObjectRef{GroupKind: gk, Namespace: item.Namespace, Name: item.Name}
+		if _, ok := item.Annotations[apply.LastAppliedAnnotation]; !ok {
+			group.leftOut = append(group.leftOut, ref.String()+": no "+apply.LastAppliedAnnotation+", so kubectl's prune never deleted it")
+			continue
+		}
+		group.refs = append(group.refs, ref)
+	}
+	return nil
+}
+
+func kindList(kinds []schema.GroupKind) string {
+	names := make([]string, 0, len(kinds))
+	for _, gk := range kinds {
+		names = append(names, gk.String())
+	}
+	return strings.Join(names, ",")
+}

@@ -73,7 +73,12 @@ func planAdoption(ctx context.Context, c *clients, src adoptSource, parent membe
 	if err := p.readParent(ctx, c); err != nil {
 		return nil, err
 	}
+	seen := sets.New[apply.ObjectRef]()
 	for _, ref := range group.refs {
+		if seen.Has(ref) {
+			continue // a record may name an object twice; it is written once
+		}
+		seen.Insert(ref)
 		if err := p.readObject(ctx, c, ref); err != nil {
 			return nil, err
 		}

@@ -85,6 +85,9 @@ var _ = Describe("kubectl applyset adopt", Ordered, func() {
 	secretID := func(ns, name string) string {
 		return applyset.ParentKey{GroupKind: schema.GroupKind{Kind: "Secret"}, Namespace: ns, Name: name}.ID()
 	}
+	configMapID := func(ns, name string) string {
+		return applyset.ParentKey{GroupKind: schema.GroupKind{Kind: "ConfigMap"}, Namespace: ns, Name: name}.ID()
+	}
 
 	It("adopts what kubectl apply --prune -l pruned, and kubectl's next apply --applyset prunes exactly the object it no longer declares", func(ctx context.Context) {
 		ns := pluginNamespace(ctx)
@@ -135,6 +138,9 @@ var _ = Describe("kubectl applyset adopt", Ordered, func() {
 		Expect(parent.Annotations).To(HaveKeyWithValue(applyset.GroupKindsAnnotation, "ConfigMap,Deployment.apps"))
 		Expect(parent.Annotations).To(HaveKeyWithValue(applyset.AdditionalNamespacesAnnotation, ""))
 		Expect(parent.ManagedFields).To(ConsistOf(HaveField("Manager", "kubectl-applyset")))
+		again := adopts(ctx, "secret/web", "-n", ns, "-l", "app=web", "--kinds", "ConfigMap,Deployment.apps", "--dry-run=server")
+		Expect(strings.Count(again, "already a member")).To(Equal(3), again)
+		Expect(again).To(ContainSubstring("Parent: update it"))
 		verified, code := plugin(ctx, "", "verify", "secret/web", "-n", ns)
 		Expect(code).To(BeZero(), verified)
 		Expect(verified).To(ContainSubstring("no findings, 3 members"))
@@ -179,6 +185,18 @@ var _ = Describe("kubectl applyset adopt", Ordered, func() {
 `, "apply", "--server-side", "-n", ns, "-f", "-")
 		Expect(refused(ctx, "secret/helm", "-n", ns, "-l", "app=x", "--kinds", "ConfigMap", "--yes")).To(ContainSubstring(`it belongs to the tooling "helm/v3"`))
 		Expect(refused(ctx, "secret/copied", "-n", ns, "-l", "app=x", "--kinds", "ConfigMap", "--yes")).To(ContainSubstring("not its own ID"))
+
+		kubectl(ctx, "", "create", "secret", "generic", "plain", "-n", ns, "--from-literal=k=v")
+		Expect(refused(ctx, "secret/plain", "-n", ns, "-l", "app=x", "--kinds", "ConfigMap", "--yes")).To(ContainSubstring("it exists and is no ApplySet parent"))
+		for parent, why := range map[string]string{
+			"serviceaccount/web":                             "kubectl accepts a Secret, a ConfigMap or a custom resource of a parent type",
+			"applysets.apply.applyset.dev/web":               "the operator applies its own sets",
+			"kustomizations.kustomize.toolkit.fluxcd.io/web": "its CRD has no applyset.kubernetes.io/is-parent-type label",
+		} {
+			out, code := plugin(ctx, "", "adopt", parent, "-n", ns, "-l", "app=x", "--kinds", "ConfigMap", "--yes")
+			Expect(code).NotTo(BeZero(), out)
+			Expect(out).To(ContainSubstring(why))
+		}
 
 		By("previewing with a server-side dry run, and declining")
 		out = adopts(ctx, "secret/web", "-n", ns, "-l", "app=x", "--kinds", "core/v1/ConfigMap", "--dry-run=server")
@@ -235,18 +253,24 @@ var _ = Describe("kubectl applyset adopt", Ordered, func() {
   spec: {destination: {namespace: `+ns+`}, syncPolicy: {automated: {prune: true}}},
   status: {resources: [{version: v1, kind: ConfigMap, namespace: `+ns+`, name: g1}, {version: v1, kind: ConfigMap, name: g2}]}}`)
 
-		out := refused(ctx, "secret/shop", "-n", ns, "--from", "application/shop", "--from-namespace", argo, "--yes", "--force")
+		out := refused(ctx, "configmap/shop", "-n", ns, "--from", "application/shop", "--from-namespace", argo, "--yes", "--force")
 		Expect(out).To(ContainSubstring("carries the finalizer resources-finalizer.argocd.argoproj.io: deleting it would delete these objects"))
 
 		kubectl(ctx, "", "patch", "applications.argoproj.io/shop", "-n", argo, "--type=json", `-p=[{"op":"remove","path":"/metadata/finalizers"}]`)
-		out = refused(ctx, "secret/shop", "-n", ns, "--from", "application/shop", "--from-namespace", argo, "--yes")
+		out = refused(ctx, "configmap/shop", "-n", ns, "--from", "application/shop", "--from-namespace", argo, "--yes")
 		Expect(out).To(ContainSubstring("syncs automatically (spec.syncPolicy.automated)"))
 		Expect(partOf(ctx, ns, "g1", "g2")).To(Equal([]string{"", ""}))
 
-		out = adopts(ctx, "secret/shop", "-n", ns, "--from", "application/shop", "--from-namespace", argo, "--yes", "--force")
+		out = adopts(ctx, "configmap/shop", "-n", ns, "--from", "application/shop", "--from-namespace", argo, "--yes", "--force")
 		Expect(out).To(ContainSubstring("deleting it with cascade deletes them"))
-		Expect(partOf(ctx, ns, "g1", "g2")).To(Equal([]string{secretID(ns, "shop"), secretID(ns, "shop")}))
+		Expect(partOf(ctx, ns, "g1", "g2")).To(Equal([]string{configMapID(ns, "shop"), configMapID(ns, "shop")}))
 		Expect(uids(ctx, ns, "g1", "g2")).To(Equal(before))
+		parent := &corev1.ConfigMap{}
+		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "shop"}, parent)).To(Succeed())
+		Expect(parent.Labels).To(HaveKeyWithValue(applyset.IDLabel, configMapID(ns, "shop")))
+		verified, code := plugin(ctx, "", "verify", "configmap/shop", "-n", ns)
+		Expect(code).To(BeZero(), verified)
+		Expect(verified).To(ContainSubstring("no findings, 2 members"))
 	})
 })
 

@@ -104,7 +104,7 @@ func adopt(cmd *cobra.Command, o *Options, c *clients, parentArg string, flags s
 	}
 	plan.print(o.Streams.Out)
 	if refusals := plan.refusals(force); len(refusals) > 0 {
-		return fmt.Errorf("nothing changed: %s", strings.Join(refusals, "; "))
+		return fmt.Errorf("nothing changed:\n  %s", strings.Join(refusals, "\n  "))
 	}
 	if !yes && !dr.server() && !confirm(cmd, o, fmt.Sprintf("Adopt %d objects?", len(plan.objects))) {
 		return fmt.Errorf("nothing changed")

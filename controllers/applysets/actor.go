@@ -130,13 +130,10 @@ func (r *Reconciler) clientsOf(user string) (identityClients, error) {
 	}
 	ic, cfg := identityClients{client: r.Client}, r.Config
 	if user != "" {
-		cfg = rest.CopyConfig(r.Config)
-		cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
-		c, err := client.New(cfg, client.Options{Scheme: r.Scheme, Mapper: r.Mapper})
-		if err != nil {
-			return identityClients{}, fmt.Errorf("a client impersonating %s: %w", user, err)
+		var err error
+		if ic.client, cfg, err = impersonating(r.Config, user, client.Options{Scheme: r.Scheme, Mapper: r.Mapper}); err != nil {
+			return identityClients{}, err
 		}
-		ic.client = c
 	}
 	d, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
@@ -150,6 +147,18 @@ func (r *Reconciler) clientsOf(user string) (identityClients, error) {
 // namespaceExists tells the engine whether a namespace it cannot list in is
 // gone. It reads as the operator: it decides only what to skip, and gives the
 // set nothing to read.
+// impersonating is a client acting as user, made from the operator's cfg,
+// and the config it uses.
+func impersonating(cfg *rest.Config, user string, opts client.Options) (client.Client, *rest.Config, error) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+	c, err := client.New(cfg, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("a client impersonating %s: %w", user, err)
+	}
+	return c, cfg, nil
+}
+
 func (r *Reconciler) namespaceExists(ctx context.Context, name string) (bool, error) {
 	ns := &metav1.PartialObjectMetadata{}
 	ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))

@@ -89,10 +89,7 @@ func (r *Reconciler) approvalOf(ctx context.Context, set applyv1alpha1.Set, o ou
 	if err != nil || mode == applyv1alpha1.ApprovalAuto {
 		return o, err
 	}
-	if r.ApprovalEnforced == nil {
-		return o, errApprovalNotEnforced
-	}
-	if err := r.ApprovalEnforced(ctx, set); err != nil {
+	if err := r.approvalEnforced(ctx, set); err != nil {
 		return o, err
 	}
 	o.approval = &approvalOutcome{mode: mode, before: planDigest(set.GetSetStatus())}
@@ -100,6 +97,15 @@ func (r *Reconciler) approvalOf(ctx context.Context, set applyv1alpha1.Set, o ou
 		o.approval.waitingSince = a.AwaitingSince
 	}
 	return o, nil
+}
+
+// approvalEnforced is nil once only approvers can approve set's plans;
+// a manager without a check of the policy trusts no approval.
+func (r *Reconciler) approvalEnforced(ctx context.Context, set applyv1alpha1.Set) error {
+	if r.ApprovalEnforced == nil {
+		return errApprovalNotEnforced
+	}
+	return r.ApprovalEnforced(ctx, set)
 }
 
 // errApprovalNotEnforced holds sets under approval in a manager that does
@@ -249,10 +255,7 @@ func (r *Reconciler) gateDeletion(ctx context.Context, set applyv1alpha1.Set, pl
 	if err != nil || mode == applyv1alpha1.ApprovalAuto || deletionApproved(set) || len(plan.Deletes()) == 0 {
 		return err
 	}
-	if r.ApprovalEnforced == nil {
-		return errApprovalNotEnforced
-	}
-	if err := r.ApprovalEnforced(ctx, set); err != nil {
+	if err := r.approvalEnforced(ctx, set); err != nil {
 		return err
 	}
 	digest := declared.PlanDigest(set, declared.Approvable{What: declared.ApproveDeletion, Deletes: plan.Deletes()})

@@ -63,11 +63,9 @@ type approvalProbe struct {
 
 // newApprovalProbe acts as ApprovalProbeUser, impersonated from cfg.
 func newApprovalProbe(cfg *rest.Config, opts client.Options) (*approvalProbe, error) {
-	cfg = rest.CopyConfig(cfg)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: ApprovalProbeUser}
-	c, err := client.New(cfg, opts)
+	c, _, err := impersonating(cfg, ApprovalProbeUser, opts)
 	if err != nil {
-		return nil, fmt.Errorf("a client acting as %s: %w", ApprovalProbeUser, err)
+		return nil, err
 	}
 	return &approvalProbe{client: c, inForce: map[string]time.Time{}}, nil
 }

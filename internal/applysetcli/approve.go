@@ -93,7 +93,7 @@ func (a *approveOptions) run(cmd *cobra.Command, o *Options, arg string) error {
 	case a.digest != "" && a.digest != awaited:
 		return fmt.Errorf("%s awaits approval of %s, not %s: the plan changed; look at it again", name, awaited, a.digest)
 	case a.digest == "":
-		if err := a.showPlan(ctx, o, c, set, ref.Type.GroupKind.Kind, awaited); err != nil {
+		if err := a.showPlan(ctx, o, c, cl, set, ref.Type.GroupKind.Kind, awaited); err != nil {
 			return err
 		}
 	}
@@ -126,14 +126,10 @@ func awaitedDigest(set applyv1alpha1.Set) (string, error) {
 
 // showPlan previews the set as diff does, prints it, and checks that the
 // preview is the plan awaiting approval.
-func (a *approveOptions) showPlan(ctx context.Context, o *Options, c *clients, set applyv1alpha1.Set, kind, awaited string) error {
+func (a *approveOptions) showPlan(ctx context.Context, o *Options, c *clients, cl client.Client, set applyv1alpha1.Set, kind, awaited string) error {
 	if !set.GetDeletionTimestamp().IsZero() {
 		return errors.New("the set is being deleted: its plan (status.plan.prune) lists what the deletion deletes; " +
 			"approve it with --digest status.plan.digest, or set spec.deletionPolicy to Orphan to keep the members")
-	}
-	cl, err := c.client()
-	if err != nil {
-		return err
 	}
 	d := &diffOptions{maxInput: defaultMaxInput}
 	previewed := set.DeepCopyObject().(applyv1alpha1.Set)
@@ -161,9 +157,8 @@ func (a *approveOptions) showPlan(ctx context.Context, o *Options, c *clients, s
 
 // approvable is what the set's approval mode approves of a preview.
 func approvable(set applyv1alpha1.Set, p *preview) declared.Approvable {
-	deletes := p.deletes
 	if set.GetCommonSpec().ApprovalMode() == applyv1alpha1.ApprovalPrune {
-		return declared.Approvable{What: declared.ApproveDeletes, Deletes: deletes}
+		return declared.Approvable{What: declared.ApproveDeletes, Deletes: p.deletes}
 	}
-	return declared.Approvable{What: declared.ApproveChanges, Writes: p.changes.Intent, Deletes: deletes}
+	return declared.Approvable{What: declared.ApproveChanges, Writes: p.changes.Intent, Deletes: p.deletes}
 }

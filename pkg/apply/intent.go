@@ -17,11 +17,9 @@ limitations under the License.
 package apply
 
 import (
-	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"maps"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -32,11 +30,6 @@ import (
 // write, a digest of the request body. Two applies with the same Intent send
 // the same requests; a person who approved one approved the other.
 type Intent map[ObjectRef]string
-
-// Refs returns the objects of the intent, sorted.
-func (in Intent) Refs() []ObjectRef {
-	return slices.SortedFunc(maps.Keys(in), func(a, b ObjectRef) int { return cmp.Compare(a.String(), b.String()) })
-}
 
 // intentOf is the intent of plans: every object a real apply would write,
 // those a preview cannot write included.

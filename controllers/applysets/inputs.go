@@ -32,17 +32,18 @@ import (
 )
 
 // readInputs are the declared objects, checked, with what the check left
-// out and the digests of the artifacts read (by source index).
+// out and what was gathered (the digests and revisions of the artifacts
+// read, by source index).
 type readInputs struct {
 	objects  []apply.Object
 	warnings []string
-	digests  []string
+	gathered declared.Gathered
 }
 
 // readObjects gathers, decodes and checks the declared objects, reading the
-// sources, and the Secrets of oci sources, with reader, the set's identity.
-// An oci source that could not be fetched fails the read: it never reads
-// as an empty source.
+// sources, the Secrets of oci sources and the objects of flux sources, with
+// reader, the set's identity. An oci or flux source that could not be
+// fetched fails the read: it never reads as an empty source.
 func (r *Reconciler) readObjects(ctx context.Context, reader client.Reader, set applyv1alpha1.Set, scope applyset.Scope) (
 	readInputs, string, error) {
 	gathered, err := declared.GatherWith(ctx, reader, set, r.Limits, r.Artifacts)
@@ -65,16 +66,16 @@ func (r *Reconciler) readObjects(ctx context.Context, reader client.Reader, set 
 	if _, err := apply.Order(objects); err != nil {
 		return readInputs{}, applyv1alpha1.ReasonInvalidInput, err
 	}
-	read := readInputs{objects: objects, digests: gathered.Digests}
+	read := readInputs{objects: objects, gathered: gathered}
 	for _, w := range checked {
 		read.warnings = append(read.warnings, w.String())
 	}
 	return read, "", nil
 }
 
-// readsArtifacts tells whether one of the set's sources is an oci source.
+// readsArtifacts tells whether one of the set's sources is an oci or flux source.
 func readsArtifacts(set applyv1alpha1.Set) bool {
-	return slices.ContainsFunc(set.GetSources(), func(src applyv1alpha1.ClusterSource) bool { return src.OCI != nil })
+	return slices.ContainsFunc(set.GetSources(), func(src applyv1alpha1.ClusterSource) bool { return src.OCI != nil || src.Flux != nil })
 }
 
 // refuseEmpty stops a set whose inputs declare nothing while it has members,

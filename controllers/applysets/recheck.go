@@ -49,6 +49,12 @@ func (r *Reconciler) sourcesVersion(ctx context.Context, set applyv1alpha1.Set) 
 			b.WriteString(src.OCI.URL + ":" + src.OCI.Tag + "@" + ptr.Deref(src.OCI.Digest, "") + "/" + src.Path + ";")
 			continue
 		}
+		if src.Flux != nil {
+			// Only the set's identity may read the object; the next full
+			// reconcile reads it and fetches its artifact again.
+			b.WriteString(string(src.Flux.Kind) + "/" + src.Namespace + "/" + src.Flux.Name + "/" + src.Path + ";")
+			continue
+		}
 		meta := &metav1.PartialObjectMetadata{}
 		meta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind(string(src.Kind)))
 		version := "absent"

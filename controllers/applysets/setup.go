@@ -111,7 +111,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			sources := obj.(applyv1alpha1.Set).GetSources()
 			keys := make([]string, 0, len(sources))
 			for _, s := range sources {
-				if s.OCI == nil {
+				if s.OCI == nil && s.Flux == nil {
 					keys = append(keys, sourceKey(string(s.Kind), s.Namespace, s.Name))
 				}
 			}

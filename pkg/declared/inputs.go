@@ -81,12 +81,16 @@ func Gather(ctx context.Context, reader client.Reader, set applyv1alpha1.Set, li
 type Gathered struct {
 	Inputs []apply.Input
 	// Digests are, by index in the set's sources, the digests of the
-	// artifacts its oci sources were read from; "" for the others.
+	// artifacts its oci and flux sources were read from; "" for the others.
 	Digests []string
+	// Revisions are, by index in the set's sources, the revisions of the
+	// artifacts its flux sources were read from; "" for the others.
+	Revisions []string
 }
 
-// GatherWith is Gather that also fetches the set's oci sources through
-// artifacts (nil fetches none), their Secrets read with reader too.
+// GatherWith is Gather that also fetches the set's oci and flux sources
+// through artifacts (nil fetches none), their Secrets and Flux objects read
+// with reader too.
 func GatherWith(ctx context.Context, reader client.Reader, set applyv1alpha1.Set, limits Limits, artifacts *Artifacts) (Gathered, error) {
 	g := &gatherer{limits: limits, left: limits.Bytes}
 	for i, r := range set.GetCommonSpec().Resources {
@@ -97,11 +101,11 @@ func GatherWith(ctx context.Context, reader client.Reader, set applyv1alpha1.Set
 		g.inputs = append(g.inputs, apply.Input{Object: obj, Origin: fmt.Sprintf("spec.resources[%d]", i)})
 	}
 	sources := set.GetSources()
-	digests := make([]string, len(sources))
+	digests, revisions := make([]string, len(sources)), make([]string, len(sources))
 	for i, src := range sources {
 		var err error
-		if src.OCI != nil {
-			digests[i], err = g.artifact(ctx, reader, artifacts, i, src)
+		if src.OCI != nil || src.Flux != nil {
+			digests[i], revisions[i], err = g.artifact(ctx, reader, artifacts, i, src)
 		} else {
 			err = g.keys(ctx, reader, src)
 		}
@@ -109,7 +113,7 @@ func GatherWith(ctx context.Context, reader client.Reader, set applyv1alpha1.Set
 			return Gathered{}, err
 		}
 	}
-	return Gathered{Inputs: g.inputs, Digests: digests}, nil
+	return Gathered{Inputs: g.inputs, Digests: digests, Revisions: revisions}, nil
 }
 
 // gatherer decodes a set's sources one after the other, within limits.
@@ -144,28 +148,45 @@ func (g *gatherer) keys(ctx context.Context, reader client.Reader, src applyv1al
 	return nil
 }
 
-// artifact decodes the documents an oci source's artifact holds under its
-// path, and gives the artifact's digest.
-func (g *gatherer) artifact(ctx context.Context, reader client.Reader, artifacts *Artifacts, index int, src applyv1alpha1.ClusterSource) (string, error) {
-	origin := OCIOrigin(index, src)
+// artifact decodes the documents an oci or flux source's artifact holds
+// under its path, and gives the artifact's digest and revision.
+func (g *gatherer) artifact(ctx context.Context, reader client.Reader, artifacts *Artifacts, index int, src applyv1alpha1.ClusterSource) (
+	digest, revision string, err error) {
+	origin := artifactOrigin(index, src)
 	left := 0
 	if g.limits.Objects > 0 {
 		left = max(g.limits.Objects-len(g.inputs), 0)
 	}
-	got, err := artifacts.fetch(ctx, reader, src, g.left, left)
-	if errors.Is(err, artifact.ErrTooLarge) {
-		return "", tooLargeError(origin, err)
+	var got fetched
+	if src.Flux != nil {
+		got, err = artifacts.fetchFlux(ctx, reader, src, g.left, left)
+	} else {
+		got, err = artifacts.fetch(ctx, reader, src, g.left, left)
 	}
-	if err != nil {
-		return "", fmt.Errorf("spec.sources[%d]: %w", index, err)
+	var denied *apply.AccessError
+	switch {
+	case errors.Is(err, artifact.ErrTooLarge):
+		return "", "", tooLargeError(origin, err)
+	case errors.As(err, &denied):
+		return "", "", err // it names the permission, which names the source
+	case err != nil:
+		return "", "", fmt.Errorf("spec.sources[%d]: %w", index, err)
 	}
 	g.left -= got.size
 	for _, doc := range got.documents {
 		if err := g.decode(origin+doc.Name, doc.Data); err != nil {
-			return "", err
+			return "", "", err
 		}
 	}
-	return got.digest, nil
+	return got.digest, got.revision, nil
+}
+
+// artifactOrigin is how the origins of an oci or flux source's objects begin.
+func artifactOrigin(index int, src applyv1alpha1.ClusterSource) string {
+	if src.Flux != nil {
+		return FluxOrigin(index, src)
+	}
+	return OCIOrigin(index, src)
 }
 
 // decode decodes one stream of documents, within the objects left.

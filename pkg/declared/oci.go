@@ -32,10 +32,11 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/ociartifact"
 )
 
-// ErrArtifactUnavailable marks an OCI source that could not be fetched: a
-// missing tag, an unreachable registry, a host the policy refuses. It is
-// never an empty source: nothing is applied or pruned, and the fetch is
-// tried again.
+// ErrArtifactUnavailable marks an OCI or Flux source that could not be
+// fetched: a missing tag, an unreachable registry, a host the policy
+// refuses, a Flux object without an artifact yet, a tarball that does not
+// match its digest. It is never an empty source: nothing is applied or
+// pruned, and the fetch is tried again.
 var ErrArtifactUnavailable = errors.New("artifact unavailable")
 
 // CAKey is the key of an oci source's caSecretRef that holds PEM certificates.
@@ -50,17 +51,21 @@ const (
 	maxKustomizeNest = 16
 )
 
-// Artifacts fetch the OCI sources of sets, within the hosts an admin allows.
+// Artifacts fetch the OCI and Flux sources of sets, within the hosts an
+// admin allows.
 type Artifacts struct {
-	// Policy is the hosts sets may fetch from; nil lets no oci source fetch.
+	// Policy is the hosts sets may fetch from; nil lets no oci or flux
+	// source fetch.
 	Policy *fetchpolicy.Policy
 }
 
-// fetched is what an oci source declared: the artifact's documents under
-// its path, its digest, and the bytes of its files.
+// fetched is what an oci or flux source declared: the artifact's documents
+// under its path, its digest (and a flux artifact's revision), and the
+// bytes of its files.
 type fetched struct {
 	documents []kbuild.Document
 	digest    string
+	revision  string
 	size      int64
 }
 

@@ -24,6 +24,7 @@ import (
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
+	"github.com/applyset-operator/applyset-operator/pkg/text"
 )
 
 // sourceName names a source as origins and messages do: ConfigMap team-a/manifests.
@@ -41,37 +42,45 @@ func originPrefix(src applyv1alpha1.ClusterSource) string {
 	return p
 }
 
+// maxRevision bounds the revision status.sources records: a Flux object's
+// writer chooses it.
+const maxRevision = 256
+
 // CountBySource counts the objects each of the set's sources declared, and
-// gives the oci sources the digests (by index, as Gathered has them) of the
-// artifacts they were read from.
-func CountBySource(set applyv1alpha1.Set, objects []apply.Object, digests []string) []applyv1alpha1.SourceStatus {
+// gives the oci and flux sources the digests and revisions (by index, as
+// Gathered has them) of the artifacts they were read from.
+func CountBySource(set applyv1alpha1.Set, objects []apply.Object, g Gathered) []applyv1alpha1.SourceStatus {
 	sources := set.GetSources()
 	out := make([]applyv1alpha1.SourceStatus, 0, len(sources))
 	for i, src := range sources {
 		prefix, n := originPrefix(src), int32(0)
-		if src.OCI != nil {
-			prefix = OCIOrigin(i, src)
+		if src.OCI != nil || src.Flux != nil {
+			prefix = artifactOrigin(i, src)
 		}
 		for _, obj := range objects {
 			if strings.HasPrefix(obj.Origin, prefix) {
 				n++
 			}
 		}
-		out = append(out, sourceStatus(src, n, digestAt(digests, i)))
+		out = append(out, sourceStatus(src, n, at(g.Digests, i), text.Truncate(at(g.Revisions, i), maxRevision)))
 	}
 	return out
 }
 
-func sourceStatus(src applyv1alpha1.ClusterSource, objects int32, digest string) applyv1alpha1.SourceStatus {
-	if src.OCI == nil {
-		return applyv1alpha1.SourceStatus{Kind: src.Kind, Namespace: src.Namespace, Name: src.Name, Key: src.Key, Objects: ptr.To(objects)}
+func sourceStatus(src applyv1alpha1.ClusterSource, objects int32, digest, revision string) applyv1alpha1.SourceStatus {
+	switch {
+	case src.Flux != nil:
+		return applyv1alpha1.SourceStatus{Kind: string(src.Flux.Kind), Namespace: src.Namespace, Name: src.Flux.Name, Path: src.Path,
+			Digest: digest, Revision: revision, Objects: ptr.To(objects)}
+	case src.OCI != nil:
+		return applyv1alpha1.SourceStatus{URL: src.OCI.URL, Path: src.Path, Digest: digest, Objects: ptr.To(objects)}
 	}
-	return applyv1alpha1.SourceStatus{URL: src.OCI.URL, Path: src.Path, Digest: digest, Objects: ptr.To(objects)}
+	return applyv1alpha1.SourceStatus{Kind: string(src.Kind), Namespace: src.Namespace, Name: src.Name, Key: src.Key, Objects: ptr.To(objects)}
 }
 
-func digestAt(digests []string, i int) string {
-	if i < len(digests) {
-		return digests[i]
+func at(values []string, i int) string {
+	if i < len(values) {
+		return values[i]
 	}
 	return ""
 }
@@ -94,10 +103,10 @@ func Emptied(before, now []applyv1alpha1.SourceStatus) []string {
 	return out
 }
 
-// withoutCount is the source s counts for: an oci source is the same
-// source whichever artifact it was read from.
+// withoutCount is the source s counts for: an oci or flux source is the
+// same source whichever artifact it was read from.
 func withoutCount(s applyv1alpha1.SourceStatus) applyv1alpha1.SourceStatus {
-	s.Objects, s.Digest = nil, ""
+	s.Objects, s.Digest, s.Revision = nil, "", ""
 	return s
 }
 
@@ -113,27 +122,40 @@ func statusName(s applyv1alpha1.SourceStatus) string {
 	if s.Key != "" {
 		name += " key " + s.Key
 	}
+	if s.Path != "" {
+		name += " path " + s.Path
+	}
 	return name
 }
 
-// ArtifactChanges names the oci sources whose digest differs from the one
-// they had at the last reconcile (before), with both digests.
+// artifactName names the artifact s was read from: its revision, if it
+// has one, and digest.
+func artifactName(s applyv1alpha1.SourceStatus) string {
+	if s.Revision != "" {
+		return fmt.Sprintf("revision %s (%s)", s.Revision, s.Digest)
+	}
+	return s.Digest
+}
+
+// ArtifactChanges names the oci and flux sources whose digest differs from
+// the one they had at the last reconcile (before), with both digests, and
+// a flux source's revisions.
 func ArtifactChanges(before, now []applyv1alpha1.SourceStatus) []string {
-	had := map[applyv1alpha1.SourceStatus]string{}
+	had := map[applyv1alpha1.SourceStatus]applyv1alpha1.SourceStatus{}
 	for _, s := range before {
-		had[withoutCount(s)] = s.Digest
+		had[withoutCount(s)] = s
 	}
 	var out []string
 	for _, s := range now {
 		if s.Digest == "" {
 			continue
 		}
-		switch was := had[withoutCount(s)]; was {
-		case s.Digest:
-		case "":
-			out = append(out, fmt.Sprintf("%s: %s", statusName(s), s.Digest))
+		switch was, ok := had[withoutCount(s)]; {
+		case ok && was.Digest == s.Digest:
+		case !ok || was.Digest == "":
+			out = append(out, fmt.Sprintf("%s: %s", statusName(s), artifactName(s)))
 		default:
-			out = append(out, fmt.Sprintf("%s: %s (was %s)", statusName(s), s.Digest, was))
+			out = append(out, fmt.Sprintf("%s: %s (was %s)", statusName(s), artifactName(s), artifactName(was)))
 		}
 	}
 	return out

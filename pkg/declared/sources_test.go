@@ -42,7 +42,7 @@ func TestCountBySource(t *testing.T) {
 	for _, o := range origins {
 		objects = append(objects, apply.Object{Input: apply.Input{Object: &unstructured.Unstructured{}, Origin: o}})
 	}
-	got := CountBySource(set, objects, nil)
+	got := CountBySource(set, objects, Gathered{})
 	want := []int32{2, 1, 1, 0}
 	for i, s := range got {
 		if ptr.Deref(s.Objects, -1) != want[i] || s.Namespace != "shop" {
@@ -53,7 +53,7 @@ func TestCountBySource(t *testing.T) {
 
 func TestEmptied(t *testing.T) {
 	src := func(name string, n int32) applyv1alpha1.SourceStatus {
-		return applyv1alpha1.SourceStatus{Kind: applyv1alpha1.SourceKindConfigMap, Namespace: "shop", Name: name, Objects: ptr.To(n)}
+		return applyv1alpha1.SourceStatus{Kind: string(applyv1alpha1.SourceKindConfigMap), Namespace: "shop", Name: name, Objects: ptr.To(n)}
 	}
 	tests := []struct {
 		name        string
@@ -91,5 +91,37 @@ func TestAnOCISourceIsTheSameSourceWhicheverArtifactItRead(t *testing.T) {
 	}
 	if got := ArtifactChanges(before, []applyv1alpha1.SourceStatus{oci("sha256:aa", 3)}); len(got) != 0 {
 		t.Errorf("the same digest is no change: got %q", got)
+	}
+}
+
+func TestAFluxSourceIsCountedAndNamedByItsObject(t *testing.T) {
+	set := &applyv1alpha1.ApplySet{}
+	set.Namespace = "shop"
+	set.Spec.Sources = []applyv1alpha1.Source{
+		{Kind: applyv1alpha1.SourceKindConfigMap, Name: "app"},
+		{Flux: &applyv1alpha1.FluxSource{Kind: applyv1alpha1.FluxSourceGitRepository, Name: "app"}, Path: "prod"},
+	}
+	objects := []apply.Object{
+		{Input: apply.Input{Object: &unstructured.Unstructured{}, Origin: "spec.sources[1] GitRepository shop/app prod/a.yaml document 1"}},
+		{Input: apply.Input{Object: &unstructured.Unstructured{}, Origin: "spec.sources[1] GitRepository shop/app prod/a.yaml document 2"}},
+	}
+	got := CountBySource(set, objects, Gathered{Digests: []string{"", "sha256:bb"}, Revisions: []string{"", "main@sha1:2"}})
+	want := applyv1alpha1.SourceStatus{Kind: "GitRepository", Namespace: "shop", Name: "app", Path: "prod", Digest: "sha256:bb",
+		Revision: "main@sha1:2", Objects: ptr.To[int32](2)}
+	if len(got) != 2 || ptr.Deref(got[0].Objects, -1) != 0 || withoutCount(got[1]) != withoutCount(want) || *got[1].Objects != 2 ||
+		got[1].Digest != want.Digest || got[1].Revision != want.Revision {
+		t.Fatalf("CountBySource = %+v", got)
+	}
+	before := want
+	before.Digest, before.Revision = "sha256:aa", "main@sha1:1"
+	if changes := ArtifactChanges([]applyv1alpha1.SourceStatus{before}, got); len(changes) != 1 || changes[0] !=
+		"GitRepository shop/app path prod: revision main@sha1:2 (sha256:bb) (was revision main@sha1:1 (sha256:aa))" {
+		t.Errorf("ArtifactChanges = %q", changes)
+	}
+	emptied := want
+	emptied.Objects = ptr.To[int32](0)
+	if names := Emptied([]applyv1alpha1.SourceStatus{before}, []applyv1alpha1.SourceStatus{emptied}); len(names) != 1 ||
+		names[0] != "GitRepository shop/app path prod (2 objects before)" {
+		t.Errorf("Emptied = %q", names)
 	}
 }

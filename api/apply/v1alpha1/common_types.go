@@ -289,11 +289,13 @@ const (
 )
 
 // Source is where a set reads objects from: a ConfigMap or Secret in the
-// ApplySet's namespace holding multi-document YAML, or an OCI artifact.
-// +kubebuilder:validation:XValidation:rule="has(self.kind) != has(self.oci)",message="a source is either kind and name (with key) or oci (with path)",reason=FieldValueInvalid
+// ApplySet's namespace holding multi-document YAML, an OCI artifact, or the
+// artifact of a Flux source object.
+// +kubebuilder:validation:XValidation:rule="[has(self.kind), has(self.oci), has(self.flux)].filter(x, x).size() == 1",message="a source is either kind and name (with key), oci or flux (with path)",reason=FieldValueInvalid
 // +kubebuilder:validation:XValidation:rule="!has(self.kind) || has(self.name)",message="a ConfigMap or Secret source needs a name",reason=FieldValueRequired,fieldPath=".name"
 // +kubebuilder:validation:XValidation:rule="!has(self.oci) || (!has(self.name) && !has(self.key))",message="an oci source has no name or key: it reads the directory path of the artifact",reason=FieldValueForbidden
-// +kubebuilder:validation:XValidation:rule="!has(self.path) || has(self.oci)",message="path is a directory of an oci source's artifact; a ConfigMap or Secret source names a key",reason=FieldValueForbidden,fieldPath=".path"
+// +kubebuilder:validation:XValidation:rule="!has(self.flux) || (!has(self.name) && !has(self.key))",message="a flux source has no name or key: flux names the object, path the directory of its artifact",reason=FieldValueForbidden
+// +kubebuilder:validation:XValidation:rule="!has(self.path) || has(self.oci) || has(self.flux)",message="path is a directory of an oci or flux source's artifact; a ConfigMap or Secret source names a key",reason=FieldValueForbidden,fieldPath=".path"
 type Source struct {
 	// kind is ConfigMap or Secret.
 	// +optional
@@ -319,9 +321,16 @@ type Source struct {
 	// +optional
 	OCI *OCISource `json:"oci,omitzero"` //nolint:kubeapilinter // Absent makes the source a ConfigMap or Secret.
 
-	// path is the directory of the artifact the objects are read from: the
-	// build of its kustomization, or else its YAML and JSON files in
-	// lexical order. The artifact's root when omitted.
+	// flux names a Flux source object (source.toolkit.fluxcd.io/v1) in the
+	// set's namespace, whose status.artifact is fetched on every reconcile,
+	// from the hosts the operator's admin allows, and checked against its
+	// digest. The set's identity must be allowed to get the object.
+	// +optional
+	Flux *FluxSource `json:"flux,omitzero"` //nolint:kubeapilinter // Absent makes the source another kind.
+
+	// path is the directory of the artifact (oci or flux) the objects are
+	// read from: the build of its kustomization, or else its YAML and JSON
+	// files in lexical order. The artifact's root when omitted.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
 	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+(/[-._a-zA-Z0-9]+)*$`
@@ -373,6 +382,38 @@ type OCISource struct {
 	Insecure *bool `json:"insecure,omitempty"`
 }
 
+// FluxSourceKind is the kind of a Flux source object, of the API
+// source.toolkit.fluxcd.io/v1.
+// +kubebuilder:validation:Enum=GitRepository;OCIRepository;ExternalArtifact
+type FluxSourceKind string
+
+const (
+	// FluxSourceGitRepository is a GitRepository: Flux fetches the Git repository.
+	FluxSourceGitRepository FluxSourceKind = "GitRepository"
+	// FluxSourceOCIRepository is an OCIRepository: Flux pulls the OCI artifact.
+	FluxSourceOCIRepository FluxSourceKind = "OCIRepository"
+	// FluxSourceExternalArtifact is an ExternalArtifact, whose status another
+	// controller writes.
+	FluxSourceExternalArtifact FluxSourceKind = "ExternalArtifact"
+)
+
+// FluxSource names a Flux source object whose artifact a set reads, as
+// Flux's kustomize-controller reads it: the tarball at status.artifact.url,
+// checked against status.artifact.digest.
+type FluxSource struct {
+	// kind is GitRepository, OCIRepository or ExternalArtifact.
+	// +required
+	Kind FluxSourceKind `json:"kind,omitempty"`
+
+	// name is the object's name. An ApplySet's object is in its namespace;
+	// a ClusterApplySet's in the source's namespace.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +required
+	Name string `json:"name,omitempty"`
+}
+
 // SecretReference names a Secret of the namespace its source reads from.
 type SecretReference struct {
 	// name is the Secret's name.
@@ -383,15 +424,17 @@ type SecretReference struct {
 	Name string `json:"name,omitempty"`
 }
 
-// ClusterSource is a Source of a ClusterApplySet: a ConfigMap or Secret in
-// the given namespace, or an OCI artifact whose Secrets are there.
+// ClusterSource is a Source of a ClusterApplySet: a ConfigMap, Secret or
+// Flux source object in the given namespace, or an OCI artifact whose
+// Secrets are there.
 // +kubebuilder:validation:XValidation:rule="!has(self.kind) || has(self.namespace)",message="a ConfigMap or Secret source names its namespace",reason=FieldValueRequired,fieldPath=".namespace"
+// +kubebuilder:validation:XValidation:rule="!has(self.flux) || has(self.namespace)",message="a flux source names the namespace of its object",reason=FieldValueRequired,fieldPath=".namespace"
 // +kubebuilder:validation:XValidation:rule="!has(self.oci) || has(self.namespace) || (!has(self.oci.secretRef) && !has(self.oci.caSecretRef))",message="an oci source's secretRef and caSecretRef are read from namespace: set it",reason=FieldValueRequired,fieldPath=".namespace"
 type ClusterSource struct {
 	Source `json:",inline"`
 
-	// namespace is the ConfigMap's or Secret's namespace, or that of an oci
-	// source's Secrets.
+	// namespace is the ConfigMap's, Secret's or Flux source object's
+	// namespace, or that of an oci source's Secrets.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`

@@ -69,16 +69,17 @@ type ForeignMember struct {
 
 // SourceStatus is what one source of the set declared.
 type SourceStatus struct {
-	// kind is ConfigMap or Secret; empty for an oci source.
+	// kind is ConfigMap or Secret, or a flux source's kind; empty for an oci source.
+	// +kubebuilder:validation:Enum=ConfigMap;Secret;GitRepository;OCIRepository;ExternalArtifact
 	// +optional
-	Kind SourceKind `json:"kind,omitempty"`
+	Kind string `json:"kind,omitempty"` //nolint:kubeapilinter // "" for an oci source, which has a url instead.
 
 	// namespace is the source's namespace.
 	// +kubebuilder:validation:MaxLength=63
 	// +optional
 	Namespace string `json:"namespace,omitempty"` //nolint:kubeapilinter // Always written; optional for a status a create never sets.
 
-	// name is the source's name; empty for an oci source.
+	// name is the source's name, or its Flux object's; empty for an oci source.
 	// +kubebuilder:validation:MaxLength=253
 	// +optional
 	Name string `json:"name,omitempty"` //nolint:kubeapilinter // "" for an oci source, which has a url instead.
@@ -93,16 +94,23 @@ type SourceStatus struct {
 	// +optional
 	URL string `json:"url,omitempty"` //nolint:kubeapilinter // "" for a ConfigMap or Secret source.
 
-	// path is the directory of an oci source's artifact that was read.
+	// path is the directory of an oci or flux source's artifact that was read.
 	// +kubebuilder:validation:MaxLength=512
 	// +optional
 	Path string `json:"path,omitempty"` //nolint:kubeapilinter // "" is the artifact's root, as in spec.
 
-	// digest is the digest of the oci source's artifact that was applied:
-	// the one its tag pointed to when it was read.
-	// +kubebuilder:validation:MaxLength=71
+	// digest is the digest of the oci or flux source's artifact that was
+	// applied: the one an oci source's tag pointed to when it was read, or
+	// the one a Flux object's status.artifact named and the tarball had.
+	// +kubebuilder:validation:MaxLength=135
 	// +optional
 	Digest string `json:"digest,omitempty"` //nolint:kubeapilinter // "" for a ConfigMap or Secret source.
+
+	// revision is the revision of the flux source's artifact that was
+	// applied, as its status.artifact names it, e.g. main@sha1:<commit>.
+	// +kubebuilder:validation:MaxLength=256
+	// +optional
+	Revision string `json:"revision,omitempty"` //nolint:kubeapilinter // "" for a source that is not a flux source.
 
 	// objects is how many objects the source declared.
 	// +kubebuilder:validation:Minimum=0

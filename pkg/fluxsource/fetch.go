@@ -1,0 +1,163 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package fluxsource
+
+import (
+	"bytes"
+	"context"
+	_ "crypto/sha256" // digests of tarballs
+	_ "crypto/sha512" // source-controller's --artifact-digest-algo may be sha384 or sha512
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+
+	"github.com/opencontainers/go-digest"
+
+	"github.com/applyset-operator/applyset-operator/pkg/artifact"
+	"github.com/applyset-operator/applyset-operator/pkg/fetchpolicy"
+)
+
+// userAgent names the operator to the servers of artifacts.
+const userAgent = "applyset-operator"
+
+// ErrDigestMismatch marks a tarball whose bytes do not hash to the digest
+// its object names: a tarball replaced while it was read, or one that is
+// not what the object's writer said. Nothing of it is used.
+var ErrDigestMismatch = errors.New("the tarball does not match the artifact's digest")
+
+// ErrInvalidArtifact marks a tarball refused for what it holds, after its
+// digest matched: fetching it again gives the same answer until the object
+// names another.
+var ErrInvalidArtifact = errors.New("invalid artifact")
+
+// Limits bound a fetch. Every field must be positive.
+type Limits struct {
+	// MaxTarballBytes bounds the tarball as served, compressed.
+	MaxTarballBytes int64
+	// Extract bounds the tarball once decompressed.
+	Extract artifact.Limits
+}
+
+// Fetch reads the tarball a names from its URL through policy, which must
+// allow the URL's host (plain HTTP only where it allows that, for an
+// http:// URL), within limits; checks that its bytes hash to a's digest,
+// before a byte of it is decompressed; and extracts it.
+func Fetch(ctx context.Context, policy *fetchpolicy.Policy, a Artifact, limits Limits) (*artifact.Tree, error) {
+	if limits.MaxTarballBytes <= 0 {
+		return nil, fmt.Errorf("every limit must be positive: %+v", limits)
+	}
+	want, err := parseDigest(a.Digest)
+	if err != nil {
+		return nil, err
+	}
+	u, err := CheckURL(policy, a.URL)
+	if err != nil {
+		return nil, err
+	}
+	data, err := download(ctx, policy, u, limits.MaxTarballBytes)
+	if err != nil {
+		return nil, err
+	}
+	if got := want.Algorithm().FromBytes(data); got != want {
+		return nil, fmt.Errorf("%s: %w: status.artifact.digest is %s, the %d bytes served hash to %s",
+			u.Redacted(), ErrDigestMismatch, want, len(data), got)
+	}
+	files, err := artifact.Extract(bytes.NewReader(data), limits.Extract)
+	if err != nil {
+		return nil, invalid{fmt.Errorf("%s@%s: %w", u.Redacted(), want, err)}
+	}
+	return files, nil
+}
+
+// CheckURL parses an artifact's URL and checks, before any request, that
+// policy lets it be fetched: an http or https URL of an allowed host.
+func CheckURL(policy *fetchpolicy.Policy, raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("the artifact's url: %w", err)
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("%s: an artifact's url holds no credentials", u.Redacted())
+	}
+	if policy == nil {
+		return nil, fmt.Errorf("%s: no host policy", u.Redacted())
+	}
+	switch u.Scheme {
+	case "https":
+		err = policy.CheckHost(u.Host, "443", false)
+	case "http":
+		err = policy.CheckHost(u.Host, "80", true)
+	default:
+		return nil, fmt.Errorf("%s: only http and https artifact urls are fetched", u.Redacted())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", u.Redacted(), err)
+	}
+	return u, nil
+}
+
+// download reads the body of a GET of u, of at most maxBytes.
+func download(ctx context.Context, policy *fetchpolicy.Policy, u *url.URL, maxBytes int64) ([]byte, error) {
+	client := policy.HTTPClient(nil, u.Scheme == "http")
+	defer client.CloseIdleConnections()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", u.Redacted(), err)
+	}
+	req.Header.Set("User-Agent", userAgent)
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("fetching the artifact: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s: the server answered %s", u.Redacted(), resp.Status)
+	}
+	if resp.ContentLength > maxBytes {
+		return nil, invalid{fmt.Errorf("%s: the tarball's %d bytes are beyond the limit of %d: %w", u.Redacted(), resp.ContentLength, maxBytes, artifact.ErrTooLarge)}
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading the tarball: %w", u.Redacted(), err)
+	}
+	if int64(len(data)) > maxBytes {
+		return nil, invalid{fmt.Errorf("%s: the tarball is beyond the limit of %d bytes: %w", u.Redacted(), maxBytes, artifact.ErrTooLarge)}
+	}
+	return data, nil
+}
+
+// parseDigest reads an artifact's digest, of an algorithm this binary can
+// compute.
+func parseDigest(raw string) (digest.Digest, error) {
+	d, err := digest.Parse(raw)
+	if err != nil {
+		return "", invalid{fmt.Errorf("status.artifact.digest %q: %w", raw, err)}
+	}
+	if !d.Algorithm().Available() {
+		return "", invalid{fmt.Errorf("status.artifact.digest %q: algorithm %s: only sha256, sha384 and sha512 are checked", raw, d.Algorithm())}
+	}
+	return d, nil
+}
+
+// invalid is an error of an artifact's content; it reads as the error it wraps.
+type invalid struct{ error }
+
+func (e invalid) Unwrap() error { return e.error }
+
+func (e invalid) Is(target error) bool { return target == ErrInvalidArtifact }

@@ -18,6 +18,7 @@ package applysets
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -25,6 +26,7 @@ import (
 	. "github.com/onsi/gomega"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/applyset-operator/applyset-operator/controllers/parents"
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
@@ -45,6 +47,9 @@ func TestApplySets(t *testing.T) {
 var _ = BeforeSuite(func(ctx context.Context) {
 	env = testenv.StartForSpecs(ctx)
 	k8sClient = env.Client
+	// Flux's source CRDs, copied from source-controller's module: see testdata/fluxcrds.
+	_, err := envtest.InstallCRDs(env.Config, envtest.CRDInstallOptions{Paths: []string{filepath.Join("testdata", "fluxcrds")}, ErrorIfPathMissing: true})
+	Expect(err).NotTo(HaveOccurred())
 	// The operator as it runs: both set reconcilers and the parent reconciler,
 	// which verifies the operator's own sets and must never fight them.
 	env.StartManager(func(mgr ctrl.Manager) error {

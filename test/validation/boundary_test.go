@@ -36,7 +36,7 @@ import (
 var complete = map[string]string{
 	"ApplySet": `{apiVersion: apply.applyset.dev/v1alpha1, kind: ApplySet, metadata: {name: full, namespace: ` + home + `}, spec: {
 		resources: [{apiVersion: v1, kind: ConfigMap, metadata: {name: a, namespace: ` + other + `, labels: {app: a}, annotations: {note: a}}}],
-		sources: [{kind: ConfigMap, name: manifests, key: app.yaml}, ` + ociSource + `],
+		sources: [{kind: ConfigMap, name: manifests, key: app.yaml}, ` + ociSource + `, ` + fluxSource + `],
 		prune: true, dryRun: false, force: false, wait: true, suspend: false,
 		additionalNamespaces: [` + other + `], deletionPolicy: Delete, serviceAccountName: deployer, interval: 10m, timeout: 5m,
 		dependsOn: [{kind: ApplySet, name: base, namespace: ` + home + `}],
@@ -44,7 +44,7 @@ var complete = map[string]string{
 		healthChecks: [{apiVersion: example.com/v1, kind: Widget, current: "self.status.ready", failed: "false", inProgress: "true"}]}}`,
 	"ClusterApplySet": `{apiVersion: apply.applyset.dev/v1alpha1, kind: ClusterApplySet, metadata: {name: full}, spec: {
 		resources: [{apiVersion: v1, kind: ConfigMap, metadata: {name: a, namespace: ` + other + `, labels: {app: a}, annotations: {note: a}}}],
-		sources: [{kind: ConfigMap, namespace: ` + home + `, name: manifests, key: app.yaml}, ` + clusterOCISource + `],
+		sources: [{kind: ConfigMap, namespace: ` + home + `, name: manifests, key: app.yaml}, ` + clusterOCISource + `, ` + clusterFluxSource + `],
 		prune: true, dryRun: false, force: false, wait: true, suspend: false,
 		additionalNamespaces: [` + other + `], deletionPolicy: Delete,
 		serviceAccountName: deployer, serviceAccountNamespace: ` + home + `, interval: 10m, timeout: 5m,
@@ -62,6 +62,10 @@ var (
 	ociSource = `{oci: {url: oci://registry.example.com/team/app, tag: v1.2.0, digest: 'sha256:` + strings.Repeat("0a", 32) + `',
 		secretRef: {name: pull}, caSecretRef: {name: registry-ca}, insecure: false}, path: overlays/prod}`
 	clusterOCISource = strings.Replace(ociSource, "path:", "namespace: "+home+", path:", 1)
+	// fluxSource is a flux source with every field set; a ClusterApplySet's
+	// names the namespace of its object.
+	fluxSource        = `{flux: {kind: GitRepository, name: app}, path: deploy}`
+	clusterFluxSource = strings.Replace(fluxSource, "path:", "namespace: "+home+", path:", 1)
 )
 
 // Boundary cases, made from the CRDs' own constraints: for each OpenAPI

@@ -152,9 +152,10 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.setConcurrency, "concurrent-set-reconciles", applysets.DefaultConcurrency,
 		"How many ApplySets, and how many ClusterApplySets, are reconciled at once.")
 	fs.StringVar(&o.artifactAllowedHosts, "artifact-allowed-hosts", "",
-		"Comma-separated hosts oci sources may fetch from: [http://]host[:port], host a DNS name, a *.example.com wildcard or an IP "+
+		"Comma-separated hosts oci and flux sources may fetch from: [http://]host[:port], host a DNS name, a *.example.com wildcard or an IP "+
 			"([::1] for IPv6); http:// allows plain HTTP too. Loopback, link-local and metadata addresses are refused unless named by address. "+
-			"Empty: no oci source fetches.")
+			"A flux source fetches its object's status.artifact.url, e.g. http://source-controller.flux-system.svc.cluster.local. "+
+			"Empty: no oci or flux source fetches.")
 	fs.IntVar(&o.applyConcurrency, "concurrent-applies", apply.DefaultConcurrency,
 		"How many requests (applies, deletes, reads) one set has in flight at once.")
 	fs.StringVar(&o.legacyManagers, "legacy-field-managers", strings.Join(apply.DefaultLegacyManagers, ","),
@@ -310,7 +311,7 @@ func splitList(value string) []string {
 }
 
 // artifactPolicy reads --artifact-allowed-hosts; nil, when it names no
-// host, lets no oci source fetch.
+// host, lets no oci or flux source fetch.
 func artifactPolicy(allowedHosts string) (*fetchpolicy.Policy, error) {
 	hosts := splitList(allowedHosts)
 	if len(hosts) == 0 {

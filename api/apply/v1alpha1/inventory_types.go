@@ -72,7 +72,7 @@ type SourceStatus struct {
 	// kind is ConfigMap or Secret, or a flux source's kind; empty for an oci source.
 	// +kubebuilder:validation:Enum=ConfigMap;Secret;GitRepository;OCIRepository;ExternalArtifact
 	// +optional
-	Kind string `json:"kind,omitempty"` //nolint:kubeapilinter // "" for an oci source, which has a url instead.
+	Kind string `json:"kind,omitempty"`
 
 	// namespace is the source's namespace.
 	// +kubebuilder:validation:MaxLength=63

@@ -1,0 +1,143 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package declared
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/opencontainers/go-digest"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
+	"github.com/applyset-operator/applyset-operator/pkg/artifact"
+	"github.com/applyset-operator/applyset-operator/pkg/fetchpolicy"
+	"github.com/applyset-operator/applyset-operator/pkg/fluxsource"
+)
+
+// fluxReader is a client that knows GitRepositories and holds objs.
+func fluxReader(funcs *interceptor.Funcs, objs ...client.Object) client.Client {
+	mapper := meta.NewDefaultRESTMapper(nil)
+	mapper.Add(fluxsource.GroupVersion.WithKind("GitRepository"), meta.RESTScopeNamespace)
+	c := fake.NewClientBuilder().WithRESTMapper(mapper).WithObjects(objs...).Build()
+	if funcs != nil {
+		return interceptor.NewClient(c, *funcs)
+	}
+	return c
+}
+
+func gitRepository(url, sum string) *unstructured.Unstructured {
+	obj := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"namespace": "shop", "name": "app"}}}
+	obj.SetGroupVersionKind(fluxsource.GroupVersion.WithKind("GitRepository"))
+	if url != "" {
+		obj.Object["status"] = map[string]any{"artifact": map[string]any{"url": url, "digest": sum, "revision": "main@sha1:1"}}
+	}
+	return obj
+}
+
+func fluxApplySet(kind applyv1alpha1.FluxSourceKind) *applyv1alpha1.ApplySet {
+	set := &applyv1alpha1.ApplySet{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "set"}}
+	set.Spec.Sources = []applyv1alpha1.Source{{Flux: &applyv1alpha1.FluxSource{Kind: kind, Name: "app"}, Path: "deploy"}}
+	return set
+}
+
+func TestGatherReadsAFluxSourcesArtifact(t *testing.T) {
+	tree, err := artifact.NewTree(map[string][]byte{"deploy/a.yaml": []byte(documents(2)), "other/b.yaml": []byte(documents(1))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := tree.WriteTarGzip(&buf); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(buf.Bytes()) }))
+	defer srv.Close()
+	policy, err := fetchpolicy.Parse([]string{"http://127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := digest.FromBytes(buf.Bytes()).String()
+	got, err := GatherWith(context.Background(), fluxReader(nil, gitRepository(srv.URL+"/a.tar.gz", sum)),
+		fluxApplySet(applyv1alpha1.FluxSourceGitRepository), DefaultLimits, &Artifacts{Policy: policy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Inputs) != 2 || !strings.HasPrefix(got.Inputs[0].Origin, "spec.sources[0] GitRepository shop/app deploy/a.yaml") {
+		t.Errorf("inputs: %+v", got.Inputs)
+	}
+	if got.Digests[0] != sum || got.Revisions[0] != "main@sha1:1" {
+		t.Errorf("digests %q, revisions %q", got.Digests, got.Revisions)
+	}
+}
+
+func TestGatherSaysWhyAFluxObjectCannotBeRead(t *testing.T) {
+	forbidden := &interceptor.Funcs{Get: func(context.Context, client.WithWatch, client.ObjectKey, client.Object, ...client.GetOption) error {
+		return apierrors.NewForbidden(schema.GroupResource{Group: "source.toolkit.fluxcd.io", Resource: "gitrepositories"}, "app", errors.New("no"))
+	}}
+	unserved := &interceptor.Funcs{Get: func(context.Context, client.WithWatch, client.ObjectKey, client.Object, ...client.GetOption) error {
+		return &meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: "source.toolkit.fluxcd.io", Kind: "ExternalArtifact"}, SearchedVersions: []string{"v1"}}
+	}}
+	for _, tc := range []struct {
+		name   string
+		reader client.Client
+		kind   applyv1alpha1.FluxSourceKind
+		want   string
+		is     error
+	}{
+		{name: "it does not exist", reader: fluxReader(nil), kind: applyv1alpha1.FluxSourceGitRepository,
+			want: "GitRepository shop/app does not exist", is: ErrSourceNotFound},
+		{name: "the cluster does not serve its kind", reader: fluxReader(unserved), kind: applyv1alpha1.FluxSourceExternalArtifact,
+			want: "the cluster serves no ExternalArtifact of source.toolkit.fluxcd.io/v1; install Flux's source-controller", is: ErrSourceNotFound},
+		{name: "the identity may not get it", reader: fluxReader(forbidden), kind: applyv1alpha1.FluxSourceGitRepository,
+			want: "may not get gitrepositories.source.toolkit.fluxcd.io in namespace shop"},
+		{name: "it has no artifact yet", reader: fluxReader(nil, gitRepository("", "")), kind: applyv1alpha1.FluxSourceGitRepository,
+			want: "GitRepository shop/app has no artifact yet", is: ErrArtifactUnavailable},
+		{name: "its url is a host the policy leaves out", reader: fluxReader(nil, gitRepository("http://169.254.169.254/a.tar.gz", "sha256:00")),
+			kind: applyv1alpha1.FluxSourceGitRepository, want: "names an artifact the operator may not fetch", is: ErrArtifactUnavailable},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			policy, err := fetchpolicy.Parse([]string{"*.example.com"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = GatherWith(context.Background(), tc.reader, fluxApplySet(tc.kind), DefaultLimits, &Artifacts{Policy: policy})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v does not say %q", err, tc.want)
+			}
+			if tc.is != nil && !errors.Is(err, tc.is) {
+				t.Errorf("error %q is not %v", err, tc.is)
+			}
+			var denied *apply.AccessError
+			if strings.Contains(tc.want, "may not get") && !errors.As(err, &denied) {
+				t.Errorf("error %q is no access error", err)
+			}
+		})
+	}
+}

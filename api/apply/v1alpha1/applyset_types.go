@@ -23,11 +23,12 @@ import (
 // ApplySetSpec declares the objects of a namespaced ApplySet and how to apply them.
 type ApplySetSpec struct {
 	// sources are ConfigMaps and Secrets in the ApplySet's own namespace whose keys
-	// hold multi-document YAML of more objects of the set, and OCI artifacts.
+	// hold multi-document YAML of more objects of the set, OCI artifacts, and
+	// Flux source objects of its namespace whose artifacts hold them.
 	// +kubebuilder:validation:MaxItems=32
 	// +listType=atomic
 	// +optional
-	Sources []Source `json:"sources,omitempty"` //nolint:kubeapilinter // A source is one of two shapes; CEL requires the fields of each.
+	Sources []Source `json:"sources,omitempty"` //nolint:kubeapilinter // A source is one of three shapes; CEL requires the fields of each.
 
 	CommonSpec `json:",inline"`
 }

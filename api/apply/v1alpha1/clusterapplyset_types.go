@@ -24,11 +24,12 @@ import (
 // +kubebuilder:validation:XValidation:rule="has(self.serviceAccountName) == has(self.serviceAccountNamespace)",message="serviceAccountName and serviceAccountNamespace name one ServiceAccount: set both or neither",reason=FieldValueRequired,fieldPath=".serviceAccountNamespace"
 type ClusterApplySetSpec struct {
 	// sources are ConfigMaps and Secrets, each in the namespace it names, whose keys
-	// hold multi-document YAML of more objects of the set, and OCI artifacts.
+	// hold multi-document YAML of more objects of the set, OCI artifacts, and
+	// Flux source objects, each in the namespace it names, whose artifacts hold them.
 	// +kubebuilder:validation:MaxItems=32
 	// +listType=atomic
 	// +optional
-	Sources []ClusterSource `json:"sources,omitempty"` //nolint:kubeapilinter // A source is one of two shapes; CEL requires the fields of each.
+	Sources []ClusterSource `json:"sources,omitempty"` //nolint:kubeapilinter // A source is one of three shapes; CEL requires the fields of each.
 
 	// serviceAccountNamespace is the namespace of the ServiceAccount named by
 	// serviceAccountName, which the set acts as. The account must exist.

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"syscall"
 	"time"
 )
@@ -46,12 +47,17 @@ func (p *Policy) Dialer() *net.Dialer {
 // HTTPClient returns a client whose every request, redirects included, is
 // checked against the policy before it is sent and whose every connection
 // goes through Dialer. It uses no proxy (a proxy would dial in our stead,
-// out of the policy's sight) and nothing from the environment. Plain HTTP
+// out of the policy's sight) and nothing from the environment, but for an
+// Unrestricted policy, which uses the environment's proxy. Plain HTTP
 // is used only when allowPlainHTTP is set and the host allows it.
 // tlsConfig may be nil for the system's roots.
 func (p *Policy) HTTPClient(tlsConfig *tls.Config, allowPlainHTTP bool) *http.Client {
+	var proxy func(*http.Request) (*url.URL, error)
+	if p.unrestricted {
+		proxy = http.ProxyFromEnvironment
+	}
 	transport := &http.Transport{
-		Proxy:                 nil,
+		Proxy:                 proxy,
 		DialContext:           p.Dialer().DialContext,
 		TLSClientConfig:       tlsConfig,
 		TLSHandshakeTimeout:   tlsHandshakeTimeout,

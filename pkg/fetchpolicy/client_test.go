@@ -159,3 +159,29 @@ func TestHTTPClientUsesNoProxy(t *testing.T) {
 		t.Error("the transport dials without the policy's dialer")
 	}
 }
+
+func TestUnrestricted(t *testing.T) {
+	plain, hits := server(t, false)
+	p := Unrestricted()
+	for _, host := range []string{"127.0.0.1:5000", "169.254.169.254", "metadata.google.internal", "registry.example.com"} {
+		if err := p.CheckHost(host, "80", true); err != nil {
+			t.Errorf("CheckHost(%s): %v", host, err)
+		}
+	}
+	if err := p.CheckDial("127.0.0.1:5000"); err != nil {
+		t.Errorf("CheckDial: %v", err)
+	}
+	if err := get(t, p.HTTPClient(nil, false), plain.URL); err == nil || !strings.Contains(err.Error(), "plain HTTP was not asked for") {
+		t.Errorf("plain HTTP without asking: %v", err)
+	}
+	if err := get(t, p.HTTPClient(nil, true), plain.URL); err != nil {
+		t.Errorf("plain HTTP when asked: %v", err)
+	}
+	if hits.Load() != 1 {
+		t.Errorf("%d requests reached the server, want 1", hits.Load())
+	}
+	transport := p.HTTPClient(nil, false).Transport.(*checkedTransport).next.(*http.Transport)
+	if transport.Proxy == nil {
+		t.Error("an unrestricted policy ignores the environment's proxy")
+	}
+}

@@ -34,6 +34,17 @@ import (
 // Policy is the hosts fetches may reach. The zero Policy allows none.
 type Policy struct {
 	rules []rule
+	// unrestricted allows every host and address (Unrestricted).
+	unrestricted bool
+}
+
+// Unrestricted is the policy of a command a person runs on their own
+// machine, such as kubectl applyset push: it reaches what they can reach
+// anyway, so every host and address is allowed, plain HTTP where the
+// caller asks for it, through the environment's proxy. Never the
+// operator's: there the fetch is a request made on a tenant's behalf.
+func Unrestricted() *Policy {
+	return &Policy{unrestricted: true}
 }
 
 // rule is one allowed host: a DNS name, a "*." wildcard over the names

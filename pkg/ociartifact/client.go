@@ -27,6 +27,7 @@ import (
 
 	"oras.land/oras-go/v2/registry/remote"
 	"oras.land/oras-go/v2/registry/remote/auth"
+	"oras.land/oras-go/v2/registry/remote/credentials"
 	"oras.land/oras-go/v2/registry/remote/errcode"
 
 	"github.com/applyset-operator/applyset-operator/pkg/fetchpolicy"
@@ -44,6 +45,12 @@ type Options struct {
 	// No other credential is ever used: no keychain, environment variable
 	// or docker config file.
 	DockerConfigJSON []byte
+	// UserDockerConfig reads credentials as docker does for the person who
+	// runs a command such as kubectl applyset push: from DOCKER_CONFIG or
+	// ~/.docker/config.json, and the credential helpers it names. Never for
+	// the operator, whose credentials would then serve every tenant. It
+	// cannot be set with DockerConfigJSON.
+	UserDockerConfig bool
 	// CAPEM holds PEM certificates trusted besides the system's roots.
 	CAPEM []byte
 	// Insecure reaches the registry over plain HTTP, which the policy must
@@ -77,7 +84,16 @@ func (o Options) repository(repo Repository) (*remote.Repository, error) {
 		BlockedRealmPrefixes: []netip.Prefix{},
 	}
 	client.SetUserAgent(userAgent)
-	if len(o.DockerConfigJSON) > 0 {
+	switch {
+	case o.UserDockerConfig && len(o.DockerConfigJSON) > 0:
+		return nil, fmt.Errorf("%s: credentials from both a Secret and the user's docker config", repo)
+	case o.UserDockerConfig:
+		store, err := credentials.NewStoreFromDocker(credentials.StoreOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("%s: reading the docker config: %w", repo, err)
+		}
+		client.Credential = credentials.Credential(store)
+	case len(o.DockerConfigJSON) > 0:
 		cred, err := credentialFor(o.DockerConfigJSON, repo.Host)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", repo, err)

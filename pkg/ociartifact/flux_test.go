@@ -26,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-containerregistry/pkg/name"
@@ -110,7 +111,11 @@ func TestPullReadsWhatFluxPushes(t *testing.T) {
 	if img, err = mutate.ConfigFile(img, config); err != nil {
 		t.Fatal(err)
 	}
-	img = mutate.Annotations(img, Metadata{Source: "src", Revision: "rev", Created: created}.annotations()).(gcrv1.Image)
+	img = mutate.Annotations(img, map[string]string{
+		"org.opencontainers.image.created":  created.Format(time.RFC3339),
+		"org.opencontainers.image.source":   "src",
+		"org.opencontainers.image.revision": "rev",
+	}).(gcrv1.Image)
 	if img, err = mutate.Append(img, mutate.Addendum{Layer: layer}); err != nil {
 		t.Fatal(err)
 	}

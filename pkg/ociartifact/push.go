@@ -42,16 +42,26 @@ type Metadata struct {
 	Revision string
 	// Created is when the artifact was made; zero for now.
 	Created time.Time
+	// Annotations are more annotations of the manifest, as flux push
+	// artifact --annotations writes them. They may not be the three above.
+	Annotations map[string]string
 }
 
-// annotations are the manifest's annotations, all three always present as
-// Flux writes them, even when empty.
-func (m Metadata) annotations() map[string]string {
-	return map[string]string{
+// annotations are the manifest's annotations: the three above always
+// present as Flux writes them, even when empty, and the others given.
+func (m Metadata) annotations() (map[string]string, error) {
+	out := map[string]string{
 		CreatedAnnotation:  m.Created.UTC().Format(time.RFC3339),
 		SourceAnnotation:   m.Source,
 		RevisionAnnotation: m.Revision,
 	}
+	for k, v := range m.Annotations {
+		if _, ok := out[k]; ok {
+			return nil, fmt.Errorf("annotation %s is written from the artifact's creation time, source or revision", k)
+		}
+		out[k] = v
+	}
+	return out, nil
 }
 
 // Push writes files to the repository at url as Flux writes an artifact: an
@@ -72,6 +82,10 @@ func Push(ctx context.Context, files *artifact.Tree, url, tag string, meta Metad
 	if meta.Created.IsZero() {
 		meta.Created = time.Now()
 	}
+	annotations, err := meta.annotations()
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", repo, err)
+	}
 	client, err := opts.repository(repo)
 	if err != nil {
 		return "", err
@@ -84,7 +98,7 @@ func Push(ctx context.Context, files *artifact.Tree, url, tag string, meta Metad
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", repo, err)
 	}
-	manifest, manifestData, err := imageManifest(config, layer, meta.annotations())
+	manifest, manifestData, err := imageManifest(config, layer, annotations)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", repo, err)
 	}

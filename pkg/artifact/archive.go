@@ -76,6 +76,12 @@ func writeParents(tw *tar.Writer, dir string, written map[string]bool) error {
 // (MaxBytes bounds the files' contents). Anything that is neither a regular
 // file nor a directory is refused, as Extract refuses it.
 func ReadFS(fsys fs.FS, limits Limits) (*Tree, error) {
+	return readFS(fsys, limits, nil)
+}
+
+// readFS is ReadFS, which passes any entry neither a regular file nor a
+// directory to other, if given, to be read as a regular file or refused.
+func readFS(fsys fs.FS, limits Limits, other func(name string, d fs.DirEntry) error) (*Tree, error) {
 	if err := limits.validate(); err != nil {
 		return nil, err
 	}
@@ -97,7 +103,12 @@ func ReadFS(fsys fs.FS, limits Limits) (*Tree, error) {
 			return tree.addDir(name)
 		}
 		if !d.Type().IsRegular() {
-			return fmt.Errorf("%q: only regular files and directories are allowed", name)
+			if other == nil {
+				return fmt.Errorf("%q: only regular files and directories are allowed", name)
+			}
+			if err := other(name, d); err != nil {
+				return err
+			}
 		}
 		data, err := readFileWithin(fsys, name, left)
 		if err != nil {

@@ -98,7 +98,7 @@ by the applyset-operator or by any tool that keeps the contract. It needs no ope
 	cmd.SetErr(streams.ErrOut)
 	o.Flags.AddFlags(cmd.PersistentFlags())
 	cmd.AddCommand(newListCommand(o), newViewCommand(o), newVerifyCommand(o), newDiffCommand(o), newDisbandCommand(o), newDeleteCommand(o), newApproveCommand(o),
-		newReleaseFinalizersCommand(o), newValidateCommand(o), newAdoptCommand(o))
+		newReleaseFinalizersCommand(o), newValidateCommand(o), newAdoptCommand(o), newPushCommand(o))
 	return cmd
 }
 

@@ -66,7 +66,10 @@ are printed as a unified diff. With --prune, the members the apply would delete 
 removals. Secret data is masked. Nothing in the cluster changes.
 
 For the operator's ApplySets and ClusterApplySets, name the set's manifest with -f and no
---applyset: diff previews what the operator would do with that spec.
+--applyset: diff previews what the operator would do with that spec. Its sources are read
+as you: ConfigMaps and Secrets with your rights, and oci sources fetched from here (the
+credentials and CA Secrets they name read with your rights from the set's namespace, within
+the operator's bounds on size, files and kustomize builds), naming the digest each read.
 
 Exit status: 0 no differences, 1 differences, 2 or more a problem.`,
 		Example: `  # Preview the next apply of a kubectl-managed set
@@ -93,7 +96,7 @@ Exit status: 0 no differences, 1 differences, 2 or more a problem.`,
 	cmd.Flags().BoolVar(&d.prune, "prune", false, "Also show the members the apply would delete.")
 	cmd.Flags().StringVar(&d.fieldManager, "field-manager", "kubectl", "The field manager the apply would use.")
 	cmd.Flags().BoolVar(&d.forceConflicts, "force-conflicts", false, "Preview an apply that takes fields other appliers own.")
-	cmd.Flags().Int64Var(&d.maxInput, "max-input-size", defaultMaxInput, "The most bytes -f may read, after decompression.")
+	cmd.Flags().Int64Var(&d.maxInput, "max-input-size", defaultMaxInput, "The most bytes -f, and the sources of the operator's sets, may read, after decompression.")
 	return cmd
 }
 

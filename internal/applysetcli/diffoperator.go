@@ -31,6 +31,7 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/declared"
+	"github.com/applyset-operator/applyset-operator/pkg/fetchpolicy"
 	"github.com/applyset-operator/applyset-operator/pkg/inventory"
 )
 
@@ -118,7 +119,7 @@ func (d *diffOptions) previewSet(ctx context.Context, o *Options, cl client.Clie
 	}
 	spec := set.GetCommonSpec()
 	scope := applyset.Scope{Namespace: set.GetNamespace(), AdditionalNamespaces: sets.New(spec.AdditionalNamespaces...)}
-	inputs, err := declared.Gather(ctx, cl, set, declared.Limits{Bytes: d.maxInput, Objects: declared.DefaultLimits.Objects})
+	inputs, err := d.gather(ctx, o, cl, set)
 	if err != nil {
 		return nil, err
 	}
@@ -148,6 +149,33 @@ func (d *diffOptions) previewSet(ctx context.Context, o *Options, cl client.Clie
 		}
 	}
 	return p, nil
+}
+
+// gather reads the set's inputs as the operator would, but as the user: its
+// ConfigMaps, Secrets and the Secrets of its oci sources with the user's
+// rights, and its artifacts from wherever the user can reach, within the
+// same bounds. It says which artifact each oci source read.
+func (d *diffOptions) gather(ctx context.Context, o *Options, cl client.Client, set applyv1alpha1.Set) ([]apply.Input, error) {
+	artifacts := &declared.Artifacts{Policy: fetchpolicy.Unrestricted()}
+	g, err := declared.GatherWith(ctx, cl, set, declared.Limits{Bytes: d.maxInput, Objects: declared.DefaultLimits.Objects}, artifacts)
+	if err != nil {
+		return nil, err
+	}
+	for i, src := range set.GetSources() {
+		if src.OCI != nil && i < len(g.Digests) {
+			fmt.Fprintf(o.Streams.ErrOut, "%s/%s: spec.sources[%d] %s is %s\n", set.GetObjectKind().GroupVersionKind().Kind, set.GetName(), i, ociVersion(src.OCI), g.Digests[i])
+		}
+	}
+	return g.Inputs, nil
+}
+
+// ociVersion names the artifact an oci source asks for: by its tag, when
+// it has one, as the digest printed beside it says which artifact was read.
+func ociVersion(oci *applyv1alpha1.OCISource) string {
+	if oci.Tag != "" {
+		return oci.URL + ":" + oci.Tag
+	}
+	return oci.URL
 }
 
 // pruneShowing previews a prune and says what it would delete, by UID.

@@ -148,10 +148,7 @@ func installSet(ctx context.Context, c corpusSet) *applyv1alpha1.ApplySet {
 	GinkgoHelper()
 	k8s := byOperator.Client
 	ensureNamespace(ctx, k8s, c.namespace)
-	Expect(k8s.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: c.namespace, Name: "installer"}})).To(Succeed())
-	Expect(k8s.Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: c.namespace + "-installer"},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
-		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: c.namespace, Name: "installer"}}})).To(Succeed())
+	ensureInstaller(ctx, k8s, c.namespace)
 	Expect(k8s.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: c.namespace, Name: c.name + "-manifests"},
 		BinaryData: map[string][]byte{c.name + ".yaml.gz": compressed(c.name)}})).To(Succeed())
 	set := &applyv1alpha1.ApplySet{ObjectMeta: metav1.ObjectMeta{Namespace: c.namespace, Name: c.name}}
@@ -162,6 +159,16 @@ func installSet(ctx context.Context, c corpusSet) *applyv1alpha1.ApplySet {
 	set.Spec.Wait = ptr.To(false)
 	Expect(k8s.Create(ctx, set)).To(Succeed())
 	return set
+}
+
+// ensureInstaller creates the ServiceAccount installer of namespace, which
+// may install anything.
+func ensureInstaller(ctx context.Context, k8s client.Client, namespace string) {
+	GinkgoHelper()
+	Expect(k8s.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "installer"}})).To(Succeed())
+	Expect(k8s.Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: namespace + "-installer"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: namespace, Name: "installer"}}})).To(Succeed())
 }
 
 func ensureNamespace(ctx context.Context, k8s client.Client, name string) {

@@ -58,8 +58,15 @@ func manifest(name string) []byte {
 // the cluster kubectl installed the set into.
 func declaredObjects(c corpusSet) []*unstructured.Unstructured {
 	GinkgoHelper()
+	return declaredIn(manifest(c.name), c.namespace)
+}
+
+// declaredIn reads the objects of a stream of manifests as kubectl reads
+// them with -n namespace.
+func declaredIn(manifests []byte, namespace string) []*unstructured.Unstructured {
+	GinkgoHelper()
 	mapper := byKubectl.Client.RESTMapper()
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(manifest(c.name))))
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(manifests)))
 	var objs []*unstructured.Unstructured
 	for {
 		doc, err := reader.Read()
@@ -78,7 +85,7 @@ func declaredObjects(c corpusSet) []*unstructured.Unstructured {
 		case mapping.Scope.Name() != meta.RESTScopeNameNamespace:
 			obj.SetNamespace("")
 		case obj.GetNamespace() == "":
-			obj.SetNamespace(c.namespace)
+			obj.SetNamespace(namespace)
 		}
 		objs = append(objs, obj)
 	}

@@ -36,7 +36,12 @@ import (
 	"github.com/applyset-operator/applyset-operator/controllers/applysets"
 	"github.com/applyset-operator/applyset-operator/controllers/parents"
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
+	"github.com/applyset-operator/applyset-operator/pkg/fetchpolicy"
 )
+
+// artifactHosts are the hosts the operator may fetch artifacts from: the
+// test registries, on loopback.
+var artifactHosts = []string{"http://127.0.0.1"}
 
 var (
 	// byKubectl is the control plane kubectl installs into, byOperator the
@@ -67,7 +72,11 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	operator := *byOperator
 	operator.ControlPlane = &recorded
 	operator.StartManager(func(mgr ctrl.Manager) error {
-		if err := applysets.SetupWithManager(mgr, applysets.Options{ToolingVersion: "v0.1.0", DefaultServiceAccount: "default"}); err != nil {
+		policy, err := fetchpolicy.Parse(artifactHosts)
+		if err != nil {
+			return err
+		}
+		if err := applysets.SetupWithManager(mgr, applysets.Options{ToolingVersion: "v0.1.0", DefaultServiceAccount: "default", ArtifactPolicy: policy}); err != nil {
 			return err
 		}
 		return parents.SetupWithManager(mgr, parents.Options{OrphanPolicy: parents.OrphanReport, Resync: time.Hour})

@@ -89,7 +89,7 @@ func (s skipGit) ReadDir(name string) ([]fs.DirEntry, error) {
 	}
 	kept := entries[:0]
 	for _, e := range entries {
-		if !(e.IsDir() && e.Name() == ".git") {
+		if !e.IsDir() || e.Name() != ".git" {
 			kept = append(kept, e)
 		}
 	}

@@ -24,6 +24,8 @@ import (
 	"log"
 	"net/http/httptest"
 	"os"
+	"runtime"
+	"runtime/metrics"
 	"strings"
 	"testing"
 	"time"
@@ -106,6 +108,8 @@ func benchmarkFetch(b *testing.B, content map[string][]byte, path string) {
 	artifacts := &Artifacts{Policy: policy}
 
 	objects := 0
+	runtime.GC()
+	peak := sampleHeap()
 	b.ReportAllocs()
 	for b.Loop() {
 		g, err := GatherWith(ctx, reader, set, DefaultLimits, artifacts)
@@ -114,7 +118,34 @@ func benchmarkFetch(b *testing.B, content map[string][]byte, path string) {
 		}
 		objects = len(g.Inputs)
 	}
+	b.ReportMetric(float64(peak()), "peak-heap-bytes")
 	b.ReportMetric(float64(layer.Len()), "layer-bytes")
 	b.ReportMetric(float64(files.Size()), "file-bytes")
 	b.ReportMetric(float64(objects), "objects")
+}
+
+// sampleHeap samples the heap's objects, live and not yet collected, every
+// millisecond, until the returned function stops it and gives the most seen.
+func sampleHeap() func() uint64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	stop, done := make(chan struct{}), make(chan uint64)
+	go func() {
+		var most uint64
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			metrics.Read(sample)
+			most = max(most, sample[0].Value.Uint64())
+			select {
+			case <-stop:
+				done <- most
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() uint64 {
+		close(stop)
+		return <-done
+	}
 }

@@ -114,7 +114,7 @@ spec:
 			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "reader"}}})).To(Succeed())
 		_, stderr, code := runPlugin(ctx, pluginDir, setYAML("tag: v1"), "diff", "-n", ns, "-f", "-", "--as", "reader")
 		Expect(code).To(Equal(2), stderr)
-		Expect(stderr).To(ContainSubstring("spec.sources[0]: may not get secrets in namespace " + ns))
+		Expect(stderr).To(ContainSubstring("standard input document 1: may not get secrets in namespace " + ns))
 	})
 
 	It("refuses a tag that points elsewhere than the pinned digest, and a missing tag", func(ctx context.Context) {

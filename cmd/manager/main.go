@@ -18,6 +18,7 @@ limitations under the License.
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"flag"
@@ -81,6 +82,7 @@ type options struct {
 	orphanPolicy      string
 	orphanGracePeriod time.Duration
 	reverifyInterval  time.Duration
+	permissionTTL     time.Duration
 
 	featureGateBackend string
 
@@ -162,6 +164,9 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"Comma-separated field managers of client-side applies whose ownership a set takes over after its first apply of an object "+
 			"(their update entries and kubectl's last-applied annotation go), so that a field the set stops declaring goes; "+
 			"empty hands over none.")
+	fs.DurationVar(&o.permissionTTL, "permission-cache-ttl", applysets.DefaultPermissionTTL,
+		"How long the answer to a set's permission check is reused by the sets acting as the same identity; any change to RBAC "+
+			"drops every answer at once, so this bounds only what other authorizers (webhooks) decide; 0 asks every time.")
 	fs.DurationVar(&o.reverifyInterval, "reverify-interval", time.Hour,
 		"How often every ApplySet parent is verified again without a change, a guard against missed events.")
 	fs.StringVar(&o.featureGateBackend, "featuregate-backend", backendAuto,
@@ -193,6 +198,9 @@ func (o *options) validate() error {
 	if o.maxSetObjects <= 0 || o.setConcurrency <= 0 || o.applyConcurrency <= 0 {
 		return fmt.Errorf("--max-set-objects, --concurrent-set-reconciles and --concurrent-applies must be positive, got %d, %d and %d",
 			o.maxSetObjects, o.setConcurrency, o.applyConcurrency)
+	}
+	if o.permissionTTL < 0 {
+		return fmt.Errorf("--permission-cache-ttl must not be negative, got %s", o.permissionTTL)
 	}
 	if o.kubeAPIQPS == 0 || o.kubeAPIQPS > 0 && o.kubeAPIBurst <= 0 {
 		return fmt.Errorf("--kube-api-qps must be positive (with a positive --kube-api-burst) or negative for no client-side limit, got %v and %d",
@@ -272,6 +280,7 @@ func run(opts options) error {
 		MaxInputBytes: opts.maxSetInputSize.Value(), MaxObjects: opts.maxSetObjects, Concurrency: opts.setConcurrency,
 		ApplyConcurrency: opts.applyConcurrency, ArtifactPolicy: artifactPolicy,
 		LegacyManagers: append([]string{}, splitList(opts.legacyManagers)...), // empty hands over none
+		PermissionTTL:  cmp.Or(opts.permissionTTL, -1),                        // 0 asks every time
 	}); err != nil {
 		return fmt.Errorf("setting up the ApplySet reconcilers: %w", err)
 	}

@@ -90,6 +90,13 @@ func (r *Reconciler) actorOf(set applyv1alpha1.Set) (actor, error) {
 func (r *Reconciler) engine(ctx context.Context, a actor) (*apply.Engine, client.Reader, error) {
 	engine := &apply.Engine{FieldManager: identity.MembersFieldManager, NamespaceExists: r.namespaceExists, Concurrency: r.ApplyConcurrency,
 		LegacyManagers: r.LegacyManagers}
+	if r.permissions != nil {
+		user := ""
+		if a.serviceAccount != nil {
+			user = a.user()
+		}
+		engine.Permissions = r.permissions.of(user)
+	}
 	if a.serviceAccount == nil {
 		c, err := r.clientsOf("")
 		if err != nil {

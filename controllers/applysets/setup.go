@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+	"time"
 
 	"k8s.io/client-go/util/workqueue"
 
@@ -82,6 +83,10 @@ type Options struct {
 	// ArtifactPolicy is the hosts oci sources may fetch from; nil lets none
 	// fetch (--artifact-allowed-hosts).
 	ArtifactPolicy *fetchpolicy.Policy
+	// PermissionTTL is how long the answer to a permission check is reused
+	// by the sets acting as the same identity; 0 means
+	// DefaultPermissionTTL, a negative value asks every time.
+	PermissionTTL time.Duration
 }
 
 // DefaultConcurrency lets a large set not hold up the small ones: each set
@@ -101,6 +106,12 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			func() applyv1alpha1.SetList { return &applyv1alpha1.ApplySetList{} }, "ApplySet"},
 		{"clusterapplyset", func() applyv1alpha1.Set { return &applyv1alpha1.ClusterApplySet{} },
 			func() applyv1alpha1.SetList { return &applyv1alpha1.ClusterApplySetList{} }, "ClusterApplySet"},
+	}
+	answers := &permissionAnswers{ttl: max(0, cmp.Or(opts.PermissionTTL, DefaultPermissionTTL))}
+	if answers.ttl > 0 {
+		if err := answers.watchRBAC(mgr); err != nil {
+			return err
+		}
 	}
 	probe, err := newApprovalProbe(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
 	if err != nil {
@@ -130,7 +141,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			ApplyConcurrency: opts.ApplyConcurrency, ApprovalEnforced: probe.check, LegacyManagers: opts.LegacyManagers,
 			Limits: declared.Limits{Bytes: cmp.Or(opts.MaxInputBytes, declared.DefaultLimits.Bytes),
 				Objects: cmp.Or(opts.MaxObjects, declared.DefaultLimits.Objects)},
-			Artifacts: &declared.Artifacts{Policy: opts.ArtifactPolicy},
+			Artifacts: &declared.Artifacts{Policy: opts.ArtifactPolicy}, permissions: answers,
 		}
 		err := ctrl.NewControllerManagedBy(mgr).
 			Named(k.name).

@@ -124,7 +124,7 @@ func deniedRead(err error, verb string, resource schema.GroupResource, namespace
 // checkAccess asks the API server, as the engine's identity, whether it may
 // do each of perms, and returns an *AccessError naming those it may not
 // (besides the reads already known to be denied). Each distinct permission is
-// asked once.
+// asked once, and not at all while the identity's shared answers hold one.
 func (e *Engine) checkAccess(ctx context.Context, perms []Permission, denied ...Permission) error {
 	perms = slices.Clone(perms)
 	slices.SortFunc(perms, comparePermissions)
@@ -133,7 +133,16 @@ func (e *Engine) checkAccess(ctx context.Context, perms []Permission, denied ...
 	missing := slices.Clone(denied)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(cmp.Or(e.Concurrency, DefaultConcurrency))
+	answers, now := e.permissions(), time.Now()
 	for _, p := range perms {
+		if allowed, ok := answers.cached(p, now); ok {
+			if !allowed {
+				mu.Lock()
+				missing = append(missing, p)
+				mu.Unlock()
+			}
+			continue
+		}
 		g.Go(func() error {
 			review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
 				ResourceAttributes: &authorizationv1.ResourceAttributes{
@@ -143,7 +152,7 @@ func (e *Engine) checkAccess(ctx context.Context, perms []Permission, denied ...
 			if err := e.Client.Create(gctx, review); err != nil {
 				return fmt.Errorf("asking whether the set may %s: %w", p, err)
 			}
-			e.grants().record(p, review.Status.Allowed, time.Now())
+			answers.record(p, review.Status.Allowed, time.Now())
 			if !review.Status.Allowed {
 				mu.Lock()
 				missing = append(missing, p)

@@ -64,9 +64,26 @@ type Engine struct {
 	// object, so that the set owns exactly what it declares (handover.go).
 	// Nil means DefaultLegacyManagers; an empty list hands over none.
 	LegacyManagers []string
+	// Permissions, when set, is shared by the engines acting as the same
+	// identity: answers to permission checks are reused for its TTL
+	// (permissions.go). Nil asks every time.
+	Permissions *Permissions
 
-	// granted remembers what the engine's permission checks allowed.
-	granted atomic.Pointer[grants]
+	// own remembers this engine's answers when Permissions is nil, for the
+	// retry of transient refusals.
+	own atomic.Pointer[Permissions]
+}
+
+// permissions is where the engine's answers are kept.
+func (e *Engine) permissions() *Permissions {
+	if e.Permissions != nil {
+		return e.Permissions
+	}
+	if c := e.own.Load(); c != nil {
+		return c
+	}
+	e.own.CompareAndSwap(nil, NewPermissions(0))
+	return e.own.Load()
 }
 
 // ErrOverlap marks an object that already belongs to another set.

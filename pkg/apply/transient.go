@@ -22,7 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -45,39 +44,6 @@ const (
 	firstForbiddenDelay = 200 * time.Millisecond
 	maxForbiddenDelay   = 2 * time.Second
 )
-
-// grants remembers when the engine's checks allowed each permission.
-type grants struct {
-	mu sync.Mutex
-	at map[Permission]time.Time
-}
-
-func (e *Engine) grants() *grants {
-	if g := e.granted.Load(); g != nil {
-		return g
-	}
-	e.granted.CompareAndSwap(nil, &grants{at: map[Permission]time.Time{}})
-	return e.granted.Load()
-}
-
-// record notes a check's answer: an allowed permission is granted now, a
-// denied one forgets any earlier grant.
-func (g *grants) record(p Permission, allowed bool, now time.Time) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if allowed {
-		g.at[p] = now
-		return
-	}
-	delete(g.at, p)
-}
-
-func (g *grants) recent(p Permission, now time.Time) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	at, ok := g.at[p]
-	return ok && now.Sub(at) < grantLife
-}
 
 // authorizerDenial matches the whole message the API server's authorization
 // filter writes: the Forbidden status names the resource, then the user and
@@ -105,7 +71,7 @@ func RefusedPermission(err error) (Permission, bool) {
 // engine allowed moments ago.
 func (e *Engine) transientlyForbidden(err error) (Permission, bool) {
 	p, ok := RefusedPermission(err)
-	return p, ok && e.grants().recent(p, time.Now())
+	return p, ok && e.permissions().grantedRecently(p, time.Now())
 }
 
 // retryForbidden runs write, and runs it again while the API server refuses

@@ -1,0 +1,88 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package apply
+
+import (
+	"sync"
+	"time"
+)
+
+// Permissions remembers the answers an identity's permission checks got.
+// Engines acting as one identity share one, so that sets acting as the same
+// ServiceAccount do not ask the API server the same questions on every
+// reconcile. An answer is reused for TTL; Forget drops them all, which the
+// owner does whenever the cluster's RBAC changes, so that a revoked
+// permission stops writes at the next check rather than after TTL. The API
+// server still authorizes every write as the identity: a reused answer only
+// decides whether the engine tries, and how it words a refusal.
+//
+// Allowed answers also back the retry of transient refusals (transient.go):
+// a write refused moments after a check allowed it is retried for a while.
+type Permissions struct {
+	// TTL is how long an answer is reused; 0 asks every time.
+	TTL time.Duration
+
+	mu      sync.Mutex
+	answers map[Permission]answer
+}
+
+// answer is one check's result and when the API server gave it.
+type answer struct {
+	allowed bool
+	at      time.Time
+}
+
+// NewPermissions returns a cache reusing answers for ttl.
+func NewPermissions(ttl time.Duration) *Permissions {
+	return &Permissions{TTL: ttl}
+}
+
+// Forget drops every answer.
+func (c *Permissions) Forget() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.answers = nil
+}
+
+// record notes a check's answer, given at now.
+func (c *Permissions) record(p Permission, allowed bool, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.answers == nil {
+		c.answers = map[Permission]answer{}
+	}
+	c.answers[p] = answer{allowed: allowed, at: now}
+}
+
+// cached returns the answer to p given within TTL of now, if there is one.
+func (c *Permissions) cached(p Permission, now time.Time) (allowed, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, found := c.answers[p]
+	if !found || now.Sub(a.at) >= c.TTL {
+		return false, false
+	}
+	return a.allowed, true
+}
+
+// grantedRecently is true when a check allowed p within grantLife of now.
+func (c *Permissions) grantedRecently(p Permission, now time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, ok := c.answers[p]
+	return ok && a.allowed && now.Sub(a.at) < grantLife
+}

@@ -37,7 +37,6 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -91,8 +90,9 @@ type Reconciler struct {
 	// object (apply.Engine.LegacyManagers).
 	LegacyManagers []string
 
-	clients sync.Map // impersonated user, or "" for the operator -> identityClients
-	applied sync.Map // set key -> appliedState of its last full reconcile
+	clients     sync.Map           // impersonated user, or "" for the operator -> identityClients
+	permissions *permissionAnswers // shared by both kinds' reconcilers; nil asks every time
+	applied     sync.Map           // set key -> appliedState of its last full reconcile
 }
 
 // Reconcile makes the cluster match one set, or previews it.
@@ -115,12 +115,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 
 	if !set.GetDeletionTimestamp().IsZero() {
 		return r.reconcileDelete(ctx, set)
-	}
-	if controllerutil.AddFinalizer(set, applyv1alpha1.MembersFinalizer) {
-		if err := r.Client.Patch(ctx, set, client.MergeFrom(base)); err != nil {
-			return reconcile.Result{}, fmt.Errorf("adding the finalizer: %w", err)
-		}
-		base = set.DeepCopyObject().(client.Object)
 	}
 	spec := set.GetCommonSpec()
 	if spec.Suspended() {

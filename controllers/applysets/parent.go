@@ -19,6 +19,7 @@ package applysets
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
@@ -47,8 +48,12 @@ func checkParent(set applyv1alpha1.Set, parent applyset.Parent) (string, error) 
 	return "", nil
 }
 
-// writeParent applies the ID label, the tooling annotation and the hints to the
-// set itself, with server-side apply under the hints field manager.
+// writeParent applies the ID label, the tooling annotation, the hints and the
+// members finalizer to the set itself, in one server-side apply under the
+// hints field manager. It comes before the set writes any member, so that a
+// set with members always has its finalizer; a set that never got this far
+// has none to release. Every apply of the hints carries the finalizer: the
+// manager owns it, and an apply without it would remove it.
 func (r *Reconciler) writeParent(ctx context.Context, set applyv1alpha1.Set, hints declared.Hints) error {
 	gvk, err := r.gvk()
 	if err != nil {
@@ -58,7 +63,9 @@ func (r *Reconciler) writeParent(ctx context.Context, set applyv1alpha1.Set, hin
 		ID: true, Tooling: ptr.To(identity.Tooling(r.ToolingVersion)),
 		GroupKinds: hints.Kinds, AdditionalNamespaces: hints.Namespaces,
 	})
-	if hasAll(set.GetLabels(), patch.GetLabels()) && hasAll(set.GetAnnotations(), patch.GetAnnotations()) {
+	patch.SetFinalizers([]string{applyv1alpha1.MembersFinalizer})
+	if hasAll(set.GetLabels(), patch.GetLabels()) && hasAll(set.GetAnnotations(), patch.GetAnnotations()) &&
+		slices.Contains(set.GetFinalizers(), applyv1alpha1.MembersFinalizer) {
 		return nil // already in place: a steady set costs no writes
 	}
 	if err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(patch), client.FieldOwner(identity.HintsFieldManager),
@@ -81,6 +88,9 @@ func (r *Reconciler) writeParent(ctx context.Context, set applyv1alpha1.Set, hin
 	}
 	set.SetLabels(labels)
 	set.SetAnnotations(annotations)
+	if !slices.Contains(set.GetFinalizers(), applyv1alpha1.MembersFinalizer) {
+		set.SetFinalizers(append(set.GetFinalizers(), applyv1alpha1.MembersFinalizer))
+	}
 	return nil
 }
 

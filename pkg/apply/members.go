@@ -90,6 +90,30 @@ func (e *Engine) listMembers(ctx context.Context, setID string, kinds sets.Set[s
 	return out, denied, errors.Join(errs...)
 }
 
+// listPermissions are the lists listMembers would make of kinds in scope.
+// A kind the API server does not serve yet (the set installs its CRD) needs
+// none: its first prune comes after the apply that serves it.
+func (e *Engine) listPermissions(kinds sets.Set[schema.GroupKind], scope applyset.Scope) ([]Permission, error) {
+	var perms []Permission
+	for _, gk := range kinds.UnsortedList() {
+		mapping, err := e.Client.RESTMapper().RESTMapping(gk)
+		if meta.IsNoMatchError(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("looking up %s: %w", gk, err)
+		}
+		namespaces := []string{""}
+		if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+			namespaces = scope.Namespaces()
+		}
+		for _, ns := range namespaces {
+			perms = append(perms, Permission{Verb: "list", Resource: mapping.Resource.GroupResource(), Namespace: ns})
+		}
+	}
+	return perms, nil
+}
+
 func (e *Engine) listKind(ctx context.Context, mapping *meta.RESTMapping, namespace, setID string) ([]member, error) {
 	list := &metav1.PartialObjectMetadataList{}
 	list.SetGroupVersionKind(mapping.GroupVersionKind.GroupVersion().WithKind(mapping.GroupVersionKind.Kind + "List"))

@@ -44,8 +44,15 @@ type PruneOptions struct {
 	// that members in a namespace that left the set are pruned too.
 	Scope applyset.Scope
 	// Kinds are the kinds to look at: the union of the parent's hint and the
-	// kinds of the new set.
+	// kinds of the recorded members.
 	Kinds sets.Set[schema.GroupKind]
+	// Unlisted are kinds the new set declares that no member can be in yet:
+	// a set writes its hint before its members, and neither the hint nor
+	// the inventory names them. They are not listed, which spares a new set
+	// a LIST per kind; whether the identity may list them is checked all the
+	// same, so that the next prune, which lists them, is not refused after
+	// the apply went ahead.
+	Unlisted sets.Set[schema.GroupKind]
 	// Keep are the objects still declared.
 	Keep sets.Set[ObjectRef]
 	// Proven says which of the objects that carry the set's label the set
@@ -171,7 +178,10 @@ func (e *Engine) PlanPrune(ctx context.Context, opts PruneOptions) (*PrunePlan, 
 		return nil, err
 	}
 	plan.deletes, plan.skipped = deletes, append(plan.skipped, kept...)
-	perms := make([]Permission, 0, len(plan.deletes))
+	perms, err := e.listPermissions(opts.Unlisted.Difference(opts.Kinds), opts.Scope)
+	if err != nil {
+		return nil, err
+	}
 	for _, m := range plan.deletes {
 		perms = append(perms, Permission{Verb: "delete", Resource: m.resource, Namespace: m.ref.Namespace})
 	}

@@ -67,8 +67,10 @@ func NewPlan(set applyv1alpha1.Set, parent applyset.Parent, objects []apply.Obje
 	}
 	p.Apply = apply.ApplyOptions{SetID: setID, DryRun: dryRun, Force: spec.ForceEnabled(), Ignore: ignoreRules(spec.IgnoreFields)}
 	if spec.PruneEnabled() {
+		listed := CurrentKinds(parent).Union(recorded.Kinds)
 		p.Prune = &apply.PruneOptions{
-			SetID: setID, ParentUID: string(set.GetUID()), Kinds: p.Widened.Kinds, Keep: sets.New(objectRefs(objects)...), DryRun: dryRun,
+			SetID: setID, ParentUID: string(set.GetUID()), Kinds: listed, Unlisted: p.Declared.Kinds.Difference(listed),
+			Keep: sets.New(objectRefs(objects)...), DryRun: dryRun,
 			Scope: applyset.Scope{Namespace: set.GetNamespace(), AdditionalNamespaces: p.Widened.Namespaces.Union(sets.New(spec.AdditionalNamespaces...))},
 		}
 	}

@@ -47,8 +47,13 @@ func TestHintLifeCycle(t *testing.T) {
 	plan := NewPlan(set, parent, objects, []apply.ObjectRef{ref(job, "recorded", "j")}, parentKey.ID(), false)
 	assertHints(t, "declared", plan.Declared, sets.New(cm, deploy), sets.New("team"))
 	assertHints(t, "widened", plan.Widened, sets.New(cm, deploy, secret, job), sets.New("team", "old", "recorded"))
-	if plan.Prune == nil || !plan.Prune.Kinds.Equal(plan.Widened.Kinds) || !plan.Prune.Scope.AdditionalNamespaces.Equal(sets.New("team", "old", "recorded")) {
+	if plan.Prune == nil || !plan.Prune.Scope.AdditionalNamespaces.Equal(sets.New("team", "old", "recorded")) {
 		t.Errorf("the prune does not reach across the widened hints: %+v", plan.Prune)
+	}
+	// Members are only where the parent's hints or the inventory say; a kind
+	// declared for the first time is checked, not listed.
+	if !plan.Prune.Kinds.Equal(sets.New(cm, secret, job)) || !plan.Prune.Unlisted.Equal(sets.New(deploy)) {
+		t.Errorf("the prune lists %v and checks %v, want %v and %v", plan.Prune.Kinds, plan.Prune.Unlisted, sets.New(cm, secret, job), sets.New(deploy))
 	}
 
 	tests := []struct {

@@ -18,8 +18,16 @@ package main
 
 import (
 	"flag"
+	"slices"
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/identity"
 )
 
 func TestClientRateFlags(t *testing.T) {
@@ -54,5 +62,114 @@ func TestClientRateFlags(t *testing.T) {
 				t.Errorf("got qps %v burst %d err %v, want %v %d", o.kubeAPIQPS, o.kubeAPIBurst, err, tt.qps, tt.burst)
 			}
 		})
+	}
+}
+
+func TestShardingFlags(t *testing.T) {
+	tests := []struct {
+		args     []string
+		selector string // the parsed selector, "" for none
+		running  []string
+		wantErr  string
+	}{
+		{args: nil, running: allControllers},
+		{args: []string{"--watch-label-selector=sharding.fluxcd.io/key=shard1", "--controllers=applysets", "--disable-webhooks"},
+			selector: "sharding.fluxcd.io/key=shard1", running: []string{"applysets"}},
+		{args: []string{"--watch-label-selector=!sharding.fluxcd.io/key"}, selector: "!sharding.fluxcd.io/key", running: allControllers},
+		{args: []string{"--watch-label-selector=sharding.fluxcd.io/key in (shard1, shard2)"},
+			selector: "sharding.fluxcd.io/key in (shard1,shard2)", running: allControllers},
+		{args: []string{"--watch-label-selector=  "}, running: allControllers},
+		{args: []string{"--watch-label-selector=sharding.fluxcd.io/key=shard 1"}, wantErr: "want a label selector such as"},
+		{args: []string{"--watch-label-selector=!"}, wantErr: "--watch-label-selector=!:"},
+		{args: []string{"--watch-label-selector=sharding.fluxcd.io/key=-shard1"}, wantErr: "--watch-label-selector"},
+		{args: []string{"--controllers=applysets"}, wantErr: "add --disable-webhooks"},
+		{args: []string{"--controllers=applysets,orphans", "--disable-webhooks"}, wantErr: `unknown controller "orphans"`},
+		{args: []string{"--controllers= , "}, wantErr: "--controllers is empty"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var o options
+			fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+			o.bindFlags(fs)
+			if err := fs.Parse(tt.args); err != nil {
+				t.Fatal(err)
+			}
+			err := o.validate()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("want an error saying %q, got %v", tt.wantErr, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			selector := ""
+			if o.shard.selector != nil {
+				selector = o.shard.selector.String()
+			}
+			if selector != tt.selector || !slices.Equal(o.shard.running, tt.running) {
+				t.Errorf("got selector %q running %v, want %q %v", selector, o.shard.running, tt.selector, tt.running)
+			}
+		})
+	}
+}
+
+func TestShardLeasesAndCaches(t *testing.T) {
+	parse := func(args ...string) ctrl.Options {
+		t.Helper()
+		var o options
+		fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+		o.bindFlags(fs)
+		if err := fs.Parse(append(args, "--disable-webhooks")); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.validate(); err != nil {
+			t.Fatal(err)
+		}
+		var mgrOpts ctrl.Options
+		o.shard.managerOptions(&mgrOpts)
+		return mgrOpts
+	}
+	unsharded := parse()
+	first := parse("--watch-label-selector=!sharding.fluxcd.io/key")
+	second := parse("--watch-label-selector=sharding.fluxcd.io/key=shard1", "--controllers=applysets")
+	third := parse("--watch-label-selector=sharding.fluxcd.io/key=shard2", "--controllers=applysets")
+	again := parse("--watch-label-selector= sharding.fluxcd.io/key = shard1 ", "--controllers=applysets")
+
+	if unsharded.LeaderElectionID != identity.LeaderElectionID || unsharded.Cache.ByObject != nil {
+		t.Errorf("without a selector: lease %q, cache %v; want the operator's lease and a full cache", unsharded.LeaderElectionID, unsharded.Cache.ByObject)
+	}
+	leases := map[string]bool{}
+	for _, o := range []ctrl.Options{unsharded, first, second, third} {
+		if errs := validation.IsDNS1123Subdomain(o.LeaderElectionID); len(errs) > 0 {
+			t.Errorf("lease %q is not a valid name: %v", o.LeaderElectionID, errs)
+		}
+		leases[o.LeaderElectionID] = true
+	}
+	if len(leases) != 4 {
+		t.Errorf("shards share a lease: %v", leases)
+	}
+	if again.LeaderElectionID != second.LeaderElectionID {
+		t.Errorf("the same selector, written differently, gave leases %q and %q", again.LeaderElectionID, second.LeaderElectionID)
+	}
+
+	// Only the set kinds are restricted: members, sources, ServiceAccounts
+	// and parents are seen whatever their labels.
+	if len(second.Cache.ByObject) != 2 {
+		t.Fatalf("want the two set kinds restricted, got %v", second.Cache.ByObject)
+	}
+	for obj, by := range second.Cache.ByObject {
+		switch obj.(type) {
+		case *applyv1alpha1.ApplySet, *applyv1alpha1.ClusterApplySet:
+		default:
+			t.Errorf("%T is restricted", obj)
+		}
+		for ls, want := range map[string]bool{"sharding.fluxcd.io/key=shard1": true, "sharding.fluxcd.io/key=shard2": false, "": false} {
+			set, _ := labels.ConvertSelectorToLabelsMap(ls)
+			if by.Label.Matches(set) != want {
+				t.Errorf("selector %s on labels %q: want %v", by.Label, ls, want)
+			}
+		}
 	}
 }

@@ -75,6 +75,7 @@ type options struct {
 	leaderElection          bool
 	leaderElectionNamespace string
 	webhooks                webhookOptions
+	shard                   shardOptions
 	gracefulShutdownTimeout time.Duration
 
 	repairTooling     string
@@ -173,6 +174,7 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"What enforces CustomFeatureGates: policy (admission policies the API server runs, no webhook), webhook, "+
 			"or auto (policy where the API server serves admissionregistration.k8s.io/v1 MutatingAdmissionPolicies).")
 	o.webhooks.bindFlags(fs)
+	o.shard.bindFlags(fs)
 }
 
 func main() {
@@ -206,7 +208,7 @@ func (o *options) validate() error {
 		return fmt.Errorf("--kube-api-qps must be positive (with a positive --kube-api-burst) or negative for no client-side limit, got %v and %d",
 			o.kubeAPIQPS, o.kubeAPIBurst)
 	}
-	return nil
+	return o.shard.validate(o.webhooks.disabled)
 }
 
 func run(opts options) error {
@@ -230,7 +232,7 @@ func run(opts options) error {
 		return fmt.Errorf("loading kubeconfig: %w", err)
 	}
 	cfg.QPS, cfg.Burst = float32(opts.kubeAPIQPS), opts.kubeAPIBurst
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	mgrOpts := ctrl.Options{
 		Scheme:                  scheme,
 		Metrics:                 metricsOpts,
 		HealthProbeBindAddress:  opts.probeAddr,
@@ -241,7 +243,9 @@ func run(opts options) error {
 		// handed over at once instead of after it expires.
 		LeaderElectionReleaseOnCancel: true,
 		GracefulShutdownTimeout:       &gracefulShutdownTimeout,
-	})
+	}
+	opts.shard.managerOptions(&mgrOpts)
+	mgr, err := ctrl.NewManager(cfg, mgrOpts)
 	if err != nil {
 		return fmt.Errorf("creating the manager: %w", err)
 	}
@@ -257,14 +261,16 @@ func run(opts options) error {
 	if err != nil {
 		return fmt.Errorf("--tooling-field-managers: %w", err)
 	}
-	if err := parents.SetupWithManager(mgr, parents.Options{
-		Appliers:          appliers,
-		RepairTooling:     splitList(opts.repairTooling),
-		OrphanPolicy:      parents.OrphanPolicy(opts.orphanPolicy),
-		OrphanGracePeriod: opts.orphanGracePeriod,
-		Resync:            opts.reverifyInterval,
-	}); err != nil {
-		return fmt.Errorf("setting up the parent reconciler: %w", err)
+	if opts.shard.runs(controllerParents) {
+		if err := parents.SetupWithManager(mgr, parents.Options{
+			Appliers:          appliers,
+			RepairTooling:     splitList(opts.repairTooling),
+			OrphanPolicy:      parents.OrphanPolicy(opts.orphanPolicy),
+			OrphanGracePeriod: opts.orphanGracePeriod,
+			Resync:            opts.reverifyInterval,
+		}); err != nil {
+			return fmt.Errorf("setting up the parent reconciler: %w", err)
+		}
 	}
 
 	if strings.Contains(opts.defaultServiceAccount, "/") {
@@ -275,22 +281,26 @@ func run(opts options) error {
 	if err != nil {
 		return err
 	}
-	if err := applysets.SetupWithManager(mgr, applysets.Options{
-		ToolingVersion: version, DefaultServiceAccount: opts.defaultServiceAccount, SingleTenant: opts.singleTenant,
-		MaxInputBytes: opts.maxSetInputSize.Value(), MaxObjects: opts.maxSetObjects, Concurrency: opts.setConcurrency,
-		ApplyConcurrency: opts.applyConcurrency, ArtifactPolicy: artifactPolicy,
-		LegacyManagers: append([]string{}, splitList(opts.legacyManagers)...), // empty hands over none
-		PermissionTTL:  cmp.Or(opts.permissionTTL, -1),                        // 0 asks every time
-	}); err != nil {
-		return fmt.Errorf("setting up the ApplySet reconcilers: %w", err)
+	if opts.shard.runs(controllerApplySets) {
+		if err := applysets.SetupWithManager(mgr, applysets.Options{
+			ToolingVersion: version, DefaultServiceAccount: opts.defaultServiceAccount, SingleTenant: opts.singleTenant,
+			MaxInputBytes: opts.maxSetInputSize.Value(), MaxObjects: opts.maxSetObjects, Concurrency: opts.setConcurrency,
+			ApplyConcurrency: opts.applyConcurrency, ArtifactPolicy: artifactPolicy,
+			LegacyManagers: append([]string{}, splitList(opts.legacyManagers)...), // empty hands over none
+			PermissionTTL:  cmp.Or(opts.permissionTTL, -1),                        // 0 asks every time
+		}); err != nil {
+			return fmt.Errorf("setting up the ApplySet reconcilers: %w", err)
+		}
 	}
 
-	backend, err := setupFeatureGates(mgr, cfg, opts)
-	if err != nil {
-		return err
-	}
-	if err := setupWebhooks(mgr, opts.webhooks, backend, tlsOpts); err != nil {
-		return fmt.Errorf("setting up the webhooks: %w", err)
+	if opts.shard.runs(controllerFeatureGates) {
+		backend, err := setupFeatureGates(mgr, cfg, opts)
+		if err != nil {
+			return err
+		}
+		if err := setupWebhooks(mgr, opts.webhooks, backend, tlsOpts); err != nil {
+			return fmt.Errorf("setting up the webhooks: %w", err)
+		}
 	}
 
 	// Logged once caches have synced and controllers run, so a person (or a

@@ -18,6 +18,7 @@ package applysets
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
@@ -93,6 +94,11 @@ func recordApprovalMetrics(kind string, set applyv1alpha1.Set, o outcome) {
 
 // forgetMetrics drops the figures of a set that is gone.
 func forgetMetrics(kind string, set applyv1alpha1.Set) {
-	foreignObjects.DeleteLabelValues(kind, set.GetNamespace(), set.GetName())
-	approvalAwaitingSince.DeleteLabelValues(kind, set.GetNamespace(), set.GetName())
+	forgetMetricsOf(kind, client.ObjectKeyFromObject(set))
+}
+
+// forgetMetricsOf drops the figures of the set named by key.
+func forgetMetricsOf(kind string, key client.ObjectKey) {
+	foreignObjects.DeleteLabelValues(kind, key.Namespace, key.Name)
+	approvalAwaitingSince.DeleteLabelValues(kind, key.Namespace, key.Name)
 }

@@ -76,6 +76,16 @@ func (r *Reconciler) remember(ctx context.Context, set applyv1alpha1.Set, o outc
 	r.applied.Store(key, appliedState{generation: set.GetGeneration(), sources: r.sourcesVersion(ctx, set), at: o.now})
 }
 
+// forget drops what the reconciler keeps about a set it no longer sees:
+// the set is gone, or its labels left this shard's --watch-label-selector
+// and another shard reconciles it now. Nothing in the cluster is touched;
+// releasing the members is the finalizer's work, on the shard that sees the
+// set being deleted.
+func (r *Reconciler) forget(key client.ObjectKey) {
+	r.applied.Delete(key)
+	forgetMetricsOf(r.GroupKind.Kind, key)
+}
+
 // recheck looks again only at the members a set waits for, when nothing
 // else can have changed (see waitingOnly). Reading them is all it costs. It
 // reports false when a full reconcile is needed.

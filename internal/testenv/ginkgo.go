@@ -70,7 +70,14 @@ func CaptureLogs(wrap func(logr.Logger) logr.Logger) *SyncBuffer {
 // that StartForSpecs started in an enclosing scope).
 func (e *Env) StartManager(setup func(ctrl.Manager) error) {
 	ginkgo.GinkgoHelper()
-	stop, err := e.RunManager(setup)
+	e.StartManagerWith(nil, setup)
+}
+
+// StartManagerWith is StartManager with the manager's options changed by
+// adjust, as RunManagerWith.
+func (e *Env) StartManagerWith(adjust func(*ctrl.Options), setup func(ctrl.Manager) error) {
+	ginkgo.GinkgoHelper()
+	stop, err := e.RunManagerWith(adjust, setup)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	ginkgo.DeferCleanup(stop)
 }

@@ -105,14 +105,24 @@ func (e *Env) WebhookURL() string {
 
 // RunManager starts a manager set up by setup; stop ends it and returns its error.
 func (e *Env) RunManager(setup func(ctrl.Manager) error) (stop func() error, err error) {
+	return e.RunManagerWith(nil, setup)
+}
+
+// RunManagerWith is RunManager with the manager's options changed by adjust
+// (nil for none) before it is created, as cmd/manager changes them.
+func (e *Env) RunManagerWith(adjust func(*ctrl.Options), setup func(ctrl.Manager) error) (stop func() error, err error) {
 	host, port, certDir := e.WebhookServing()
-	mgr, err := ctrl.NewManager(e.Config, ctrl.Options{
+	opts := ctrl.Options{
 		Scheme:        e.Scheme,
 		Metrics:       metricsserver.Options{BindAddress: "0"},
 		WebhookServer: webhook.NewServer(webhook.Options{Host: host, Port: port, CertDir: certDir}),
 		// Suites start several managers in one process.
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	}
+	if adjust != nil {
+		adjust(&opts)
+	}
+	mgr, err := ctrl.NewManager(e.Config, opts)
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
 	}

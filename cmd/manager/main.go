@@ -32,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -257,6 +258,28 @@ func run(opts options) error {
 		return err
 	}
 
+	if err := setupControllers(mgr, cfg, opts, tlsOpts); err != nil {
+		return err
+	}
+
+	// Logged once caches have synced and controllers run, so a person (or a
+	// script) watching the log knows the operator is serving.
+	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		setupLog.Info("Manager started")
+		<-ctx.Done()
+		setupLog.Info("Stopping manager")
+		return nil
+	})); err != nil {
+		return err
+	}
+
+	setupLog.Info("Starting manager")
+	return mgr.Start(ctrl.SetupSignalHandler())
+}
+
+// setupControllers adds the controllers --controllers names, and the
+// webhooks beside the feature gates', to mgr.
+func setupControllers(mgr ctrl.Manager, cfg *rest.Config, opts options, tlsOpts []func(*tls.Config)) error {
 	appliers, err := membership.ParseAppliers(opts.toolingAppliers, membership.NewAppliers(identity.TrustedAppliers()))
 	if err != nil {
 		return fmt.Errorf("--tooling-field-managers: %w", err)
@@ -302,20 +325,7 @@ func run(opts options) error {
 			return fmt.Errorf("setting up the webhooks: %w", err)
 		}
 	}
-
-	// Logged once caches have synced and controllers run, so a person (or a
-	// script) watching the log knows the operator is serving.
-	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
-		setupLog.Info("Manager started")
-		<-ctx.Done()
-		setupLog.Info("Stopping manager")
-		return nil
-	})); err != nil {
-		return err
-	}
-
-	setupLog.Info("Starting manager")
-	return mgr.Start(ctrl.SetupSignalHandler())
+	return nil
 }
 
 // splitList reads a comma-separated flag value, ignoring blanks.

@@ -46,13 +46,15 @@ func newAdoptCommand(o *Options) *cobra.Command {
 		dr    dryRun
 	)
 	cmd := &cobra.Command{
-		Use:   "adopt PARENT (-l SELECTOR --kinds KIND,... | --from kustomization/NAME | --from application/NAME)",
+		Use:   "adopt PARENT (-l SELECTOR --kinds KIND,... | --from helm/RELEASE | --from kustomization/NAME | --from application/NAME)",
 		Short: "Make an existing group of objects a kubectl ApplySet, changing nothing else",
 		Long: `Turn a group of objects another tool recorded into a kubectl ApplySet, so that the next
 KUBECTL_APPLYSET=true kubectl apply --server-side --prune --applyset=PARENT owns and prunes
 exactly them. The group is read from the old tool's record, never guessed:
   -l SELECTOR --kinds KIND,...   kubectl apply --prune -l with --prune-allowlist: the objects of
                                  those kinds that match and carry kubectl's last-applied annotation
+  --from helm/RELEASE            the manifest of a Helm release's latest deployed revision, read
+                                 from Helm's records (Secrets, or ConfigMaps) in --from-namespace
   --from kustomization/NAME      a Flux Kustomization's status.inventory (it must be suspended)
   --from application/NAME        an Argo CD Application's status.resources (automated sync must be
                                  off; never while it carries the resources finalizer)
@@ -63,6 +65,7 @@ or recreated. It refuses objects in another set or owned by another object, and 
 that belongs to another tool or set. It shows the plan and asks first, unless --yes;
 --dry-run=server sends every write with server-side dry-run and changes nothing.`,
 		Example: `  kubectl applyset adopt secret/web -n shop -l app=web --kinds ConfigMap,Deployment.apps --yes
+  kubectl applyset adopt secret/web -n shop --from helm/web --dry-run=server
   kubectl applyset adopt secret/web -n shop --from kustomization/web --from-namespace flux-system
   kubectl applyset adopt secret/web -n shop --from application/web --from-namespace argocd --dry-run=server`,
 		Args: cobra.ExactArgs(1),
@@ -79,9 +82,9 @@ that belongs to another tool or set. It shows the plan and asks first, unless --
 	}
 	cmd.Flags().StringVarP(&src.selector, "selector", "l", "", "The label selector kubectl apply --prune -l used.")
 	cmd.Flags().StringSliceVar(&src.kinds, "kinds", nil, "The kinds kubectl's legacy prune covered (--prune-allowlist): Kind.group, resource.group or group/version/Kind.")
-	cmd.Flags().StringVar(&src.from, "from", "", "The record of another tool: kustomization/NAME (Flux) or application/NAME (Argo CD).")
+	cmd.Flags().StringVar(&src.from, "from", "", "The record of another tool: helm/RELEASE, kustomization/NAME (Flux) or application/NAME (Argo CD).")
 	cmd.Flags().StringVar(&src.fromNamespace, "from-namespace", "", "The namespace of --from; the namespace in use if empty.")
-	cmd.Flags().BoolVar(&force, "force", false, "Adopt although the old tool is still active (a Kustomization not suspended, an Application with automated sync).")
+	cmd.Flags().BoolVar(&force, "force", false, "Adopt although the old tool is still active (a Kustomization not suspended, an Application with automated sync, a Helm operation pending).")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "Adopt without asking.")
 	dr.add(cmd)
 	return cmd

@@ -28,8 +28,7 @@ import (
 )
 
 // adoptSource is where another tool recorded a group of objects: adopt reads
-// that record and never guesses. Helm releases and cli-utils inventories are
-// further sources of the same shape.
+// that record and never guesses.
 type adoptSource interface {
 	// String names the source in the plan.
 	String() string
@@ -51,6 +50,9 @@ type adoptGroup struct {
 	leftOut []string
 }
 
+// fromForms names the records --from reads.
+const fromForms = "Helm releases (helm/RELEASE), Flux Kustomizations (kustomization/NAME) and Argo CD Applications (application/NAME)"
+
 // sourceFlags are the flags that name a source.
 type sourceFlags struct {
 	selector      string
@@ -68,8 +70,8 @@ func (f sourceFlags) source(c *clients) (adoptSource, error) {
 	case f.from != "":
 		return f.fromSource(c)
 	case f.selector == "" || len(f.kinds) == 0:
-		return nil, fmt.Errorf("name the group: -l SELECTOR with --kinds KIND,... (as kubectl apply --prune -l with --prune-allowlist), " +
-			"--from kustomization/NAME or --from application/NAME")
+		return nil, fmt.Errorf("name the group: -l SELECTOR with --kinds KIND,... (as kubectl apply --prune -l with --prune-allowlist), "+
+			"or --from: %s", fromForms)
 	}
 	if _, err := metav1.ParseToLabelSelector(f.selector); err != nil {
 		return nil, fmt.Errorf("-l %q: %w", f.selector, err)
@@ -85,7 +87,7 @@ func (f sourceFlags) source(c *clients) (adoptSource, error) {
 func (f sourceFlags) fromSource(c *clients) (adoptSource, error) {
 	typ, name, ok := strings.Cut(f.from, "/")
 	if !ok || name == "" {
-		return nil, fmt.Errorf("--from %q: want kustomization/NAME or application/NAME", f.from)
+		return nil, fmt.Errorf("--from %q: want TYPE/NAME; adopt reads %s", f.from, fromForms)
 	}
 	namespace := f.fromNamespace
 	if namespace == "" {
@@ -98,8 +100,10 @@ func (f sourceFlags) fromSource(c *clients) (adoptSource, error) {
 		return fluxSource{namespace: namespace, name: name}, nil
 	case base == "application" && (group == "" || group == applicationResource.Group):
 		return argoSource{namespace: namespace, name: name}, nil
+	case base == "helm" && group == "":
+		return helmSource{namespace: namespace, name: name}, nil
 	}
-	return nil, fmt.Errorf("--from %q: adopt reads Flux Kustomizations (kustomization/NAME) and Argo CD Applications (application/NAME)", f.from)
+	return nil, fmt.Errorf("--from %q: adopt reads %s", f.from, fromForms)
 }
 
 // parseKinds reads --kinds: Kind.group (Deployment.apps), resource.group

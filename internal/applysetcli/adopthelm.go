@@ -1,0 +1,132 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysetcli
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// helmSource is the manifest of a Helm release's latest deployed revision,
+// read from Helm's own records in the release's namespace: the objects Helm
+// applied, and would delete on helm uninstall.
+type helmSource struct{ namespace, name string }
+
+func (s helmSource) String() string {
+	return "helm/" + s.name + inNamespace(s.namespace)
+}
+
+func (s helmSource) read(ctx context.Context, c *clients) (adoptGroup, error) {
+	revs, driver, err := s.revisions(ctx, c)
+	if err != nil {
+		return adoptGroup{}, err
+	}
+	rel := revs.deployed()
+	if rel == nil {
+		return adoptGroup{}, fmt.Errorf("%s: no revision is deployed (%s)", s, statuses(revs))
+	}
+	refs, err := helmManifestRefs(rel, s.namespace)
+	if err != nil {
+		return adoptGroup{}, fmt.Errorf("%s: %w", s, err)
+	}
+	group := adoptGroup{refs: refs}
+	for _, r := range revs.after(rel) {
+		if strings.HasPrefix(r.Info.Status, "pending-") {
+			group.active = append(group.active, fmt.Sprintf("%s: revision %d is %s: Helm is installing, upgrading or rolling it back "+
+				"right now; wait until it ends", s, r.Version, r.Info.Status))
+			continue
+		}
+		group.notes = append(group.notes, fmt.Sprintf("%s: revision %d, after the deployed revision %d, is %s: objects only it created "+
+			"are not in revision %d's manifest and are not adopted", s, r.Version, rel.Version, r.Info.Status, rel.Version))
+	}
+	selector := s.selector()
+	group.notes = append(group.notes,
+		fmt.Sprintf("adopting the objects of revision %d's manifest (helm get manifest %s -n %s); Helm's hooks are not in it and are not adopted",
+			rel.Version, s.name, s.namespace),
+		fmt.Sprintf("Helm still records %s: helm uninstall %s deletes these objects, --keep-history or not (it keeps only the record), "+
+			"and helm upgrade or helm rollback applies them again and deletes those its chart no longer renders; "+
+			"to end the release and keep the objects, delete its records: kubectl delete %s -n %s -l %s",
+			s, s.name, driver, s.namespace, selector))
+	return group, nil
+}
+
+// selector picks the release's records, as Helm labels them.
+func (s helmSource) selector() string {
+	return labels.SelectorFromSet(labels.Set{helmOwnerLabel: "helm", helmNameLabel: s.name}).String()
+}
+
+// revisions reads every record of the release: Secrets, Helm's default
+// storage, or else ConfigMaps (HELM_DRIVER=configmap). It names the kind it
+// read them from.
+func (s helmSource) revisions(ctx context.Context, c *clients) (helmRevisions, string, error) {
+	for _, resource := range []string{"secrets", "configmaps"} {
+		gvr := schema.GroupVersionResource{Version: "v1", Resource: resource}
+		list, err := c.dynamic.Resource(gvr).Namespace(s.namespace).List(ctx, metav1.ListOptions{LabelSelector: s.selector()})
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: reading Helm's records: %w", s, err)
+		}
+		var revs helmRevisions
+		for i := range list.Items {
+			rel, err := helmRecord(&list.Items[i])
+			if err != nil {
+				return nil, "", fmt.Errorf("%s: %s %s: %w", s, strings.TrimSuffix(resource, "s"), list.Items[i].GetName(), err)
+			}
+			if rel != nil {
+				revs = append(revs, rel)
+			}
+		}
+		if len(revs) > 0 {
+			return revs, strings.TrimSuffix(resource, "s"), nil
+		}
+	}
+	return nil, "", fmt.Errorf("%s: Helm has no record of it (no Secret or ConfigMap labelled %s)", s, s.selector())
+}
+
+// helmRecord decodes one record: a Secret of Helm's type, whose data the API
+// server returns base64-encoded once more, or a ConfigMap. Another Secret
+// that carries the labels is no record, and is skipped.
+func helmRecord(obj *unstructured.Unstructured) (*helmRelease, error) {
+	value, _, _ := unstructured.NestedString(obj.Object, "data", helmReleaseKey)
+	if obj.GetKind() == "Secret" {
+		if typ, _, _ := unstructured.NestedString(obj.Object, "type"); typ != helmReleaseType {
+			return nil, nil
+		}
+		data, err := base64.StdEncoding.DecodeString(value)
+		if err != nil {
+			return nil, fmt.Errorf("data.%s: %w", helmReleaseKey, err)
+		}
+		return decodeHelmRelease(data)
+	}
+	return decodeHelmRelease([]byte(value))
+}
+
+// statuses lists the revisions' statuses, for a release none of whose
+// revisions is deployed.
+func statuses(revs helmRevisions) string {
+	out := make([]string, 0, len(revs))
+	for _, r := range revs {
+		out = append(out, fmt.Sprintf("revision %d is %s", r.Version, r.Info.Status))
+	}
+	return strings.Join(out, ", ")
+}

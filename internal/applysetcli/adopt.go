@@ -17,6 +17,7 @@ limitations under the License.
 package applysetcli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -31,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
@@ -199,13 +201,17 @@ func writeAdoptedParent(ctx context.Context, c *clients, plan *adoptPlan, dr *dr
 // writePartOf applies the part-of label, and nothing else, so that kubectl's
 // field manager owns it: the set trusts a member whose label an apply of
 // kubectl wrote, and an apply configuration without other fields takes no
-// field from its owner. On an object with kubectl's last-applied annotation,
-// the API server would rewrite that annotation to the label alone for an
-// apply named kubectl (and a Deployment's generation would move), so the
-// label is applied under another name and that entry handed to kubectl, as
-// kubectl hands its client-side fields to its server-side manager.
+// field from its owner. Two cases need a detour: on an object with kubectl's
+// last-applied annotation, the API server would rewrite that annotation to
+// the label alone for an apply named kubectl (and a Deployment's generation
+// would move); and where kubectl's field manager already applies fields (kpt
+// and cli-utils apply as "kubectl" by default), an apply of the label alone
+// under that name would drop them. There the label is applied under another
+// name and that entry joined to kubectl's, as kubectl hands its client-side
+// fields to its server-side manager: kubectl then declares what it declared
+// before, and the label.
 func writePartOf(ctx context.Context, c *clients, id string, a adoptee, dr *dryRun) error {
-	if a.obj.Annotations[apply.LastAppliedAnnotation] == "" {
+	if a.obj.Annotations[apply.LastAppliedAnnotation] == "" && !kubectlAppliesMore(a.obj) {
 		_, err := applyPartOf(ctx, c, id, a, identity.KubectlFieldManager, dr)
 		return err
 	}
@@ -214,6 +220,18 @@ func writePartOf(ctx context.Context, c *clients, id string, a adoptee, dr *dryR
 		return err
 	}
 	return handOverToKubectl(ctx, c, a, obj, dr)
+}
+
+// kubectlAppliesMore reports whether kubectl's apply entry owns fields
+// besides the part-of label.
+func kubectlAppliesMore(obj *metav1.PartialObjectMetadata) bool {
+	return slices.ContainsFunc(obj.ManagedFields, func(e metav1.ManagedFieldsEntry) bool {
+		return isKubectlApply(e) && !ownsOnlyPartOf(e)
+	})
+}
+
+func isKubectlApply(e metav1.ManagedFieldsEntry) bool {
+	return e.Manager == identity.KubectlFieldManager && e.Operation == metav1.ManagedFieldsOperationApply && e.Subresource == ""
 }
 
 // applyPartOf applies an apply configuration holding only the label, under
@@ -239,23 +257,34 @@ func applyPartOf(ctx context.Context, c *clients, id string, a adoptee, manager 
 	return obj, nil
 }
 
-// handOverToKubectl renames the adopting apply's managed fields entry to
-// kubectl's, writing metadata.managedFields alone, at the resourceVersion the
-// apply left: any other change in between fails it.
+// handOverToKubectl gives the adopting apply's managed fields entry to
+// kubectl's field manager: renamed, or joined to kubectl's apply entry where
+// there is one. It writes metadata.managedFields alone, at the
+// resourceVersion the apply left: any other change in between fails it.
 func handOverToKubectl(ctx context.Context, c *clients, a adoptee, obj *unstructured.Unstructured, dr *dryRun) error {
 	entries := obj.GetManagedFields()
-	kubectlApplies := slices.ContainsFunc(entries, func(e metav1.ManagedFieldsEntry) bool {
-		return e.Manager == identity.KubectlFieldManager && e.Operation == metav1.ManagedFieldsOperationApply && e.Subresource == ""
-	})
+	var adopting *metav1.ManagedFieldsEntry
 	handed := make([]metav1.ManagedFieldsEntry, 0, len(entries))
 	for _, e := range entries {
 		if e.Manager == identity.AdoptFieldManager && e.Operation == metav1.ManagedFieldsOperationApply {
-			if kubectlApplies {
-				continue // kubectl's entry holds the label already
-			}
-			e.Manager = identity.KubectlFieldManager
+			adopting = &e
+			continue
 		}
 		handed = append(handed, e)
+	}
+	if adopting == nil {
+		return fmt.Errorf("handing the label of %s to kubectl's field manager: the API server recorded no apply of it", a.ref)
+	}
+	i := slices.IndexFunc(handed, isKubectlApply)
+	if i < 0 {
+		adopting.Manager = identity.KubectlFieldManager
+		handed = append(handed, *adopting)
+	} else {
+		joined, err := joinFields(handed[i].FieldsV1, adopting.FieldsV1)
+		if err != nil {
+			return fmt.Errorf("handing the label of %s to kubectl's field manager: %w", a.ref, err)
+		}
+		handed[i].FieldsV1 = joined
 	}
 	patch := &unstructured.Unstructured{Object: map[string]any{}}
 	patch.SetResourceVersion(obj.GetResourceVersion())
@@ -270,4 +299,24 @@ func handOverToKubectl(ctx context.Context, c *clients, a adoptee, obj *unstruct
 		return fmt.Errorf("handing the label of %s to kubectl's field manager: %w", a.ref, err)
 	}
 	return nil
+}
+
+// joinFields is the union of two managed fields sets.
+func joinFields(a, b *metav1.FieldsV1) (*metav1.FieldsV1, error) {
+	union := &fieldpath.Set{}
+	for _, f := range []*metav1.FieldsV1{a, b} {
+		if f == nil {
+			continue
+		}
+		set := &fieldpath.Set{}
+		if err := set.FromJSON(bytes.NewReader(f.GetRawBytes())); err != nil {
+			return nil, err
+		}
+		union = union.Union(set)
+	}
+	data, err := union.ToJSON()
+	if err != nil {
+		return nil, err
+	}
+	return metav1.NewFieldsV1(string(data)), nil
 }

@@ -146,15 +146,15 @@ func (p *adoptPlan) judge(obj *metav1.PartialObjectMetadata) string {
 	if set := obj.Labels[applyset.PartOfLabel]; set != "" && set != p.id {
 		return fmt.Sprintf("it is in another set (%s=%s)", applyset.PartOfLabel, set)
 	}
+	if p.parent.Namespace != "" && obj.Namespace != "" && obj.Namespace != p.parent.Namespace {
+		// kubectl requires -n for a namespaced parent, and -n refuses a
+		// manifest that names another namespace.
+		return fmt.Sprintf("it is in namespace %s: kubectl applies a set whose parent is namespaced only with -n %s, which refuses objects of "+
+			"other namespaces; adopt into a cluster-scoped parent (a custom resource of a parent type)", obj.Namespace, p.parent.Namespace)
+	}
 	if len(obj.OwnerReferences) > 0 {
 		owner := obj.OwnerReferences[0]
 		return fmt.Sprintf("it is owned by %s %s (ownerReferences): its owner keeps it, not a set", owner.Kind, owner.Name)
-	}
-	for _, e := range obj.ManagedFields {
-		if e.Manager == identity.KubectlFieldManager && e.Operation == metav1.ManagedFieldsOperationApply && !ownsOnlyPartOf(e) {
-			return "kubectl's field manager already applies fields of it: applying only the label under that manager would drop them; " +
-				"apply its manifest with kubectl apply --server-side --applyset instead"
-		}
 	}
 	return ""
 }
@@ -234,6 +234,8 @@ func (p *adoptPlan) action(a adoptee) string {
 		return "refused: " + a.refusal
 	case a.obj.Labels[applyset.PartOfLabel] == p.id && kubectlAppliedLabel(a.obj):
 		return "already a member; its label is applied again"
+	case kubectlAppliesMore(a.obj):
+		return fmt.Sprintf("label %s=%s, joined to the fields field manager %s already applies", applyset.PartOfLabel, p.id, identity.KubectlFieldManager)
 	}
 	return fmt.Sprintf("label %s=%s (server-side apply, field manager %s)", applyset.PartOfLabel, p.id, identity.KubectlFieldManager)
 }

@@ -27,6 +27,7 @@ import (
 
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
 
 func TestOwnsOnlyPartOf(t *testing.T) {
@@ -45,18 +46,38 @@ func TestOwnsOnlyPartOf(t *testing.T) {
 	}
 }
 
-func TestJudge(t *testing.T) {
-	p := &adoptPlan{id: "applyset-mine-v1"}
-	obj := func(labels map[string]string, owners []metav1.OwnerReference, managers ...metav1.ManagedFieldsEntry) *metav1.PartialObjectMetadata {
-		return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Labels: labels, OwnerReferences: owners, ManagedFields: managers}}
+func TestJoinFields(t *testing.T) {
+	label := `{"f:metadata":{"f:labels":{"f:` + applyset.PartOfLabel + `":{}}}}`
+	for _, tc := range []struct{ kubectl, want string }{
+		{kubectl: `{"f:data":{"f:k":{}},"f:metadata":{"f:labels":{"f:app":{}}}}`,
+			want: `{"f:data":{"f:k":{}},"f:metadata":{"f:labels":{"f:app":{},"f:` + applyset.PartOfLabel + `":{}}}}`},
+		{kubectl: label, want: label},
+		{kubectl: `{"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},"f:image":{}}}}}`,
+			want: `{"f:metadata":{"f:labels":{"f:` + applyset.PartOfLabel + `":{}}},"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},"f:image":{}}}}}`},
+	} {
+		got, err := joinFields(metav1.NewFieldsV1(tc.kubectl), metav1.NewFieldsV1(label))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.GetRawString() != tc.want {
+			t.Errorf("joinFields(%s) = %s, want %s", tc.kubectl, got.GetRawString(), tc.want)
+		}
 	}
-	kubectlApplied := metav1.ManagedFieldsEntry{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply,
-		FieldsV1: metav1.NewFieldsV1(`{"f:data":{"f:k":{}}}`)}
+	if _, err := joinFields(metav1.NewFieldsV1(`{"x"`), metav1.NewFieldsV1(label)); err == nil {
+		t.Error("malformed fields were joined")
+	}
+}
+
+func TestJudge(t *testing.T) {
+	p := &adoptPlan{id: "applyset-mine-v1", parent: membership.ParentRef{Namespace: "shop"}}
+	obj := func(labels map[string]string, owners []metav1.OwnerReference) *metav1.PartialObjectMetadata {
+		return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Labels: labels, OwnerReferences: owners}}
+	}
 	for want, o := range map[string]*metav1.PartialObjectMetadata{
 		"":                              obj(map[string]string{applyset.PartOfLabel: "applyset-mine-v1"}, nil),
 		"it is in another set":          obj(map[string]string{applyset.PartOfLabel: "applyset-other-v1"}, nil),
 		"it is owned by Deployment web": obj(nil, []metav1.OwnerReference{{Kind: "Deployment", Name: "web"}}),
-		"kubectl's field manager already applies": obj(nil, nil, kubectlApplied),
+		"it is in namespace other":      {ObjectMeta: metav1.ObjectMeta{Namespace: "other"}},
 	} {
 		got := p.judge(o)
 		if want == "" && got != "" || !strings.HasPrefix(got, want) {

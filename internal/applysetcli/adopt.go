@@ -48,7 +48,7 @@ func newAdoptCommand(o *Options) *cobra.Command {
 		dr    dryRun
 	)
 	cmd := &cobra.Command{
-		Use:   "adopt PARENT (-l SELECTOR --kinds KIND,... | --from helm/RELEASE | --from kustomization/NAME | --from application/NAME)",
+		Use:   "adopt PARENT (-l SELECTOR --kinds KIND,... | --from TYPE/NAME)",
 		Short: "Make an existing group of objects a kubectl ApplySet, changing nothing else",
 		Long: `Turn a group of objects another tool recorded into a kubectl ApplySet, so that the next
 KUBECTL_APPLYSET=true kubectl apply --server-side --prune --applyset=PARENT owns and prunes
@@ -60,6 +60,9 @@ exactly them. The group is read from the old tool's record, never guessed:
   --from kustomization/NAME      a Flux Kustomization's status.inventory (it must be suspended)
   --from application/NAME        an Argo CD Application's status.resources (automated sync must be
                                  off; never while it carries the resources finalizer)
+  --from resourcegroup/NAME      kpt's ResourceGroup inventory: spec.resources (not while Config
+                                 Sync keeps it)
+  --from inventory/NAME          cli-utils' inventory ConfigMap: its data keys
 It writes the parent (a Secret unless PARENT names a ConfigMap or a custom resource of a
 parent type) as kubectl does, and on each object only the applyset.kubernetes.io/part-of label,
 by server-side apply under kubectl's field manager: no other field changes, nothing is deleted
@@ -84,9 +87,9 @@ that belongs to another tool or set. It shows the plan and asks first, unless --
 	}
 	cmd.Flags().StringVarP(&src.selector, "selector", "l", "", "The label selector kubectl apply --prune -l used.")
 	cmd.Flags().StringSliceVar(&src.kinds, "kinds", nil, "The kinds kubectl's legacy prune covered (--prune-allowlist): Kind.group, resource.group or group/version/Kind.")
-	cmd.Flags().StringVar(&src.from, "from", "", "The record of another tool: helm/RELEASE, kustomization/NAME (Flux) or application/NAME (Argo CD).")
+	cmd.Flags().StringVar(&src.from, "from", "", "The record of another tool: helm/RELEASE, kustomization/NAME (Flux), application/NAME (Argo CD), resourcegroup/NAME (kpt) or inventory/NAME (cli-utils).")
 	cmd.Flags().StringVar(&src.fromNamespace, "from-namespace", "", "The namespace of --from; the namespace in use if empty.")
-	cmd.Flags().BoolVar(&force, "force", false, "Adopt although the old tool is still active (a Kustomization not suspended, an Application with automated sync, a Helm operation pending).")
+	cmd.Flags().BoolVar(&force, "force", false, "Adopt although the old tool is still active (a Kustomization not suspended, an Application with automated sync, a Helm operation pending, a ResourceGroup Config Sync keeps).")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "Adopt without asking.")
 	dr.add(cmd)
 	return cmd

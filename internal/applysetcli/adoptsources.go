@@ -51,7 +51,8 @@ type adoptGroup struct {
 }
 
 // fromForms names the records --from reads.
-const fromForms = "Helm releases (helm/RELEASE), Flux Kustomizations (kustomization/NAME) and Argo CD Applications (application/NAME)"
+const fromForms = "Helm releases (helm/RELEASE), Flux Kustomizations (kustomization/NAME), Argo CD Applications (application/NAME), " +
+	"kpt ResourceGroups (resourcegroup/NAME) and cli-utils inventory ConfigMaps (inventory/NAME)"
 
 // sourceFlags are the flags that name a source.
 type sourceFlags struct {
@@ -102,6 +103,10 @@ func (f sourceFlags) fromSource(c *clients) (adoptSource, error) {
 		return argoSource{namespace: namespace, name: name}, nil
 	case base == "helm" && group == "":
 		return helmSource{namespace: namespace, name: name}, nil
+	case base == "resourcegroup" && (group == "" || group == resourceGroupResource.Group):
+		return resourceGroupSource{namespace: namespace, name: name}, nil
+	case base == "inventory" && group == "":
+		return inventorySource{namespace: namespace, name: name}, nil
 	}
 	return nil, fmt.Errorf("--from %q: adopt reads %s", f.from, fromForms)
 }

@@ -31,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/fluxcd/cli-utils/pkg/object"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
@@ -42,10 +43,13 @@ var _ = Describe("kubectl applyset adopt", Ordered, func() {
 
 	BeforeAll(func(ctx context.Context) {
 		pluginDir = buildPlugin(ctx)
-		// Flux serves Kustomizations as v1, Argo CD Applications as v1alpha1.
+		// Flux serves Kustomizations as v1, Argo CD Applications and
+		// kpt serves ResourceGroups as v1alpha1.
 		application := testenv.OpenCRD("argoproj.io", "Application")
 		application.Spec.Versions[0].Name = "v1alpha1"
-		for _, crd := range []client.Object{testenv.OpenCRD("kustomize.toolkit.fluxcd.io", "Kustomization"), application} {
+		resourceGroup := testenv.OpenCRD("kpt.dev", "ResourceGroup")
+		resourceGroup.Spec.Versions[0].Name = "v1alpha1"
+		for _, crd := range []client.Object{testenv.OpenCRD("kustomize.toolkit.fluxcd.io", "Kustomization"), application, resourceGroup} {
 			if err := env.Client.Create(ctx, crd); !apierrors.IsAlreadyExists(err) {
 				Expect(err).NotTo(HaveOccurred())
 			}
@@ -271,6 +275,81 @@ var _ = Describe("kubectl applyset adopt", Ordered, func() {
 		verified, code := plugin(ctx, "", "verify", "configmap/shop", "-n", ns)
 		Expect(code).To(BeZero(), verified)
 		Expect(verified).To(ContainSubstring("no findings, 2 members"))
+	})
+
+	It("adopts kpt's ResourceGroup, keeping what kubectl's field manager applied, and kubectl's next apply drops a field and prunes", func(ctx context.Context) {
+		ns := pluginNamespace(ctx)
+		id := secretID(ns, "kpt")
+		// kpt live apply --server-side: kubectl's field manager, cli-utils'
+		// owning-inventory annotation.
+		cm := func(name, data string) string {
+			return "{apiVersion: v1, kind: ConfigMap, metadata: {name: " + name + ", annotations: {config.k8s.io/owning-inventory: kpt-web}}, data: {" + data + "}}\n---\n"
+		}
+		kubectl(ctx, cm("k1", "k: v, drop: x")+cm("k2", "k: v"), "apply", "--server-side", "--field-manager=kubectl", "-n", ns, "-f", "-")
+		before := uids(ctx, ns, "k1", "k2")
+		// As kpt writes its inventory: spec.resources of group, kind, name, namespace.
+		create(ctx, `{apiVersion: kpt.dev/v1alpha1, kind: ResourceGroup, metadata: {name: web, namespace: `+ns+`,
+  labels: {cli-utils.sigs.k8s.io/inventory-id: kpt-web, configsync.gke.io/declared-version: v1}},
+  spec: {resources: [{group: "", kind: ConfigMap, name: k1, namespace: `+ns+`}, {group: "", kind: ConfigMap, name: k2, namespace: `+ns+`}]}}`)
+
+		out := refused(ctx, "secret/kpt", "-n", ns, "--from", "resourcegroup/web", "--yes")
+		Expect(out).To(ContainSubstring("carries Config Sync's configsync.gke.io/declared-version: its reconciler would apply these objects again"))
+		kubectl(ctx, "", "label", "resourcegroups.kpt.dev/web", "-n", ns, "configsync.gke.io/declared-version-")
+		out = adopts(ctx, "secret/kpt", "-n", ns, "--from", "resourcegroups.kpt.dev/web", "--yes")
+		Expect(out).To(ContainSubstring("joined to the fields field manager kubectl already applies"))
+		Expect(out).To(ContainSubstring("kpt live destroy (a cli-utils destroy) of it deletes them"))
+		Expect(out).To(ContainSubstring("kubectl delete resourcegroup web -n " + ns))
+		Expect(partOf(ctx, ns, "k1", "k2")).To(Equal([]string{id, id}))
+		k1 := &corev1.ConfigMap{}
+		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "k1"}, k1)).To(Succeed())
+		Expect(k1.ManagedFields).NotTo(ContainElement(HaveField("Manager", "kubectl-applyset-adopt")))
+		Expect(kubectlEntry(k1.ManagedFields)).To(MatchJSON(`{"f:data":{"f:k":{},"f:drop":{}},
+  "f:metadata":{"f:annotations":{"f:config.k8s.io/owning-inventory":{}},"f:labels":{"f:`+applyset.PartOfLabel+`":{}}}}`),
+			"kubectl's field manager keeps what it applied, and owns the label too")
+
+		By("applying with kubectl --applyset without k2 and without k1's key drop")
+		kubectl(ctx, cm("k1", "k: v"), "apply", "--server-side", "--prune", "--applyset=kpt", "-n", ns, "-f", "-")
+		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "k1"}, k1)).To(Succeed())
+		Expect(k1.Data).To(Equal(map[string]string{"k": "v"}), "a field kubectl no longer declares stayed")
+		Expect(k1.UID).To(Equal(before["k1"]))
+		Expect(apierrorsNotFound(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "k2"}})).To(BeTrue(), "k2 was not pruned")
+	})
+
+	It("adopts cli-utils' inventory ConfigMap, written with cli-utils' own object IDs", func(ctx context.Context) {
+		ns := pluginNamespace(ctx)
+		id := secretID(ns, "inv")
+		// kpt live apply (client-side, the default): kubectl's field manager
+		// updates, and the last-applied annotation.
+		kubectl(ctx, "{apiVersion: v1, kind: ConfigMap, metadata: {name: c1}, data: {k: v}}\n---\n{apiVersion: v1, kind: ConfigMap, metadata: {name: c2}, data: {k: v}}\n",
+			"apply", "--field-manager=kubectl", "-n", ns, "-f", "-")
+		before := uids(ctx, ns, "c1", "c2")
+		inventory := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "inventory-web", Namespace: ns,
+			Labels: map[string]string{"cli-utils.sigs.k8s.io/inventory-id": "web"}}, Data: map[string]string{}}
+		for _, ref := range []object.ObjMetadata{
+			{GroupKind: schema.GroupKind{Kind: "ConfigMap"}, Namespace: ns, Name: "c1"},
+			{GroupKind: schema.GroupKind{Kind: "ConfigMap"}, Namespace: ns, Name: "c2"},
+			{GroupKind: schema.GroupKind{Kind: "ConfigMap"}, Namespace: ns, Name: "gone"},
+		} {
+			inventory.Data[ref.String()] = `{"strategy":"Apply","actuation":"Succeeded","reconcile":"Succeeded"}`
+		}
+		Expect(env.Client.Create(ctx, inventory)).To(Succeed())
+
+		out := adopts(ctx, "secret/inv", "-n", ns, "--from", "inventory/inventory-web", "--yes")
+		Expect(out).To(ContainSubstring("ConfigMap " + ns + "/gone: recorded, but not found; left out"))
+		Expect(out).To(ContainSubstring("kubectl (Update)"))
+		Expect(out).To(ContainSubstring("2 objects adopted"))
+		Expect(partOf(ctx, ns, "c1", "c2")).To(Equal([]string{id, id}))
+		Expect(partOf(ctx, ns, "inventory-web")).To(Equal([]string{""}), "the inventory itself is no member")
+
+		kubectl(ctx, "{apiVersion: v1, kind: ConfigMap, metadata: {name: c1}, data: {k: v}}\n", "apply", "--server-side", "--prune", "--applyset=inv", "-n", ns, "-f", "-")
+		Expect(apierrorsNotFound(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c2"}})).To(BeTrue(), "c2 was not pruned")
+		Expect(uids(ctx, ns, "c1")).To(Equal(map[string]types.UID{"c1": before["c1"]}))
+
+		plain := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "plain", Namespace: ns}, Data: map[string]string{ns + "_c1__ConfigMap": ""}}
+		Expect(env.Client.Create(ctx, plain)).To(Succeed())
+		out, code := plugin(ctx, "", "adopt", "secret/other", "-n", ns, "--from", "inventory/plain", "--yes")
+		Expect(code).NotTo(BeZero(), out)
+		Expect(out).To(ContainSubstring("has no cli-utils.sigs.k8s.io/inventory-id label: it is no cli-utils inventory"))
 	})
 })
 

@@ -76,28 +76,35 @@ func (s helmSource) selector() string {
 	return labels.SelectorFromSet(labels.Set{helmOwnerLabel: "helm", helmNameLabel: s.name}).String()
 }
 
+// helmStores are where Helm's drivers keep records, by kind: Secrets by
+// default, ConfigMaps with HELM_DRIVER=configmap.
+var helmStores = []struct {
+	kind   string
+	secret bool
+}{{kind: "secret", secret: true}, {kind: "configmap"}}
+
 // revisions reads every record of the release: Secrets, Helm's default
 // storage, or else ConfigMaps (HELM_DRIVER=configmap). It names the kind it
 // read them from.
 func (s helmSource) revisions(ctx context.Context, c *clients) (helmRevisions, string, error) {
-	for _, resource := range []string{"secrets", "configmaps"} {
-		gvr := schema.GroupVersionResource{Version: "v1", Resource: resource}
+	for _, store := range helmStores {
+		gvr := schema.GroupVersionResource{Version: "v1", Resource: store.kind + "s"}
 		list, err := c.dynamic.Resource(gvr).Namespace(s.namespace).List(ctx, metav1.ListOptions{LabelSelector: s.selector()})
 		if err != nil {
 			return nil, "", fmt.Errorf("%s: reading Helm's records: %w", s, err)
 		}
 		var revs helmRevisions
 		for i := range list.Items {
-			rel, err := helmRecord(&list.Items[i])
+			rel, err := helmRecord(&list.Items[i], store.secret)
 			if err != nil {
-				return nil, "", fmt.Errorf("%s: %s %s: %w", s, strings.TrimSuffix(resource, "s"), list.Items[i].GetName(), err)
+				return nil, "", fmt.Errorf("%s: %s %s: %w", s, store.kind, list.Items[i].GetName(), err)
 			}
 			if rel != nil {
 				revs = append(revs, rel)
 			}
 		}
 		if len(revs) > 0 {
-			return revs, strings.TrimSuffix(resource, "s"), nil
+			return revs, store.kind, nil
 		}
 	}
 	return nil, "", fmt.Errorf("%s: Helm has no record of it (no Secret or ConfigMap labelled %s)", s, s.selector())
@@ -106,9 +113,9 @@ func (s helmSource) revisions(ctx context.Context, c *clients) (helmRevisions, s
 // helmRecord decodes one record: a Secret of Helm's type, whose data the API
 // server returns base64-encoded once more, or a ConfigMap. Another Secret
 // that carries the labels is no record, and is skipped.
-func helmRecord(obj *unstructured.Unstructured) (*helmRelease, error) {
+func helmRecord(obj *unstructured.Unstructured, secret bool) (*helmRelease, error) {
 	value, _, _ := unstructured.NestedString(obj.Object, "data", helmReleaseKey)
-	if obj.GetKind() == "Secret" {
+	if secret {
 		if typ, _, _ := unstructured.NestedString(obj.Object, "type"); typ != helmReleaseType {
 			return nil, nil
 		}

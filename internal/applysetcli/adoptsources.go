@@ -96,19 +96,26 @@ func (f sourceFlags) fromSource(c *clients) (adoptSource, error) {
 	}
 	base, group, _ := strings.Cut(strings.ToLower(typ), ".")
 	base = strings.TrimSuffix(base, "s")
-	switch {
-	case base == "kustomization" && (group == "" || group == kustomizationResource.Group):
-		return fluxSource{namespace: namespace, name: name}, nil
-	case base == "application" && (group == "" || group == applicationResource.Group):
-		return argoSource{namespace: namespace, name: name}, nil
-	case base == "helm" && group == "":
-		return helmSource{namespace: namespace, name: name}, nil
-	case base == "resourcegroup" && (group == "" || group == resourceGroupResource.Group):
-		return resourceGroupSource{namespace: namespace, name: name}, nil
-	case base == "inventory" && group == "":
-		return inventorySource{namespace: namespace, name: name}, nil
+	for _, t := range fromTypes {
+		if base == t.base && (group == "" || group == t.group) {
+			return t.source(namespace, name), nil
+		}
 	}
 	return nil, fmt.Errorf("--from %q: adopt reads %s", f.from, fromForms)
+}
+
+// fromTypes are the records --from reads: the type's name, singular, and
+// the API group it may be qualified with (none for Helm's and cli-utils'
+// records, which are Secrets and ConfigMaps).
+var fromTypes = []struct {
+	base, group string
+	source      func(namespace, name string) adoptSource
+}{
+	{"helm", "", func(ns, name string) adoptSource { return helmSource{namespace: ns, name: name} }},
+	{"kustomization", kustomizationResource.Group, func(ns, name string) adoptSource { return fluxSource{namespace: ns, name: name} }},
+	{"application", applicationResource.Group, func(ns, name string) adoptSource { return argoSource{namespace: ns, name: name} }},
+	{"resourcegroup", resourceGroupResource.Group, func(ns, name string) adoptSource { return resourceGroupSource{namespace: ns, name: name} }},
+	{"inventory", "", func(ns, name string) adoptSource { return inventorySource{namespace: ns, name: name} }},
 }
 
 // parseKinds reads --kinds: Kind.group (Deployment.apps), resource.group

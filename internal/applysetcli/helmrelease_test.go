@@ -25,6 +25,7 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
@@ -145,6 +146,35 @@ func TestHelmRevisions(t *testing.T) {
 	nameless.Manifest = "apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n"
 	if _, err := helmManifestRefs(nameless, "shop"); err == nil {
 		t.Error("a manifest entry without a name was read")
+	}
+}
+
+func TestHelmRecord(t *testing.T) {
+	value := string(helmEncode(t, map[string]any{"name": "web", "version": 1, "info": map[string]any{"status": "deployed"}}))
+	record := func(typ, data string) *unstructured.Unstructured {
+		obj := &unstructured.Unstructured{Object: map[string]any{"data": map[string]any{helmReleaseKey: data}}}
+		if typ != "" {
+			obj.Object["type"] = typ
+		}
+		return obj
+	}
+	// The API server returns a Secret's data base64-encoded once more.
+	secret := base64.StdEncoding.EncodeToString([]byte(value))
+	for name, tc := range map[string]struct {
+		obj     *unstructured.Unstructured
+		secret  bool
+		want    bool
+		wantErr bool
+	}{
+		"a Secret of Helm's type":        {obj: record(helmReleaseType, secret), secret: true, want: true},
+		"a Secret of another type":       {obj: record("Opaque", secret), secret: true},
+		"a ConfigMap":                    {obj: record("", value), want: true},
+		"a Secret whose data is garbled": {obj: record(helmReleaseType, "%%"), secret: true, wantErr: true},
+	} {
+		rel, err := helmRecord(tc.obj, tc.secret)
+		if (err != nil) != tc.wantErr || (rel != nil) != tc.want {
+			t.Errorf("%s: helmRecord = %v, %v", name, rel, err)
+		}
 	}
 }
 

@@ -17,25 +17,20 @@ limitations under the License.
 package applysetcli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/applyset-operator/applyset-operator/internal/identity"
-	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
@@ -199,127 +194,4 @@ func writeAdoptedParent(ctx context.Context, c *clients, plan *adoptPlan, dr *dr
 		return fmt.Errorf("writing the parent %s: %w", parentName(ref), err)
 	}
 	return nil
-}
-
-// writePartOf applies the part-of label, and nothing else, so that kubectl's
-// field manager owns it: the set trusts a member whose label an apply of
-// kubectl wrote, and an apply configuration without other fields takes no
-// field from its owner. Two cases need a detour: on an object with kubectl's
-// last-applied annotation, the API server would rewrite that annotation to
-// the label alone for an apply named kubectl (and a Deployment's generation
-// would move); and where kubectl's field manager already applies fields (kpt
-// and cli-utils apply as "kubectl" by default), an apply of the label alone
-// under that name would drop them. There the label is applied under another
-// name and that entry joined to kubectl's, as kubectl hands its client-side
-// fields to its server-side manager: kubectl then declares what it declared
-// before, and the label.
-func writePartOf(ctx context.Context, c *clients, id string, a adoptee, dr *dryRun) error {
-	if a.obj.Annotations[apply.LastAppliedAnnotation] == "" && !kubectlAppliesMore(a.obj) {
-		_, err := applyPartOf(ctx, c, id, a, identity.KubectlFieldManager, dr)
-		return err
-	}
-	obj, err := applyPartOf(ctx, c, id, a, identity.AdoptFieldManager, dr)
-	if err != nil {
-		return err
-	}
-	return handOverToKubectl(ctx, c, a, obj, dr)
-}
-
-// kubectlAppliesMore reports whether kubectl's apply entry owns fields
-// besides the part-of label.
-func kubectlAppliesMore(obj *metav1.PartialObjectMetadata) bool {
-	return slices.ContainsFunc(obj.ManagedFields, func(e metav1.ManagedFieldsEntry) bool {
-		return isKubectlApply(e) && !ownsOnlyPartOf(e)
-	})
-}
-
-func isKubectlApply(e metav1.ManagedFieldsEntry) bool {
-	return e.Manager == identity.KubectlFieldManager && e.Operation == metav1.ManagedFieldsOperationApply && e.Subresource == ""
-}
-
-// applyPartOf applies an apply configuration holding only the label, under
-// manager. The UID makes the apply fail rather than create an object deleted
-// since it was read, or label one recreated under its name.
-func applyPartOf(ctx context.Context, c *clients, id string, a adoptee, manager string, dr *dryRun) (*unstructured.Unstructured, error) {
-	config := &unstructured.Unstructured{}
-	config.SetAPIVersion(a.resource.GroupVersion().String())
-	config.SetKind(a.ref.GroupKind.Kind)
-	config.SetNamespace(a.ref.Namespace)
-	config.SetName(a.ref.Name)
-	config.SetUID(a.obj.UID)
-	config.SetLabels(map[string]string{applyset.PartOfLabel: id})
-	data, err := json.Marshal(config.Object)
-	if err != nil {
-		return nil, err
-	}
-	obj, err := c.dynamic.Resource(a.resource).Namespace(a.ref.Namespace).Patch(ctx, a.ref.Name, types.ApplyPatchType, data,
-		metav1.PatchOptions{FieldManager: manager, DryRun: dr.opts()})
-	if err != nil {
-		return nil, fmt.Errorf("labelling %s: %w", a.ref, err)
-	}
-	return obj, nil
-}
-
-// handOverToKubectl gives the adopting apply's managed fields entry to
-// kubectl's field manager: renamed, or joined to kubectl's apply entry where
-// there is one. It writes metadata.managedFields alone, at the
-// resourceVersion the apply left: any other change in between fails it.
-func handOverToKubectl(ctx context.Context, c *clients, a adoptee, obj *unstructured.Unstructured, dr *dryRun) error {
-	entries := obj.GetManagedFields()
-	var adopting *metav1.ManagedFieldsEntry
-	handed := make([]metav1.ManagedFieldsEntry, 0, len(entries))
-	for _, e := range entries {
-		if e.Manager == identity.AdoptFieldManager && e.Operation == metav1.ManagedFieldsOperationApply {
-			adopting = &e
-			continue
-		}
-		handed = append(handed, e)
-	}
-	if adopting == nil {
-		return fmt.Errorf("handing the label of %s to kubectl's field manager: the API server recorded no apply of it", a.ref)
-	}
-	i := slices.IndexFunc(handed, isKubectlApply)
-	if i < 0 {
-		adopting.Manager = identity.KubectlFieldManager
-		handed = append(handed, *adopting)
-	} else {
-		joined, err := joinFields(handed[i].FieldsV1, adopting.FieldsV1)
-		if err != nil {
-			return fmt.Errorf("handing the label of %s to kubectl's field manager: %w", a.ref, err)
-		}
-		handed[i].FieldsV1 = joined
-	}
-	patch := &unstructured.Unstructured{Object: map[string]any{}}
-	patch.SetResourceVersion(obj.GetResourceVersion())
-	patch.SetManagedFields(handed)
-	data, err := json.Marshal(patch.Object)
-	if err != nil {
-		return err
-	}
-	_, err = c.dynamic.Resource(a.resource).Namespace(a.ref.Namespace).Patch(ctx, a.ref.Name, types.MergePatchType, data,
-		metav1.PatchOptions{FieldManager: identity.AdoptFieldManager, DryRun: dr.opts()})
-	if err != nil {
-		return fmt.Errorf("handing the label of %s to kubectl's field manager: %w", a.ref, err)
-	}
-	return nil
-}
-
-// joinFields is the union of two managed fields sets.
-func joinFields(a, b *metav1.FieldsV1) (*metav1.FieldsV1, error) {
-	union := &fieldpath.Set{}
-	for _, f := range []*metav1.FieldsV1{a, b} {
-		if f == nil {
-			continue
-		}
-		set := &fieldpath.Set{}
-		if err := set.FromJSON(bytes.NewReader(f.GetRawBytes())); err != nil {
-			return nil, err
-		}
-		union = union.Union(set)
-	}
-	data, err := union.ToJSON()
-	if err != nil {
-		return nil, err
-	}
-	return metav1.NewFieldsV1(string(data)), nil
 }

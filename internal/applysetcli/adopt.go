@@ -116,7 +116,7 @@ func adopt(cmd *cobra.Command, o *Options, c *clients, parentArg string, flags s
 		return err
 	}
 	for i, a := range plan.objects {
-		if err := writePartOf(cmd.Context(), c, plan.id, a, dr); err != nil {
+		if err := writePartOf(cmd.Context(), c, plan.id, a, plan.group.appliers, dr); err != nil {
 			return fmt.Errorf("%d of %d objects adopted, then: %w", i, len(plan.objects), err)
 		}
 	}

@@ -28,6 +28,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
+// helmFieldManager is the field manager Helm 4's CLI applies under: the name
+// of its binary.
+const helmFieldManager = "helm"
+
 // helmSource is the manifest of a Helm release's latest deployed revision,
 // read from Helm's own records in the release's namespace: the objects Helm
 // applied, and would delete on helm uninstall.
@@ -50,7 +54,7 @@ func (s helmSource) read(ctx context.Context, c *clients) (adoptGroup, error) {
 	if err != nil {
 		return adoptGroup{}, fmt.Errorf("%s: %w", s, err)
 	}
-	group := adoptGroup{refs: refs}
+	group := adoptGroup{refs: refs, appliers: []string{helmFieldManager}}
 	for _, r := range revs.after(rel) {
 		if strings.HasPrefix(r.Info.Status, "pending-") {
 			group.active = append(group.active, fmt.Sprintf("%s: revision %d is %s: Helm is installing, upgrading or rolling it back "+
@@ -64,6 +68,9 @@ func (s helmSource) read(ctx context.Context, c *clients) (adoptGroup, error) {
 	group.notes = append(group.notes,
 		fmt.Sprintf("adopting the objects of revision %d's manifest (helm get manifest %s -n %s); Helm's hooks are not in it and are not adopted",
 			rel.Version, s.name, s.namespace),
+		fmt.Sprintf("the fields Helm applied server-side (field manager %s) go to kubectl's field manager: its next apply removes those "+
+			"the manifests no longer declare, Helm's own labels and annotations (app.kubernetes.io/managed-by, meta.helm.sh/*) too; "+
+			"fields Helm 3 wrote client-side stay Helm's", helmFieldManager),
 		fmt.Sprintf("Helm still records %s: helm uninstall %s deletes these objects, --keep-history or not (it keeps only the record), "+
 			"and helm upgrade or helm rollback applies them again and deletes those its chart no longer renders; "+
 			"to end the release and keep the objects, delete its records: kubectl delete %s -n %s -l %s",

@@ -44,9 +44,12 @@ import (
 // under that name would drop them. There the label is applied under another
 // name and that entry joined to kubectl's, as kubectl hands its client-side
 // fields to its server-side manager: kubectl then declares what it declared
-// before, and the label.
-func writePartOf(ctx context.Context, c *clients, id string, a adoptee, dr *dryRun) error {
-	if a.obj.Annotations[apply.LastAppliedAnnotation] == "" && !kubectlAppliesMore(a.obj) {
+// before, and the label. The apply entries of the old tool's appliers go the
+// same way: what the old tool applied server-side is what it declared (Helm's
+// manifest), so kubectl declares it from then on, and its next apply removes
+// what it stops declaring instead of leaving it to a manager that is gone.
+func writePartOf(ctx context.Context, c *clients, id string, a adoptee, appliers []string, dr *dryRun) error {
+	if a.obj.Annotations[apply.LastAppliedAnnotation] == "" && !kubectlAppliesMore(a.obj) && len(appliedBy(a.obj, appliers)) == 0 {
 		_, err := applyPartOf(ctx, c, id, a, identity.KubectlFieldManager, dr)
 		return err
 	}
@@ -54,7 +57,18 @@ func writePartOf(ctx context.Context, c *clients, id string, a adoptee, dr *dryR
 	if err != nil {
 		return err
 	}
-	return handOverToKubectl(ctx, c, a, obj, dr)
+	return handOverToKubectl(ctx, c, a, obj, appliers, dr)
+}
+
+// appliedBy names the old tool's appliers that hold an apply entry of obj.
+func appliedBy(obj *metav1.PartialObjectMetadata, appliers []string) []string {
+	var out []string
+	for _, e := range obj.ManagedFields {
+		if e.Operation == metav1.ManagedFieldsOperationApply && e.Subresource == "" && slices.Contains(appliers, e.Manager) {
+			out = append(out, e.Manager)
+		}
+	}
+	return out
 }
 
 // kubectlAppliesMore reports whether kubectl's apply entry owns fields
@@ -92,34 +106,14 @@ func applyPartOf(ctx context.Context, c *clients, id string, a adoptee, manager 
 	return obj, nil
 }
 
-// handOverToKubectl gives the adopting apply's managed fields entry to
-// kubectl's field manager: renamed, or joined to kubectl's apply entry where
-// there is one. It writes metadata.managedFields alone, at the
-// resourceVersion the apply left: any other change in between fails it.
-func handOverToKubectl(ctx context.Context, c *clients, a adoptee, obj *unstructured.Unstructured, dr *dryRun) error {
-	entries := obj.GetManagedFields()
-	var adopting *metav1.ManagedFieldsEntry
-	handed := make([]metav1.ManagedFieldsEntry, 0, len(entries))
-	for _, e := range entries {
-		if e.Manager == identity.AdoptFieldManager && e.Operation == metav1.ManagedFieldsOperationApply {
-			adopting = &e
-			continue
-		}
-		handed = append(handed, e)
-	}
-	if adopting == nil {
-		return fmt.Errorf("handing the label of %s to kubectl's field manager: the API server recorded no apply of it", a.ref)
-	}
-	i := slices.IndexFunc(handed, isKubectlApply)
-	if i < 0 {
-		adopting.Manager = identity.KubectlFieldManager
-		handed = append(handed, *adopting)
-	} else {
-		joined, err := joinFields(handed[i].FieldsV1, adopting.FieldsV1)
-		if err != nil {
-			return fmt.Errorf("handing the label of %s to kubectl's field manager: %w", a.ref, err)
-		}
-		handed[i].FieldsV1 = joined
+// handOverToKubectl gives the adopting apply's managed fields entry, and the
+// apply entries of the old tool's appliers, to kubectl's field manager. It
+// writes metadata.managedFields alone, at the resourceVersion the apply left:
+// any other change in between fails it.
+func handOverToKubectl(ctx context.Context, c *clients, a adoptee, obj *unstructured.Unstructured, appliers []string, dr *dryRun) error {
+	handed, err := handOver(obj.GetManagedFields(), appliers)
+	if err != nil {
+		return fmt.Errorf("handing the label of %s to kubectl's field manager: %w", a.ref, err)
 	}
 	patch := &unstructured.Unstructured{Object: map[string]any{}}
 	patch.SetResourceVersion(obj.GetResourceVersion())
@@ -134,6 +128,45 @@ func handOverToKubectl(ctx context.Context, c *clients, a adoptee, obj *unstruct
 		return fmt.Errorf("handing the label of %s to kubectl's field manager: %w", a.ref, err)
 	}
 	return nil
+}
+
+// handOver computes the managed fields after the handover: the adopting
+// entry and the appliers' apply entries joined into kubectl's apply entry
+// (made from the adopting one where kubectl has none); every other entry as
+// it was.
+func handOver(entries []metav1.ManagedFieldsEntry, appliers []string) ([]metav1.ManagedFieldsEntry, error) {
+	var adopting *metav1.ManagedFieldsEntry
+	var given []*metav1.FieldsV1
+	handed := make([]metav1.ManagedFieldsEntry, 0, len(entries))
+	for _, e := range entries {
+		switch {
+		case e.Manager == identity.AdoptFieldManager && e.Operation == metav1.ManagedFieldsOperationApply:
+			adopting = &e
+		case e.Operation == metav1.ManagedFieldsOperationApply && e.Subresource == "" && slices.Contains(appliers, e.Manager):
+			given = append(given, e.FieldsV1)
+		default:
+			handed = append(handed, e)
+		}
+	}
+	if adopting == nil {
+		return nil, fmt.Errorf("the API server recorded no apply of it")
+	}
+	i := slices.IndexFunc(handed, isKubectlApply)
+	if i < 0 {
+		adopting.Manager = identity.KubectlFieldManager
+		handed = append(handed, *adopting)
+		i = len(handed) - 1
+	} else {
+		given = append(given, adopting.FieldsV1)
+	}
+	for _, fields := range given {
+		joined, err := joinFields(handed[i].FieldsV1, fields)
+		if err != nil {
+			return nil, err
+		}
+		handed[i].FieldsV1 = joined
+	}
+	return handed, nil
 }
 
 // joinFields is the union of two managed fields sets.

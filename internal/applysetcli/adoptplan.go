@@ -234,6 +234,9 @@ func (p *adoptPlan) action(a adoptee) string {
 		return "refused: " + a.refusal
 	case a.obj.Labels[applyset.PartOfLabel] == p.id && kubectlAppliedLabel(a.obj):
 		return "already a member; its label is applied again"
+	case len(appliedBy(a.obj, p.group.appliers)) > 0:
+		return fmt.Sprintf("label %s=%s, and the fields %s applied handed to field manager %s", applyset.PartOfLabel, p.id,
+			strings.Join(appliedBy(a.obj, p.group.appliers), ", "), identity.KubectlFieldManager)
 	case kubectlAppliesMore(a.obj):
 		return fmt.Sprintf("label %s=%s, joined to the fields field manager %s already applies", applyset.PartOfLabel, p.id, identity.KubectlFieldManager)
 	}

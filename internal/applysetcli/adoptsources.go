@@ -48,6 +48,10 @@ type adoptGroup struct {
 	notes []string
 	// leftOut names objects the record left out, and why.
 	leftOut []string
+	// appliers are the field managers under which the old tool applied
+	// server-side: their apply entries are what it declared, and adopt hands
+	// them to kubectl's field manager with the label.
+	appliers []string
 }
 
 // fromForms names the records --from reads.

@@ -100,8 +100,14 @@ var _ = Describe("kubectl applyset adopt --from helm/RELEASE", func() {
 		Expect(adopted.Labels).To(HaveKeyWithValue(applyset.PartOfLabel, id))
 		Expect(adopted.UID).To(Equal(deployment.UID))
 		Expect(adopted.Generation).To(Equal(deployment.Generation))
+		Expect(adopted.ManagedFields).NotTo(ContainElement(HaveField("Manager", "helm")), "Helm's apply entry was not handed over")
+		a := &corev1.ConfigMap{}
+		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-a"}, a)).To(Succeed())
+		Expect(a.ManagedFields).To(ConsistOf(HaveField("Manager", "kubectl")), "Helm's apply entry and the label's are kubectl's now")
+		Expect(a.ManagedFields[0].FieldsV1.GetRawString()).To(ContainSubstring(`"f:drop"`))
+		Expect(a.Labels).To(HaveKeyWithValue("app.kubernetes.io/managed-by", "Helm"))
 
-		By("applying Helm's manifest without web-b with kubectl --applyset")
+		By("applying Helm's manifest with kubectl --applyset, without web-b and without web-a's key drop")
 		get, err := action.NewGet(cfg).Run("web")
 		Expect(err).NotTo(HaveOccurred())
 		rel, ok := get.(*releasev1.Release)
@@ -109,7 +115,7 @@ var _ = Describe("kubectl applyset adopt --from helm/RELEASE", func() {
 		var kept []string
 		for _, doc := range strings.Split(rel.Manifest, "\n---") {
 			if !strings.Contains(doc, "name: web-b\n") {
-				kept = append(kept, doc)
+				kept = append(kept, strings.Replace(doc, "  drop: x\n", "", 1))
 			}
 		}
 		Expect(kept).To(HaveLen(4))
@@ -122,6 +128,9 @@ var _ = Describe("kubectl applyset adopt --from helm/RELEASE", func() {
 		delete(before, "web-b")
 		Expect(uids(ctx, ns, "web-a", "web-c", "web-hook")).To(Equal(before), "an object was recreated")
 		Expect(uids(ctx, other, "web-elsewhere")).To(Equal(elsewhere))
+		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-a"}, a)).To(Succeed())
+		Expect(a.Data).To(Equal(map[string]string{"k": "v"}), "a field kubectl no longer declares stayed")
+		Expect(a.Labels).NotTo(HaveKey("app.kubernetes.io/managed-by"), "Helm's label stayed, owned by nobody that applies")
 		Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(deployment), adopted)).To(Succeed())
 		Expect(adopted.UID).To(Equal(deployment.UID))
 	})

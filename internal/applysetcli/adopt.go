@@ -60,8 +60,9 @@ exactly them. The group is read from the old tool's record, never guessed:
   --from inventory/NAME          cli-utils' inventory ConfigMap: its data keys
 It writes the parent (a Secret unless PARENT names a ConfigMap or a custom resource of a
 parent type) as kubectl does, and on each object only the applyset.kubernetes.io/part-of label,
-by server-side apply under kubectl's field manager: no other field changes, nothing is deleted
-or recreated. It refuses objects in another set or owned by another object, and a parent
+by server-side apply under kubectl's field manager: no other value changes, nothing is deleted
+or recreated. The fields a Helm release applied server-side, and those kubectl's field
+manager already applied, become kubectl's declaration with the label. It refuses objects in another set or owned by another object, and a parent
 that belongs to another tool or set. It shows the plan and asks first, unless --yes;
 --dry-run=server sends every write with server-side dry-run and changes nothing.`,
 		Example: `  kubectl applyset adopt secret/web -n shop -l app=web --kinds ConfigMap,Deployment.apps --yes

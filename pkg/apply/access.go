@@ -24,7 +24,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"golang.org/x/sync/errgroup"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -133,27 +132,24 @@ func (e *Engine) checkAccess(ctx context.Context, perms []Permission, denied ...
 	missing := slices.Clone(denied)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(cmp.Or(e.Concurrency, DefaultConcurrency))
-	answers, now := e.permissions(), time.Now()
+	answers := e.permissions()
 	for _, p := range perms {
-		if allowed, ok := answers.cached(p, now); ok {
-			if !allowed {
-				mu.Lock()
-				missing = append(missing, p)
-				mu.Unlock()
-			}
-			continue
-		}
 		g.Go(func() error {
-			review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
-				ResourceAttributes: &authorizationv1.ResourceAttributes{
-					Verb: p.Verb, Group: p.Resource.Group, Resource: p.Resource.Resource, Namespace: p.Namespace,
-				},
-			}}
-			if err := e.Client.Create(gctx, review); err != nil {
-				return fmt.Errorf("asking whether the set may %s: %w", p, err)
+			allowed, err := answers.answer(p, func() (bool, error) {
+				review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+					ResourceAttributes: &authorizationv1.ResourceAttributes{
+						Verb: p.Verb, Group: p.Resource.Group, Resource: p.Resource.Resource, Namespace: p.Namespace,
+					},
+				}}
+				if err := e.Client.Create(gctx, review); err != nil {
+					return false, fmt.Errorf("asking whether the set may %s: %w", p, err)
+				}
+				return review.Status.Allowed, nil
+			})
+			if err != nil {
+				return err
 			}
-			answers.record(p, review.Status.Allowed, time.Now())
-			if !review.Status.Allowed {
+			if !allowed {
 				mu.Lock()
 				missing = append(missing, p)
 				mu.Unlock()

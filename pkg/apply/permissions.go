@@ -19,6 +19,8 @@ package apply
 import (
 	"sync"
 	"time"
+
+	"golang.org/x/sync/singleflight"
 )
 
 // Permissions remembers the answers an identity's permission checks got.
@@ -38,6 +40,10 @@ type Permissions struct {
 
 	mu      sync.Mutex
 	answers map[Permission]answer
+	// forgotten counts Forget calls: an answer asked for before one is not kept.
+	forgotten uint64
+	// asking lets engines that miss the same answer at once ask once.
+	asking singleflight.Group
 }
 
 // answer is one check's result and when the API server gave it.
@@ -56,12 +62,18 @@ func (c *Permissions) Forget() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.answers = nil
+	c.forgotten++
 }
 
-// record notes a check's answer, given at now.
-func (c *Permissions) record(p Permission, allowed bool, now time.Time) {
+// recordUnlessForgotten records an answer asked for when Forget had been
+// called `before` times: an answer that may predate a change of RBAC
+// answers only the engine that asked.
+func (c *Permissions) recordUnlessForgotten(p Permission, allowed bool, now time.Time, before uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.forgotten != before {
+		return
+	}
 	if c.answers == nil {
 		c.answers = map[Permission]answer{}
 	}
@@ -77,6 +89,28 @@ func (c *Permissions) cached(p Permission, now time.Time) (allowed, ok bool) {
 		return false, false
 	}
 	return a.allowed, true
+}
+
+// answer returns the answer to p, reused while it lives, or from check,
+// which is asked once however many engines want it at the same moment.
+func (c *Permissions) answer(p Permission, check func() (bool, error)) (bool, error) {
+	if allowed, ok := c.cached(p, time.Now()); ok {
+		return allowed, nil
+	}
+	allowed, err, _ := c.asking.Do(p.String(), func() (any, error) {
+		c.mu.Lock()
+		before := c.forgotten
+		c.mu.Unlock()
+		allowed, err := check()
+		if err == nil {
+			c.recordUnlessForgotten(p, allowed, time.Now(), before)
+		}
+		return allowed, err
+	})
+	if err != nil {
+		return false, err
+	}
+	return allowed.(bool), nil
 }
 
 // grantedRecently is true when a check allowed p within grantLife of now.

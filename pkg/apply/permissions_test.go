@@ -18,6 +18,7 @@ package apply
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -69,10 +70,10 @@ func TestPermissionsReuse(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := NewPermissions(tt.ttl)
 			for _, p := range tt.record {
-				c.record(p, true, at)
+				c.recordUnlessForgotten(p, true, at, 0)
 			}
 			for _, p := range tt.deny {
-				c.record(p, false, at)
+				c.recordUnlessForgotten(p, false, at, 0)
 			}
 			if tt.forget {
 				c.Forget()
@@ -85,6 +86,41 @@ func TestPermissionsReuse(t *testing.T) {
 				t.Errorf("grantedRecently(%s) = %v, want %v", tt.ask, got, tt.wantGrantedLately)
 			}
 		})
+	}
+}
+
+func TestPermissionsAnswer(t *testing.T) {
+	patch := Permission{Verb: "patch", Resource: schema.GroupResource{Resource: "configmaps"}, Namespace: "a"}
+	c := NewPermissions(time.Minute)
+	asked := 0
+	check := func() (bool, error) { asked++; return true, nil }
+	for range 3 {
+		if allowed, err := c.answer(patch, check); err != nil || !allowed {
+			t.Fatalf("answer = %v, %v", allowed, err)
+		}
+	}
+	if asked != 1 {
+		t.Errorf("asked %d times within the answer's lifetime, want once", asked)
+	}
+
+	// RBAC changes while a check is in flight: its answer may predate the
+	// change, so it answers the one who asked and is not kept.
+	c.Forget()
+	racing := func() (bool, error) { asked++; c.Forget(); return true, nil }
+	if allowed, err := c.answer(patch, racing); err != nil || !allowed {
+		t.Fatalf("answer = %v, %v", allowed, err)
+	}
+	if _, cached := c.cached(patch, time.Now()); cached {
+		t.Error("an answer asked for before a Forget was kept")
+	}
+	if c.grantedRecently(patch, time.Now()) {
+		t.Error("an answer asked for before a Forget backs a retry")
+	}
+	if _, err := c.answer(patch, func() (bool, error) { return false, errors.New("no API server") }); err == nil {
+		t.Error("a failed check answered")
+	}
+	if _, cached := c.cached(patch, time.Now()); cached {
+		t.Error("a failed check was kept")
 	}
 }
 

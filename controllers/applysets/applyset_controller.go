@@ -28,6 +28,7 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/semaphore"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -91,9 +92,10 @@ type Reconciler struct {
 	// object (apply.Engine.LegacyManagers).
 	LegacyManagers []string
 
-	clients     sync.Map           // impersonated user, or "" for the operator -> identityClients
-	permissions *permissionAnswers // shared by both kinds' reconcilers; nil asks every time
-	applied     sync.Map           // set key -> appliedState of its last full reconcile
+	clients     sync.Map            // impersonated user, or "" for the operator -> identityClients
+	permissions *permissionAnswers  // shared by both kinds' reconcilers; nil asks every time
+	inputs      *semaphore.Weighted // the memory the sets being reconciled may hold (inputs.go)
+	applied     sync.Map            // set key -> appliedState of its last full reconcile
 }
 
 // Reconcile makes the cluster match one set, or previews it.
@@ -131,7 +133,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	foreignBefore := set.GetSetStatus().ForeignMembers.DeepCopy()
 	o, onlyHealth := r.recheck(ctx, set)
 	if !onlyHealth {
+		weight := r.inputWeight(set)
+		if err := r.inputs.Acquire(ctx, weight); err != nil {
+			return reconcile.Result{}, err
+		}
 		o = r.reconcileNormal(ctx, set)
+		r.inputs.Release(weight)
 		r.remember(ctx, set, o)
 	}
 	setStatus(set.GetSetStatus(), set.GetGeneration(), o)

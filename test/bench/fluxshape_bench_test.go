@@ -30,6 +30,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -60,6 +61,7 @@ func BenchmarkScaleFluxShape(b *testing.B) {
 		before, cpuBefore := requestsByResource(ctx, b), readCPU(ctx, b)
 		created := make([]time.Time, sets)
 		start := time.Now()
+		profiled := profileAPIServer(ctx, b)
 		b.StartTimer()
 		g, gctx := errgroup.WithContext(ctx)
 		g.SetLimit(32)
@@ -74,12 +76,13 @@ func BenchmarkScaleFluxShape(b *testing.B) {
 		if err := g.Wait(); err != nil {
 			b.Fatal(err)
 		}
-		readyAfter, polls := waitAllReady(ctx, b, ns, created)
+		readyAfter := waitAllReady(ctx, b, ns, created)
 		b.StopTimer()
+		profiled()
 		all := time.Since(start)
 		cpu := readCPU(ctx, b).Sub(cpuBefore)
 		requests := diffCounts(before, requestsByResource(ctx, b), map[string]float64{
-			"POST applysets": float64(sets), "LIST applysets": float64(polls), // the benchmark's own
+			"POST applysets": float64(sets), // the benchmark's own
 		})
 		heapAfter := liveHeap()
 		slices.Sort(readyAfter)
@@ -119,45 +122,74 @@ func fluxShapeObjects(name string) []map[string]any {
 	}
 }
 
-// waitAllReady lists the namespace's sets every 80 ms (one LIST loads the API
-// server less than watching each set) until all are Ready, and returns each
-// set's time from its creation to Ready, and how many LISTs it made.
-func waitAllReady(ctx context.Context, b *testing.B, ns string, created []time.Time) ([]time.Duration, int) {
+// waitAllReady watches the namespace's sets (polling them with LISTs would
+// cost the API server more than the sets do) until all are Ready, and
+// returns each set's time from its creation to Ready.
+func waitAllReady(ctx context.Context, b *testing.B, ns string, created []time.Time) []time.Duration {
 	b.Helper()
-	readyAt := map[string]time.Duration{}
-	polls, waiting := 0, ""
-	err := poll(envDuration("BENCH_TIMEOUT", 15*time.Minute), func() bool {
-		list := &applyv1alpha1.ApplySetList{}
-		polls++
-		if err := k8sClient.List(ctx, list, client.InNamespace(ns)); err != nil {
-			return false
-		}
-		now := time.Now()
-		for i := range list.Items {
-			set := &list.Items[i]
-			if _, ok := readyAt[set.Name]; ok {
-				continue
-			}
-			if c := apimeta.FindStatusCondition(set.Status.Conditions, applyv1alpha1.ConditionStalled); c != nil && c.Status == metav1.ConditionTrue {
-				b.Fatalf("set %s stalled: %s: %s", set.Name, c.Reason, c.Message)
-			}
-			if readyNow(set) {
-				var i int
-				if _, err := fmt.Sscanf(set.Name, "app%d", &i); err != nil || i >= len(created) {
-					b.Fatalf("unexpected set %s", set.Name)
-				}
-				readyAt[set.Name] = now.Sub(created[i])
-				continue
-			}
-			waiting = fmt.Sprintf("%s: %v", set.Name, set.Status.Conditions)
-		}
-		time.Sleep(80 * time.Millisecond)
-		return len(readyAt) == len(created)
-	})
+	wc, err := watchClient()
 	if err != nil {
-		b.Fatalf("%d of %d sets Ready: %v; one waiting: %s", len(readyAt), len(created), err, waiting)
+		b.Fatal(err)
 	}
-	return slices.Collect(maps.Values(readyAt)), polls
+	ctx, cancel := context.WithTimeout(ctx, envDuration("BENCH_TIMEOUT", 15*time.Minute))
+	defer cancel()
+	readyAt, waiting := map[string]time.Duration{}, map[string]string{}
+	var w watch.Interface
+	defer func() {
+		if w != nil {
+			w.Stop()
+		}
+	}()
+	for len(readyAt) < len(created) {
+		if w == nil {
+			// A watch opened without a resource version starts with the sets
+			// as they are; the API server ends one that falls behind.
+			if w, err = wc.Watch(ctx, &applyv1alpha1.ApplySetList{}, client.InNamespace(ns)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		var ev watch.Event
+		var open bool
+		select {
+		case ev, open = <-w.ResultChan():
+			if !open || ev.Type == watch.Error {
+				w.Stop()
+				w = nil
+				continue
+			}
+		case <-ctx.Done():
+			b.Fatalf("%d of %d sets Ready after %s; one waiting: %v", len(readyAt), len(created),
+				envDuration("BENCH_TIMEOUT", 15*time.Minute), firstValue(waiting))
+		}
+		set, ok := ev.Object.(*applyv1alpha1.ApplySet)
+		if !ok {
+			b.Fatalf("watching the sets: %v", ev.Object)
+		}
+		if _, done := readyAt[set.Name]; done {
+			continue
+		}
+		if c := apimeta.FindStatusCondition(set.Status.Conditions, applyv1alpha1.ConditionStalled); c != nil && c.Status == metav1.ConditionTrue {
+			b.Fatalf("set %s stalled: %s: %s", set.Name, c.Reason, c.Message)
+		}
+		if !readyNow(set) {
+			waiting[set.Name] = fmt.Sprintf("%s: %v", set.Name, set.Status.Conditions)
+			continue
+		}
+		var i int
+		if _, err := fmt.Sscanf(set.Name, "app%d", &i); err != nil || i >= len(created) {
+			b.Fatalf("unexpected set %s", set.Name)
+		}
+		readyAt[set.Name] = time.Since(created[i])
+		delete(waiting, set.Name)
+	}
+	return slices.Collect(maps.Values(readyAt))
+}
+
+func firstValue(m map[string]string) string {
+	for _, v := range m {
+		return v
+	}
+	return ""
 }
 
 // requestsByResource reads apiserver_request_total by "VERB resource" (with

@@ -1,0 +1,96 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package bench
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
+)
+
+// BenchmarkFirstApplyFloor sets the operator's first apply of 1,000 objects
+// over 10 CRD kinds (an ApplySet created until Ready) against its floor: the
+// same objects applied by no tool, as the ServiceAccount the set acts as,
+// with as many requests in flight as the operator. The two take turns going
+// first. It reports the ratio, the operator's requests per object, its
+// writes in the 10 s after Ready, and each run's CPU by component.
+func BenchmarkFirstApplyFloor(b *testing.B) {
+	controlPlane(b)
+	ctx := context.Background()
+	startSetOperator(b)
+	const n = 1000
+	objs := manifests(ctx, b, n, 0, 0)
+	totals := map[string]float64{}
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		var op, floor time.Duration
+		var opCPU, floorCPU testenv.CPU
+		var opRequests map[string]float64
+		runOperator := func() {
+			ns := namespace(ctx, b, "first-apply-")
+			set := &applyv1alpha1.ApplySet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "load"}}
+			set.Spec.Resources = resources(b, objs)
+			before, cpuBefore := requestCounts(ctx, b), readCPU(ctx, b)
+			start := time.Now()
+			if err := k8sClient.Create(ctx, set); err != nil {
+				b.Fatal(err)
+			}
+			waitReady(ctx, b, set)
+			op = time.Since(start)
+			opCPU = readCPU(ctx, b).Sub(cpuBefore)
+			opRequests = diffCounts(before, requestCounts(ctx, b), map[string]float64{"POST": 1}) // the set's creation
+			after := requestCounts(ctx, b)
+			time.Sleep(10 * time.Second)
+			totals["writes-after-ready"] += writes(diffCounts(after, requestCounts(ctx, b), nil))
+		}
+		runFloor := func() {
+			ns := namespace(ctx, b, "first-apply-floor-")
+			cpuBefore := readCPU(ctx, b)
+			floor = applyFloor(ctx, b, impersonating(b, ns, "default"), apply.DefaultConcurrency, objs, ns)
+			floorCPU = readCPU(ctx, b).Sub(cpuBefore)
+		}
+		if i%2 == 0 {
+			runOperator()
+			runFloor()
+		} else {
+			runFloor()
+			runOperator()
+		}
+		b.Logf("first apply of %d objects: operator %s, floor as the ServiceAccount %s (ratio %.2f); requests %v; "+
+			"CPU: operator run %s; floor %s", n, op.Round(10*time.Millisecond), floor.Round(10*time.Millisecond),
+			op.Seconds()/floor.Seconds(), opRequests, opCPU, floorCPU)
+		totals["operator-s"] += op.Seconds()
+		totals["floor-s"] += floor.Seconds()
+		totals["floor-ratio"] += op.Seconds() / floor.Seconds()
+		totals["requests/object"] += sum(opRequests) / n
+		totals["operator-apiserver-cpu-s"] += opCPU.APIServer.Seconds()
+		totals["floor-apiserver-cpu-s"] += floorCPU.APIServer.Seconds()
+		totals["operator-etcd-cpu-s"] += opCPU.Etcd.Seconds()
+		totals["floor-etcd-cpu-s"] += floorCPU.Etcd.Seconds()
+		totals["operator-process-cpu-s"] += opCPU.Self.Seconds()
+		b.StartTimer()
+	}
+	for unit, v := range totals {
+		b.ReportMetric(v/float64(b.N), unit)
+	}
+}

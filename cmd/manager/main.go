@@ -77,6 +77,7 @@ type options struct {
 	leaderElectionNamespace string
 	webhooks                webhookOptions
 	shard                   shardOptions
+	replicas                replicaOptions
 	gracefulShutdownTimeout time.Duration
 
 	repairTooling     string
@@ -176,6 +177,7 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 			"or auto (policy where the API server serves admissionregistration.k8s.io/v1 MutatingAdmissionPolicies).")
 	o.webhooks.bindFlags(fs)
 	o.shard.bindFlags(fs)
+	o.replicas.bindFlags(fs)
 }
 
 func main() {
@@ -305,7 +307,11 @@ func setupControllers(mgr ctrl.Manager, cfg *rest.Config, opts options, tlsOpts 
 		return err
 	}
 	if opts.shard.runs(controllerApplySets) {
-		if err := applysets.SetupWithManager(mgr, applysets.Options{
+		membership, err := opts.replicas.membership(mgr, opts.leaderElectionNamespace)
+		if err != nil {
+			return err
+		}
+		if err := applysets.SetupWithManager(mgr, applysets.Options{Replicas: membership,
 			ToolingVersion: version, DefaultServiceAccount: opts.defaultServiceAccount, SingleTenant: opts.singleTenant,
 			MaxInputBytes: opts.maxSetInputSize.Value(), MaxObjects: opts.maxSetObjects, Concurrency: opts.setConcurrency,
 			ApplyConcurrency: opts.applyConcurrency, ArtifactPolicy: artifactPolicy,

@@ -38,12 +38,14 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
+	sharing "github.com/applyset-operator/applyset-operator/internal/replicas"
 	"github.com/applyset-operator/applyset-operator/internal/requeue"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
@@ -96,6 +98,7 @@ type Reconciler struct {
 	permissions *permissionAnswers  // shared by both kinds' reconcilers; nil asks every time
 	inputs      *semaphore.Weighted // the memory the sets being reconciled may hold (inputs.go)
 	applied     sync.Map            // set key -> appliedState of its last full reconcile
+	gate        *sharing.Gate       // nil unless the replicas share the sets (replicas.go)
 }
 
 // Reconcile makes the cluster match one set, or previews it.
@@ -109,10 +112,19 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
+	ctx, done, stop, err := r.admit(ctx, req.NamespacedName)
+	if stop != nil || err != nil {
+		return ptr.Deref(stop, reconcile.Result{}), err
+	}
+	defer done()
 	base := set.DeepCopyObject().(client.Object)
 	defer func() {
 		if equality.Semantic.DeepEqual(base.(applyv1alpha1.Set).GetSetStatus(), set.GetSetStatus()) {
 			return // nothing new to report: a steady set costs no writes
+		}
+		if err := r.stillOwner(ctx, set); err != nil {
+			retErr = errors.Join(retErr, fmt.Errorf("not writing status: %w", err))
+			return
 		}
 		if err := r.Client.Status().Patch(ctx, set, client.MergeFrom(base)); client.IgnoreNotFound(err) != nil {
 			retErr = errors.Join(retErr, fmt.Errorf("patching status: %w", err))
@@ -283,7 +295,7 @@ func (r *Reconciler) applyAndPrune(ctx context.Context, set applyv1alpha1.Set, p
 	if plan.Prune != nil {
 		plan.Prune.Proven = inv.Proof(identity.MembersFieldManager)
 		plan.Prune.Cascade = inv.Cascade
-		plan.Prune.BeforeDelete = r.stopWhenUninstalling
+		plan.Prune.BeforeDelete = r.beforeDelete(set)
 		var err error
 		prune, err = engine.PlanPrune(ctx, *plan.Prune)
 		var denied *apply.AccessError

@@ -146,7 +146,7 @@ func (r *Reconciler) releaseMembers(ctx context.Context, set applyv1alpha1.Set, 
 	if disband != nil {
 		cs, err = engine.Disband(ctx, *disband)
 	} else {
-		prune.BeforeDelete, prune.Cascade = r.stopWhenUninstalling, inv.Cascade
+		prune.BeforeDelete, prune.Cascade = r.beforeDelete(set), inv.Cascade
 		cs, err = r.pruneAll(ctx, set, engine, *prune)
 		if err == nil && waitingDeletes(cs) == "" && cs.Count(apply.Skipped) > 0 {
 			// What the prune kept is released, so no label points at a set that is gone.

@@ -42,6 +42,7 @@ import (
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
+	sharing "github.com/applyset-operator/applyset-operator/internal/replicas"
 	"github.com/applyset-operator/applyset-operator/pkg/declared"
 	"github.com/applyset-operator/applyset-operator/pkg/fetchpolicy"
 )
@@ -90,6 +91,10 @@ type Options struct {
 	// by the sets acting as the same identity; 0 means
 	// DefaultPermissionTTL, a negative value asks every time.
 	PermissionTTL time.Duration
+	// Replicas, when set, runs the reconcilers on every replica, each
+	// reconciling the sets that name it (--replica-sharding); nil runs them
+	// on the elected leader.
+	Replicas *sharing.Membership
 }
 
 // DefaultConcurrency lets a large set not hold up the small ones: each set
@@ -153,17 +158,19 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		if err := mgr.GetFieldIndexer().IndexField(context.Background(), k.newSet(), serviceAccountIndex, r.actingAs); err != nil {
 			return fmt.Errorf("indexing %s by ServiceAccount: %w", k.kind, err)
 		}
-		err := ctrl.NewControllerManagedBy(mgr).
+		r.shareAcrossReplicas(mgr, opts.Replicas)
+		b := ctrl.NewControllerManagedBy(mgr).
 			Named(k.name).
-			WithOptions(controller.Options{MaxConcurrentReconciles: cmp.Or(opts.Concurrency, DefaultConcurrency), NewQueue: fairQueue}).
-			For(k.newSet(), builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, othersAnnotationsChanged))).
+			WithOptions(controller.Options{MaxConcurrentReconciles: cmp.Or(opts.Concurrency, DefaultConcurrency), NewQueue: fairQueue,
+				NeedLeaderElection: r.needsLeader()}).
+			For(k.newSet(), builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, othersAnnotationsChanged), r.ownedHere())).
 			WatchesMetadata(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.setsReading("ConfigMap"))).
 			WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.setsReading("Secret"))).
 			WatchesMetadata(&corev1.ServiceAccount{}, handler.EnqueueRequestsFromMapFunc(r.setsActingAs)).
 			// A set that becomes Ready (or stops being) wakes the sets that depend on it.
 			Watches(&applyv1alpha1.ApplySet{}, handler.EnqueueRequestsFromMapFunc(r.dependents), builder.WithPredicates(readinessChanged)).
-			Watches(&applyv1alpha1.ClusterApplySet{}, handler.EnqueueRequestsFromMapFunc(r.dependents), builder.WithPredicates(readinessChanged)).
-			Complete(r)
+			Watches(&applyv1alpha1.ClusterApplySet{}, handler.EnqueueRequestsFromMapFunc(r.dependents), builder.WithPredicates(readinessChanged))
+		err := r.resyncOnMembership(b).Complete(r)
 		if err != nil {
 			return fmt.Errorf("setting up the %s reconciler: %w", k.kind, err)
 		}

@@ -38,8 +38,11 @@ type Owner struct {
 	Term    int64
 }
 
-// String is the annotation value, replica/term.
+// String is the annotation value, replica/term; empty for no owner.
 func (o Owner) String() string {
+	if o.IsZero() {
+		return ""
+	}
 	return o.Replica + "/" + strconv.FormatInt(o.Term, 10)
 }
 

@@ -307,11 +307,11 @@ func setupControllers(mgr ctrl.Manager, cfg *rest.Config, opts options, tlsOpts 
 		return err
 	}
 	if opts.shard.runs(controllerApplySets) {
-		membership, err := opts.replicas.membership(mgr, opts.leaderElectionNamespace)
+		shared, err := opts.replicas.membership(mgr, opts.leaderElectionNamespace)
 		if err != nil {
 			return err
 		}
-		if err := applysets.SetupWithManager(mgr, applysets.Options{Replicas: membership,
+		if err := applysets.SetupWithManager(mgr, applysets.Options{Replicas: shared,
 			ToolingVersion: version, DefaultServiceAccount: opts.defaultServiceAccount, SingleTenant: opts.singleTenant,
 			MaxInputBytes: opts.maxSetInputSize.Value(), MaxObjects: opts.maxSetObjects, Concurrency: opts.setConcurrency,
 			ApplyConcurrency: opts.applyConcurrency, ArtifactPolicy: artifactPolicy,

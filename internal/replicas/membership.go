@@ -41,7 +41,7 @@ import (
 const (
 	// LeasePrefix starts the name of each replica's Lease.
 	LeasePrefix = "applyset-operator-replica-"
-	// ReplicaLabel, on each replica's Lease, holds the replica's name.
+	// ReplicaLabel is on each replica's Lease and holds the replica's name.
 	ReplicaLabel = "apply.applyset.dev/replica"
 )
 

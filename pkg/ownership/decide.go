@@ -78,21 +78,21 @@ func (v View) Live() []string {
 type Action int
 
 const (
-	// Ignore: the set is another replica's, or nobody's to take yet.
+	// Ignore means the set is another replica's, or nobody's to take yet.
 	Ignore Action = iota
-	// Act: the set names this replica's term and hashes to it: reconcile.
+	// Act means the set names this replica's term and hashes to it: reconcile.
 	Act
-	// Claim: the set names nobody and hashes to this replica: write Self
+	// Claim means the set names nobody and hashes to this replica: write Self
 	// on it, conditionally on the version read, then reconcile.
 	Claim
-	// HandOver: the set names this replica but hashes to To: write To on
+	// HandOver means the set names this replica but hashes to To: write To on
 	// it, conditionally, and do nothing else with it.
 	HandOver
-	// Fence: the set hashes to this replica, and names a term whose Lease
+	// Fence means the set hashes to this replica, and names a term whose Lease
 	// was not renewed for LeaseDuration+Margin: end that term on its Lease
 	// (clear the holder, conditionally), then decide again.
 	Fence
-	// TakeOver: the set hashes to this replica and names a term that is
+	// TakeOver means the set hashes to this replica and names a term that is
 	// over: write Self on it, conditionally, then reconcile.
 	TakeOver
 )

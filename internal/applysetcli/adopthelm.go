@@ -50,11 +50,11 @@ func (s helmSource) read(ctx context.Context, c *clients) (adoptGroup, error) {
 	if rel == nil {
 		return adoptGroup{}, fmt.Errorf("%s: no revision is deployed (%s)", s, statuses(revs))
 	}
-	refs, err := helmManifestRefs(rel, s.namespace)
+	refs, objs, err := helmManifestObjects(rel, s.namespace)
 	if err != nil {
 		return adoptGroup{}, fmt.Errorf("%s: %w", s, err)
 	}
-	group := adoptGroup{refs: refs, appliers: []string{helmFieldManager}}
+	group := adoptGroup{refs: refs, appliers: []string{helmFieldManager}, declared: objs}
 	for _, r := range revs.after(rel) {
 		if strings.HasPrefix(r.Info.Status, "pending-") {
 			group.active = append(group.active, fmt.Sprintf("%s: revision %d is %s: Helm is installing, upgrading or rolling it back "+

@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
@@ -52,6 +53,9 @@ type adoptGroup struct {
 	// server-side: their apply entries are what it declared, and adopt hands
 	// them to kubectl's field manager with the label.
 	appliers []string
+	// declared are the objects as the old tool's record holds them (Helm's
+	// manifest), when it holds them: what a set adopting them declares.
+	declared map[apply.ObjectRef]*unstructured.Unstructured
 }
 
 // fromForms names the records --from reads.

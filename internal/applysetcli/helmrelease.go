@@ -25,6 +25,8 @@ import (
 	"slices"
 	"strconv"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/declared"
 )
@@ -113,21 +115,30 @@ func (revs helmRevisions) after(rel *helmRelease) []*helmRelease {
 // object that names no namespace is in the release's: adopt clears the
 // namespace of cluster-scoped ones when it reads them.
 func helmManifestRefs(rel *helmRelease, namespace string) ([]apply.ObjectRef, error) {
+	refs, _, err := helmManifestObjects(rel, namespace)
+	return refs, err
+}
+
+// helmManifestObjects is helmManifestRefs with the objects themselves: what Helm
+// declared, which a set that adopts them declares in turn.
+func helmManifestObjects(rel *helmRelease, namespace string) ([]apply.ObjectRef, map[apply.ObjectRef]*unstructured.Unstructured, error) {
 	origin := "the manifest of revision " + strconv.Itoa(rel.Version)
 	inputs, err := apply.DecodeAtMost(origin, []byte(rel.Manifest), declared.DefaultLimits.Objects)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	refs := make([]apply.ObjectRef, 0, len(inputs))
+	objs := make(map[apply.ObjectRef]*unstructured.Unstructured, len(inputs))
 	for _, in := range inputs {
 		ref := apply.ObjectRef{GroupKind: in.Object.GroupVersionKind().GroupKind(), Namespace: in.Object.GetNamespace(), Name: in.Object.GetName()}
 		if ref.GroupKind.Kind == "" || ref.Name == "" {
-			return nil, fmt.Errorf("%s: an object without kind or name", in.Origin)
+			return nil, nil, fmt.Errorf("%s: an object without kind or name", in.Origin)
 		}
 		if ref.Namespace == "" {
 			ref.Namespace = namespace
 		}
 		refs = append(refs, ref)
+		objs[ref] = in.Object
 	}
-	return refs, nil
+	return refs, objs, nil
 }

@@ -37,14 +37,16 @@ import (
 
 func newAdoptCommand(o *Options) *cobra.Command {
 	var (
-		src   sourceFlags
-		yes   bool
-		force bool
-		dr    dryRun
+		src            sourceFlags
+		yes            bool
+		force          bool
+		dr             dryRun
+		to             string
+		serviceAccount string
 	)
 	cmd := &cobra.Command{
-		Use:   "adopt PARENT (-l SELECTOR --kinds KIND,... | --from TYPE/NAME)",
-		Short: "Make an existing group of objects a kubectl ApplySet, changing nothing else",
+		Use:   "adopt PARENT (-l SELECTOR --kinds KIND,... | --from TYPE/NAME) [--to kubectl|applyset]",
+		Short: "Make an existing group of objects a kubectl ApplySet or the operator's ApplySet, changing nothing else",
 		Long: `Turn a group of objects another tool recorded into a kubectl ApplySet, so that the next
 KUBECTL_APPLYSET=true kubectl apply --server-side --prune --applyset=PARENT owns and prunes
 exactly them. The group is read from the old tool's record, never guessed:
@@ -64,19 +66,39 @@ by server-side apply under kubectl's field manager: no other value changes, noth
 or recreated. The fields a Helm release applied server-side, and those kubectl's field
 manager already applied, become kubectl's declaration with the label. It refuses objects in another set or owned by another object, and a parent
 that belongs to another tool or set. It shows the plan and asks first, unless --yes;
---dry-run=server sends every write with server-side dry-run and changes nothing.`,
+--dry-run=server sends every write with server-side dry-run and changes nothing.
+
+With --to applyset, PARENT is applyset/NAME and adopt creates that ApplySet of the operator,
+declaring what the old tool declared, never the live object: the objects of a Helm release's
+manifest, kubectl's last-applied-configuration, or else the fields the old tool's field manager
+applied (kustomize-controller, argocd-controller, kubectl for kpt and cli-utils), read with the
+type's schema from the API server (an object whose type has none is refused). So the set takes
+over no default, no autoscaler's replicas and no injected sidecar. The declaration is inline, or
+in a ConfigMap NAME-adopted beside the set when large. The part-of label is applied by the
+operator's field manager, joined to the old tool's apply entries, before the set exists; the
+set's first apply then owns exactly what it declares and records its members in status.`,
 		Example: `  kubectl applyset adopt secret/web -n shop -l app=web --kinds ConfigMap,Deployment.apps --yes
   kubectl applyset adopt secret/web -n shop --from helm/web --dry-run=server
   kubectl applyset adopt secret/web -n shop --from kustomization/web --from-namespace flux-system
-  kubectl applyset adopt secret/web -n shop --from application/web --from-namespace argocd --dry-run=server`,
+  kubectl applyset adopt secret/web -n shop --from application/web --from-namespace argocd --dry-run=server
+  kubectl applyset adopt applyset/web -n shop -l app=web --kinds ConfigMap,Deployment.apps --to applyset --service-account deployer`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := dr.check(); err != nil {
 				return err
 			}
+			if to != "kubectl" && to != "applyset" {
+				return fmt.Errorf("--to %q: adopt makes a kubectl set (kubectl) or one of the operator's ApplySets (applyset)", to)
+			}
+			if to == "kubectl" && serviceAccount != "" {
+				return fmt.Errorf("--service-account names whom an ApplySet acts as: give it with --to applyset")
+			}
 			c, err := o.clients()
 			if err != nil {
 				return err
+			}
+			if to == "applyset" {
+				return adoptIntoSet(cmd, o, c, args[0], src, serviceAccount, yes, force, &dr)
 			}
 			return adopt(cmd, o, c, args[0], src, yes, force, &dr)
 		},
@@ -87,6 +109,8 @@ that belongs to another tool or set. It shows the plan and asks first, unless --
 	cmd.Flags().StringVar(&src.fromNamespace, "from-namespace", "", "The namespace of --from; the namespace in use if empty.")
 	cmd.Flags().BoolVar(&force, "force", false, "Adopt although the old tool is still active (a Kustomization not suspended, an Application with automated sync, a Helm operation pending, a ResourceGroup Config Sync keeps).")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "Adopt without asking.")
+	cmd.Flags().StringVar(&to, "to", "kubectl", "What the group becomes: kubectl (a kubectl ApplySet of PARENT) or applyset (the operator's ApplySet PARENT, applyset/NAME, created by adopt).")
+	cmd.Flags().StringVar(&serviceAccount, "service-account", "", "With --to applyset: the ServiceAccount the set acts as (spec.serviceAccountName); the operator's default if empty.")
 	dr.add(cmd)
 	return cmd
 }

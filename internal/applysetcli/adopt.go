@@ -35,6 +35,12 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
 
+// What adopt makes of the group, by --to.
+const (
+	adoptToKubectl = "kubectl"
+	adoptToSet     = "applyset"
+)
+
 func newAdoptCommand(o *Options) *cobra.Command {
 	var (
 		src            sourceFlags
@@ -87,17 +93,17 @@ set's first apply then owns exactly what it declares and records its members in 
 			if err := dr.check(); err != nil {
 				return err
 			}
-			if to != "kubectl" && to != "applyset" {
+			if to != adoptToKubectl && to != adoptToSet {
 				return fmt.Errorf("--to %q: adopt makes a kubectl set (kubectl) or one of the operator's ApplySets (applyset)", to)
 			}
-			if to == "kubectl" && serviceAccount != "" {
+			if to == adoptToKubectl && serviceAccount != "" {
 				return fmt.Errorf("--service-account names whom an ApplySet acts as: give it with --to applyset")
 			}
 			c, err := o.clients()
 			if err != nil {
 				return err
 			}
-			if to == "applyset" {
+			if to == adoptToSet {
 				return adoptIntoSet(cmd, o, c, args[0], src, serviceAccount, yes, force, &dr)
 			}
 			return adopt(cmd, o, c, args[0], src, yes, force, &dr)
@@ -109,7 +115,7 @@ set's first apply then owns exactly what it declares and records its members in 
 	cmd.Flags().StringVar(&src.fromNamespace, "from-namespace", "", "The namespace of --from; the namespace in use if empty.")
 	cmd.Flags().BoolVar(&force, "force", false, "Adopt although the old tool is still active (a Kustomization not suspended, an Application with automated sync, a Helm operation pending, a ResourceGroup Config Sync keeps).")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "Adopt without asking.")
-	cmd.Flags().StringVar(&to, "to", "kubectl", "What the group becomes: kubectl (a kubectl ApplySet of PARENT) or applyset (the operator's ApplySet PARENT, applyset/NAME, created by adopt).")
+	cmd.Flags().StringVar(&to, "to", adoptToKubectl, "What the group becomes: kubectl (a kubectl ApplySet of PARENT) or applyset (the operator's ApplySet PARENT, applyset/NAME, created by adopt).")
 	cmd.Flags().StringVar(&serviceAccount, "service-account", "", "With --to applyset: the ServiceAccount the set acts as (spec.serviceAccountName); the operator's default if empty.")
 	dr.add(cmd)
 	return cmd

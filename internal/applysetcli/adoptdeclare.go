@@ -28,6 +28,7 @@ import (
 	"k8s.io/kube-openapi/pkg/util/proto"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
@@ -187,7 +188,7 @@ func declaringAppliers(src adoptSource, group adoptGroup) []string {
 	case argoSource:
 		return []string{"argocd-controller"}
 	case resourceGroupSource, inventorySource:
-		return []string{"kubectl"}
+		return []string{identity.KubectlFieldManager}
 	}
 	return group.appliers
 }

@@ -143,6 +143,15 @@ var _ = Describe("kubectl applyset adopt --to applyset", Ordered, func() {
 		Expect(*adoptedD.Spec.Replicas).To(BeEquivalentTo(3), "the set took over the replicas kubectl scale wrote")
 		Expect(adoptedCM.UID).To(Equal(cm.UID), "the ConfigMap was recreated")
 		Expect(adoptedD.UID).To(Equal(d.UID), "the Deployment was recreated")
+
+		By("refusing a set that exists, and a parent that is no ApplySet")
+		stdout, stderr, code := runPlugin(ctx, pluginDir, "", "adopt", "applyset/web", "-n", ns, "-l", "app=web", "--kinds", "ConfigMap", "--to", "applyset", "--yes")
+		Expect(code).NotTo(BeZero(), stdout+stderr)
+		Expect(stdout + stderr).To(ContainSubstring("nothing changed"))
+		Expect(stdout + stderr).To(ContainSubstring("it exists: adopt --to applyset creates the set"))
+		stdout, stderr, code = runPlugin(ctx, pluginDir, "", "adopt", "secret/web", "-n", ns, "-l", "app=web", "--kinds", "ConfigMap", "--to", "applyset", "--yes")
+		Expect(code).NotTo(BeZero(), stdout+stderr)
+		Expect(stdout + stderr).To(ContainSubstring("--to applyset adopts into applyset/NAME"))
 	})
 
 	It("declares the fields kpt applied server-side, read with the type's schema: no defaults, no replicas another manager set", func(ctx context.Context) {

@@ -27,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/kube-openapi/pkg/util/proto"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
@@ -40,6 +41,9 @@ type declaration struct {
 	obj *unstructured.Unstructured
 	// from names the record it was read from, for the plan.
 	from string
+	// fields are the field paths it declares, known once asked for: only
+	// those of the old tool's apply entries go to the operator's manager.
+	fields *fieldpath.Set
 }
 
 // declarer reads declarations from the old tool's records: the manifest a
@@ -76,7 +80,9 @@ func (d *declarer) declare(ctx context.Context, a adoptee) (*declaration, string
 	if obj == nil || err != nil {
 		return nil, why, err
 	}
-	return d.clean(a, obj, "the fields "+joinManagers(entries)+" applied"), "", nil
+	decl := d.clean(a, obj, "the fields "+joinManagers(entries)+" applied")
+	decl.fields, err = fieldsOfEntries(entries)
+	return decl, "", err
 }
 
 // recordedFor finds ref in the source's manifest, where a cluster-scoped
@@ -97,6 +103,32 @@ func (d *declarer) recordedFor(ref apply.ObjectRef) *unstructured.Unstructured {
 // entries own, with the schema the API server publishes for the type. An
 // object whose type has none is refused rather than guessed at.
 func (d *declarer) extract(ctx context.Context, a adoptee, entries []metav1.ManagedFieldsEntry) (*unstructured.Unstructured, string, error) {
+	typ, why, err := d.typeOf(a)
+	if typ == nil {
+		return nil, why, err
+	}
+	live, err := d.c.dynamic.Resource(a.resource).Namespace(a.ref.Namespace).Get(ctx, a.ref.Name, metav1.GetOptions{})
+	if err != nil {
+		return nil, "", fmt.Errorf("reading %s: %w", a.ref, err)
+	}
+	value, err := typ.FromUnstructured(live.Object)
+	if err != nil {
+		return nil, "its live object does not match its type's schema: " + err.Error(), nil
+	}
+	owned, err := fieldsOfEntries(entries)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", a.ref, err)
+	}
+	extracted, ok := value.ExtractItems(owned.Leaves()).AsValue().Unstructured().(map[string]any)
+	if !ok {
+		return nil, "the fields the old tool applied are no object", nil
+	}
+	return &unstructured.Unstructured{Object: extracted}, "", nil
+}
+
+// typeOf is the schema the API server publishes for an object's type, or
+// why there is none.
+func (d *declarer) typeOf(a adoptee) (*typed.ParseableType, string, error) {
 	gvk := a.resource.GroupVersion().WithKind(a.ref.GroupKind.Kind)
 	if d.parser == nil {
 		doc, err := d.c.disco.OpenAPISchema()
@@ -115,27 +147,27 @@ func (d *declarer) extract(ctx context.Context, a adoptee, entries []metav1.Mana
 	if typ == nil {
 		return nil, fmt.Sprintf("the API server publishes no schema for %s, so the fields the old tool applied cannot be told apart", gvk), nil
 	}
-	live, err := d.c.dynamic.Resource(a.resource).Namespace(a.ref.Namespace).Get(ctx, a.ref.Name, metav1.GetOptions{})
+	return typ, "", nil
+}
+
+// fieldsOf sets the field paths decl declares, read with the type's schema,
+// or says why they cannot be told.
+func (d *declarer) fieldsOf(a adoptee, decl *declaration) (string, error) {
+	if decl.fields != nil {
+		return "", nil
+	}
+	typ, why, err := d.typeOf(a)
+	if typ == nil {
+		return why, err
+	}
+	value, err := typ.FromUnstructured(decl.obj.Object)
 	if err != nil {
-		return nil, "", fmt.Errorf("reading %s: %w", a.ref, err)
+		return "its declaration does not match its type's schema: " + err.Error(), nil
 	}
-	typed, err := typ.FromUnstructured(live.Object)
-	if err != nil {
-		return nil, "its live object does not match its type's schema: " + err.Error(), nil
+	if decl.fields, err = value.ToFieldSet(); err != nil {
+		return "", fmt.Errorf("%s: the fields of its declaration: %w", a.ref, err)
 	}
-	owned := &fieldpath.Set{}
-	for _, e := range entries {
-		set := &fieldpath.Set{}
-		if err := set.FromJSON(bytes.NewReader(e.FieldsV1.GetRawBytes())); err != nil {
-			return nil, "", fmt.Errorf("%s: the managed fields of %s: %w", a.ref, e.Manager, err)
-		}
-		owned = owned.Union(set)
-	}
-	extracted, ok := typed.ExtractItems(owned.Leaves()).AsValue().Unstructured().(map[string]any)
-	if !ok {
-		return nil, "the fields the old tool applied are no object", nil
-	}
-	return &unstructured.Unstructured{Object: extracted}, "", nil
+	return "", nil
 }
 
 // clean names the declared object as the live one and leaves out what the
@@ -158,6 +190,19 @@ func (d *declarer) clean(a adoptee, obj *unstructured.Unstructured, from string)
 		}
 	}
 	return &declaration{obj: obj, from: from}
+}
+
+// fieldsOfEntries is the union of the fields managed fields entries own.
+func fieldsOfEntries(entries []metav1.ManagedFieldsEntry) (*fieldpath.Set, error) {
+	owned := &fieldpath.Set{}
+	for _, e := range entries {
+		set := &fieldpath.Set{}
+		if err := set.FromJSON(bytes.NewReader(e.FieldsV1.GetRawBytes())); err != nil {
+			return nil, fmt.Errorf("the managed fields of %s: %w", e.Manager, err)
+		}
+		owned = owned.Union(set)
+	}
+	return owned, nil
 }
 
 // applyEntriesOf are the apply entries of the main resource held by appliers.

@@ -29,6 +29,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
@@ -112,7 +113,12 @@ func (p *setPlan) read(ctx context.Context, c *clients, serviceAccount string) e
 		if err != nil {
 			return err
 		}
-		if decl == nil {
+		if decl != nil && len(appliedBy(a.obj, p.appliers)) > 0 {
+			if why, err = d.fieldsOf(a, decl); err != nil {
+				return err
+			}
+		}
+		if why != "" {
 			p.objects[i].refusal = why
 			continue
 		}
@@ -155,6 +161,11 @@ func (p *setPlan) print(w io.Writer, serviceAccount string) {
 		fmt.Fprintf(w, "Note: the set's first apply takes over the fields kubectl applied client-side (%s and the update entry of "+
 			"kubectl-client-side-apply go), so it owns exactly what it declares\n", apply.LastAppliedAnnotation)
 	}
+	if len(p.appliers) > 0 {
+		fmt.Fprintf(w, "Note: the fields %s applied server-side that the set declares go to field manager %s; those it does not declare "+
+			"(a tool's own labels and annotations, such as Helm's app.kubernetes.io/managed-by) stay the old tool's\n",
+			strings.Join(p.appliers, ", "), identity.MembersFieldManager)
+	}
 	fmt.Fprintln(w, "Note: fields the old tool never declared (defaults, an autoscaler's replicas, injected sidecars) stay as they are, owned by whoever wrote them")
 }
 
@@ -166,7 +177,7 @@ func (p *setPlan) action(a adoptee) string {
 	out := fmt.Sprintf("declares %s; label %s=%s (server-side apply, field manager %s)", p.declarations[a.ref.String()].from,
 		applyset.PartOfLabel, p.id, identity.MembersFieldManager)
 	if by := appliedBy(a.obj, p.appliers); len(by) > 0 {
-		out += fmt.Sprintf(", and the fields %s applied handed to it", strings.Join(by, ", "))
+		out += fmt.Sprintf(", and the fields %s applied that the set declares handed to it", strings.Join(by, ", "))
 	}
 	return out
 }
@@ -182,7 +193,11 @@ func (p *setPlan) write(ctx context.Context, c *clients, dr *dryRun) error {
 		}
 	}
 	for i, a := range p.objects {
-		if err := writeMemberLabel(ctx, c, p.id, a, p.appliers, dr); err != nil {
+		var declared *fieldpath.Set
+		if decl := p.declarations[a.ref.String()]; decl != nil {
+			declared = decl.fields
+		}
+		if err := writeMemberLabel(ctx, c, p.id, a, p.appliers, declared, dr); err != nil {
 			return fmt.Errorf("%d of %d objects labelled, then: %w", i, len(p.objects), err)
 		}
 	}
@@ -194,16 +209,17 @@ func (p *setPlan) write(ctx context.Context, c *clients, dr *dryRun) error {
 
 // writeMemberLabel applies the part-of label under the operator's members
 // field manager, which is whose apply of the label the operator trusts, and
-// joins the old tool's apply entries to that manager's: the set declares
-// what they hold, so its first apply changes no owner and no value, and a
-// field it later stops declaring is removed rather than left to a manager
-// that no longer applies.
-func writeMemberLabel(ctx context.Context, c *clients, id string, a adoptee, appliers []string, dr *dryRun) error {
+// joins to that manager's entry the fields of the old tool's apply entries
+// that the set declares: its first apply then changes no owner and no value,
+// and a field it later stops declaring is removed rather than left to a
+// manager that no longer applies. What the set does not declare stays the
+// old tool's: never hand a set fields it did not declare.
+func writeMemberLabel(ctx context.Context, c *clients, id string, a adoptee, appliers []string, declared *fieldpath.Set, dr *dryRun) error {
 	obj, err := applyPartOf(ctx, c, id, a, identity.MembersFieldManager, dr)
 	if err != nil || len(appliedBy(a.obj, appliers)) == 0 {
 		return err
 	}
-	handed, err := joinInto(obj.GetManagedFields(), identity.MembersFieldManager, appliers)
+	handed, err := joinInto(obj.GetManagedFields(), identity.MembersFieldManager, appliers, declared)
 	if err != nil {
 		return fmt.Errorf("handing the fields of %s to field manager %s: %w", a.ref, identity.MembersFieldManager, err)
 	}
@@ -222,10 +238,11 @@ func writeMemberLabel(ctx context.Context, c *clients, id string, a adoptee, app
 	return nil
 }
 
-// joinInto joins the apply entries of from into manager's apply entry and
-// leaves every other entry as it is.
-func joinInto(entries []metav1.ManagedFieldsEntry, manager string, from []string) ([]metav1.ManagedFieldsEntry, error) {
-	var given []*metav1.FieldsV1
+// joinInto joins the fields of the apply entries of from that declared
+// holds into manager's apply entry; what declared does not hold stays in
+// their entries, and every other entry as it is.
+func joinInto(entries []metav1.ManagedFieldsEntry, manager string, from []string, declared *fieldpath.Set) ([]metav1.ManagedFieldsEntry, error) {
+	given := &fieldpath.Set{}
 	out := make([]metav1.ManagedFieldsEntry, 0, len(entries))
 	target := -1
 	for _, e := range entries {
@@ -235,7 +252,20 @@ func joinInto(entries []metav1.ManagedFieldsEntry, manager string, from []string
 			target = len(out)
 			out = append(out, e)
 		case isApply && slices.Contains(from, e.Manager):
-			given = append(given, e.FieldsV1)
+			if declared == nil {
+				return nil, fmt.Errorf("the fields the set declares are unknown")
+			}
+			owned, err := fieldsOfEntries([]metav1.ManagedFieldsEntry{e})
+			if err != nil {
+				return nil, err
+			}
+			given = given.Union(owned.Intersection(declared))
+			if rest := owned.Difference(declared); !rest.Empty() {
+				if e.FieldsV1, err = fieldsV1(rest); err != nil {
+					return nil, err
+				}
+				out = append(out, e)
+			}
 		default:
 			out = append(out, e)
 		}
@@ -243,12 +273,20 @@ func joinInto(entries []metav1.ManagedFieldsEntry, manager string, from []string
 	if target < 0 {
 		return nil, fmt.Errorf("the API server recorded no apply of %s", manager)
 	}
-	for _, fields := range given {
-		joined, err := joinFields(out[target].FieldsV1, fields)
-		if err != nil {
-			return nil, err
-		}
-		out[target].FieldsV1 = joined
+	owned, err := fieldsOfEntries(out[target : target+1])
+	if err != nil {
+		return nil, err
+	}
+	if out[target].FieldsV1, err = fieldsV1(owned.Union(given)); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+func fieldsV1(set *fieldpath.Set) (*metav1.FieldsV1, error) {
+	data, err := set.ToJSON()
+	if err != nil {
+		return nil, err
+	}
+	return metav1.NewFieldsV1(string(data)), nil
 }

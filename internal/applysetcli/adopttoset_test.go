@@ -24,6 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
@@ -34,22 +35,64 @@ func TestJoinInto(t *testing.T) {
 	entry := func(manager string, op metav1.ManagedFieldsOperationType, fields string) metav1.ManagedFieldsEntry {
 		return metav1.ManagedFieldsEntry{Manager: manager, Operation: op, FieldsV1: metav1.NewFieldsV1(fields)}
 	}
+	fields := func(raw string) *fieldpath.Set {
+		set := &fieldpath.Set{}
+		if err := set.FromJSON(strings.NewReader(raw)); err != nil {
+			t.Fatal(err)
+		}
+		return set
+	}
 	applyOp, update := metav1.ManagedFieldsOperationApply, metav1.ManagedFieldsOperationUpdate
-	got, err := joinInto([]metav1.ManagedFieldsEntry{
-		entry("kubectl", applyOp, `{"f:data":{"f:k":{}}}`), entry("hpa", update, `{"f:spec":{"f:replicas":{}}}`),
-		entry("applyset-operator", applyOp, label),
-	}, "applyset-operator", []string{"kubectl"})
-	if err != nil {
-		t.Fatal(err)
+	hpa := entry("hpa", update, `{"f:spec":{"f:replicas":{}}}`)
+	for name, tc := range map[string]struct {
+		entries  []metav1.ManagedFieldsEntry
+		declared string
+		want     []metav1.ManagedFieldsEntry
+	}{
+		"everything the old tool applied is declared": {
+			entries:  []metav1.ManagedFieldsEntry{entry("kubectl", applyOp, `{"f:data":{"f:k":{}}}`), hpa, entry("applyset-operator", applyOp, label)},
+			declared: `{"f:data":{"f:k":{}}}`,
+			want: []metav1.ManagedFieldsEntry{hpa,
+				entry("applyset-operator", applyOp, `{"f:data":{"f:k":{}},"f:metadata":{"f:labels":{"f:`+applyset.PartOfLabel+`":{}}}}`)},
+		},
+		"what the set does not declare stays the old tool's": {
+			entries: []metav1.ManagedFieldsEntry{entry("kubectl", applyOp, `{"f:data":{"f:k":{}},"f:metadata":{"f:labels":{"f:managed-by":{}}}}`),
+				entry("applyset-operator", applyOp, label)},
+			declared: `{"f:data":{"f:k":{}}}`,
+			want: []metav1.ManagedFieldsEntry{entry("kubectl", applyOp, `{"f:metadata":{"f:labels":{"f:managed-by":{}}}}`),
+				entry("applyset-operator", applyOp, `{"f:data":{"f:k":{}},"f:metadata":{"f:labels":{"f:`+applyset.PartOfLabel+`":{}}}}`)},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got, err := joinInto(tc.entries, "applyset-operator", []string{"kubectl"}, fields(tc.declared))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(normalized(t, tc.want), normalized(t, got)); diff != "" {
+				t.Errorf("joinInto (-want +got):\n%s", diff)
+			}
+		})
 	}
-	want := []metav1.ManagedFieldsEntry{entry("hpa", update, `{"f:spec":{"f:replicas":{}}}`),
-		entry("applyset-operator", applyOp, `{"f:data":{"f:k":{}},"f:metadata":{"f:labels":{"f:`+applyset.PartOfLabel+`":{}}}}`)}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("joinInto (-want +got):\n%s", diff)
-	}
-	if _, err := joinInto([]metav1.ManagedFieldsEntry{entry("kubectl", applyOp, label)}, "applyset-operator", []string{"kubectl"}); err == nil {
+	if _, err := joinInto([]metav1.ManagedFieldsEntry{entry("kubectl", applyOp, label)}, "applyset-operator", []string{"kubectl"}, &fieldpath.Set{}); err == nil {
 		t.Error("joinInto without the operator's apply entry: no error")
 	}
+}
+
+// normalized writes each entry's fields as their set serializes them, so
+// that entries compare by the fields they own.
+func normalized(t *testing.T, entries []metav1.ManagedFieldsEntry) []metav1.ManagedFieldsEntry {
+	out := make([]metav1.ManagedFieldsEntry, 0, len(entries))
+	for _, e := range entries {
+		set, err := fieldsOfEntries([]metav1.ManagedFieldsEntry{e})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.FieldsV1, err = fieldsV1(set); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 func TestDeclarationClean(t *testing.T) {

@@ -183,7 +183,7 @@ var _ = Describe("kubectl applyset adopt --to applyset", Ordered, func() {
 
 		out := adopts(ctx, "applyset/kpt", "-n", ns, "--from", "resourcegroup/web", "--to", "applyset", "--service-account", "default", "--yes")
 		Expect(out).To(ContainSubstring("declares the fields [kubectl] applied"))
-		Expect(out).To(ContainSubstring("and the fields kubectl applied handed to it"))
+		Expect(out).To(ContainSubstring("and the fields kubectl applied that the set declares handed to it"))
 		set := &applyv1alpha1.ApplySet{}
 		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "kpt"}, set)).To(Succeed())
 		Expect(set.Spec.ServiceAccountName).To(Equal("default"))

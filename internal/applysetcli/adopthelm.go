@@ -65,12 +65,13 @@ func (s helmSource) read(ctx context.Context, c *clients) (adoptGroup, error) {
 			"are not in revision %d's manifest and are not adopted", s, r.Version, rel.Version, r.Info.Status, rel.Version))
 	}
 	selector := s.selector()
+	group.kubectlNotes = append(group.kubectlNotes,
+		fmt.Sprintf("the fields Helm applied server-side (field manager %s) go to kubectl's field manager: its next apply removes those "+
+			"the manifests no longer declare, Helm's own labels and annotations (app.kubernetes.io/managed-by, meta.helm.sh/*) too; "+
+			"fields Helm 3 wrote client-side stay Helm's", helmFieldManager))
 	group.notes = append(group.notes,
 		fmt.Sprintf("adopting the objects of revision %d's manifest (helm get manifest %s -n %s); Helm's hooks are not in it and are not adopted",
 			rel.Version, s.name, s.namespace),
-		fmt.Sprintf("the fields Helm applied server-side (field manager %s) go to kubectl's field manager: its next apply removes those "+
-			"the manifests no longer declare, Helm's own labels and annotations (app.kubernetes.io/managed-by, meta.helm.sh/*) too; "+
-			"fields Helm 3 wrote client-side stay Helm's", helmFieldManager),
 		fmt.Sprintf("Helm still records %s: helm uninstall %s deletes these objects, --keep-history or not (it keeps only the record), "+
 			"and helm upgrade or helm rollback applies them again and deletes those its chart no longer renders; "+
 			"to end the release and keep the objects, delete its records: kubectl delete %s -n %s -l %s",

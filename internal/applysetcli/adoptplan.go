@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -222,7 +223,7 @@ func (p *adoptPlan) print(w io.Writer) {
 	for _, l := range p.group.leftOut {
 		fmt.Fprintf(w, "  left out: %s\n", l)
 	}
-	for _, n := range append(append([]string(nil), p.group.active...), p.group.notes...) {
+	for _, n := range slices.Concat(p.group.active, p.group.notes, p.group.kubectlNotes) {
 		fmt.Fprintf(w, "Note: %s\n", n)
 	}
 }

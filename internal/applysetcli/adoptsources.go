@@ -47,6 +47,8 @@ type adoptGroup struct {
 	refusals []string
 	// notes tell what the old tool will still do once the objects are adopted.
 	notes []string
+	// kubectlNotes tell what adopting into a kubectl set does besides.
+	kubectlNotes []string
 	// leftOut names objects the record left out, and why.
 	leftOut []string
 	// appliers are the field managers under which the old tool applied

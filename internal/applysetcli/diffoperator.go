@@ -154,16 +154,21 @@ func (d *diffOptions) previewSet(ctx context.Context, o *Options, cl client.Clie
 // gather reads the set's inputs as the operator would, but as the user: its
 // ConfigMaps, Secrets and the Secrets of its oci sources with the user's
 // rights, and its artifacts from wherever the user can reach, within the
-// same bounds. It says which artifact each oci source read.
+// same bounds. It says which artifact each oci and flux source read.
 func (d *diffOptions) gather(ctx context.Context, o *Options, cl client.Client, set applyv1alpha1.Set) ([]apply.Input, error) {
 	artifacts := &declared.Artifacts{Policy: fetchpolicy.Unrestricted()}
 	g, err := declared.GatherWith(ctx, cl, set, declared.Limits{Bytes: d.maxInput, Objects: declared.DefaultLimits.Objects}, artifacts)
 	if err != nil {
 		return nil, err
 	}
+	kind := set.GetObjectKind().GroupVersionKind().Kind
 	for i, src := range set.GetSources() {
-		if src.OCI != nil && i < len(g.Digests) {
-			fmt.Fprintf(o.Streams.ErrOut, "%s/%s: spec.sources[%d] %s is %s\n", set.GetObjectKind().GroupVersionKind().Kind, set.GetName(), i, ociVersion(src.OCI), g.Digests[i])
+		switch {
+		case i >= len(g.Digests):
+		case src.OCI != nil:
+			fmt.Fprintf(o.Streams.ErrOut, "%s/%s: spec.sources[%d] %s is %s\n", kind, set.GetName(), i, ociVersion(src.OCI), g.Digests[i])
+		case src.Flux != nil && i < len(g.Revisions):
+			fmt.Fprintf(o.Streams.ErrOut, "%s/%s: %srevision %s is %s\n", kind, set.GetName(), declared.FluxOrigin(i, src), g.Revisions[i], g.Digests[i])
 		}
 	}
 	return g.Inputs, nil

@@ -60,6 +60,9 @@ func (a *Artifacts) fetchFlux(ctx context.Context, reader client.Reader, src app
 			"--artifact-allowed-hosts flag: %w", found.URL, ErrArtifactUnavailable)
 	}
 	if _, err := fluxsource.CheckURL(a.Policy, found.URL); err != nil {
+		if a.Policy.AllowsEveryHost() {
+			return fetched{}, fmt.Errorf("%s names an artifact that cannot be fetched: %w: %w", what, err, ErrArtifactUnavailable)
+		}
 		return fetched{}, fmt.Errorf("%s names an artifact the operator may not fetch: %w; an admin allows hosts with the operator's "+
 			"--artifact-allowed-hosts flag: %w", what, err, ErrArtifactUnavailable)
 	}

@@ -141,3 +141,23 @@ func TestGatherSaysWhyAFluxObjectCannotBeRead(t *testing.T) {
 		})
 	}
 }
+
+// TestGatherSaysWhyAnUnrestrictedReaderCannotFetch: where every host is
+// allowed, as for kubectl applyset diff, a refused url is the url's fault,
+// and the message names neither the operator nor its flag.
+func TestGatherSaysWhyAnUnrestrictedReaderCannotFetch(t *testing.T) {
+	for _, url := range []string{"ftp://source-controller.flux-system/a.tar.gz", "http://user:pass@source-controller.flux-system/a.tar.gz"} {
+		reader := fluxReader(nil, gitRepository(url, "sha256:00"))
+		_, err := GatherWith(context.Background(), reader, fluxApplySet(applyv1alpha1.FluxSourceGitRepository), DefaultLimits,
+			&Artifacts{Policy: fetchpolicy.Unrestricted()})
+		if err == nil || !strings.Contains(err.Error(), "GitRepository shop/app names an artifact that cannot be fetched") {
+			t.Fatalf("%s: error %v does not say why", url, err)
+		}
+		if strings.Contains(err.Error(), "operator") || strings.Contains(err.Error(), "--artifact-allowed-hosts") {
+			t.Errorf("%s: error %q speaks of the operator", url, err)
+		}
+		if !errors.Is(err, ErrArtifactUnavailable) {
+			t.Errorf("%s: error %q is not %v", url, err, ErrArtifactUnavailable)
+		}
+	}
+}

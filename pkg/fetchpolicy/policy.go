@@ -47,6 +47,12 @@ func Unrestricted() *Policy {
 	return &Policy{unrestricted: true}
 }
 
+// AllowsEveryHost says whether p is Unrestricted: what it refuses is then
+// the URL itself, never its host, and no admin's flag lets it in.
+func (p *Policy) AllowsEveryHost() bool {
+	return p != nil && p.unrestricted
+}
+
 // rule is one allowed host: a DNS name, a "*." wildcard over the names
 // below a domain, or an IP address; with a port, that port only.
 type rule struct {

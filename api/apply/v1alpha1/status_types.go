@@ -1,0 +1,258 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ObjectReference identifies a member of a set.
+type ObjectReference struct {
+	// group is the API group; empty for the core group.
+	// +optional
+	Group string `json:"group,omitempty"` //nolint:kubeapilinter // "" is the core group, written by omission.
+
+	// kind is the object's kind.
+	// +kubebuilder:validation:MinLength=1
+	// +required
+	Kind string `json:"kind,omitempty"`
+
+	// namespace is empty for cluster-scoped objects.
+	// +optional
+	Namespace string `json:"namespace,omitempty"` //nolint:kubeapilinter // "" is cluster scope, written by omission.
+
+	// name is the object's name.
+	// +kubebuilder:validation:MinLength=1
+	// +required
+	Name string `json:"name,omitempty"`
+}
+
+// ObjectUpdate is a member that the apply changes, with the fields it changes.
+type ObjectUpdate struct {
+	ObjectReference `json:",inline"`
+	// fields are the paths of the changed fields, such as .spec.replicas.
+	// +kubebuilder:validation:MinItems=1
+	// +listType=atomic
+	// +required
+	Fields []string `json:"fields,omitempty"`
+}
+
+// SkippedPrune is an object that would have been pruned but was kept, and why.
+type SkippedPrune struct {
+	ObjectReference `json:",inline"`
+	// reason says why the object was kept, for a person to act on.
+	// +kubebuilder:validation:MinLength=1
+	// +required
+	Reason string `json:"reason,omitempty"`
+}
+
+// Plan is what the last reconcile did, or would do when dryRun is set.
+type Plan struct {
+	// dryRun is true when the plan was only previewed with server-side dry-run.
+	// +optional
+	DryRun *bool `json:"dryRun,omitempty"`
+	// digest names the plan for approval (spec.approval Manual or Prune): a
+	// digest of the requests it would send, the UIDs it would delete, the
+	// spec fields that change how it runs and status.approval.sequence.
+	// +kubebuilder:validation:MinLength=71
+	// +kubebuilder:validation:MaxLength=71
+	// +kubebuilder:validation:Pattern=`^sha256:[a-f0-9]{64}$`
+	// +optional
+	Digest string `json:"digest,omitempty"`
+	// create are declared objects that did not exist.
+	// +listType=atomic
+	// +optional
+	Create []ObjectReference `json:"create,omitempty"`
+	// update are declared objects whose fields the apply changes.
+	// +listType=atomic
+	// +optional
+	Update []ObjectUpdate `json:"update,omitempty"`
+	// recreate are declared objects deleted and created again, because the set
+	// changed fields that may not change and spec.force is set; fields names them.
+	// +listType=atomic
+	// +optional
+	Recreate []ObjectUpdate `json:"recreate,omitempty"`
+
+	// unchanged are declared objects that already matched.
+	// +listType=atomic
+	// +optional
+	Unchanged []ObjectReference `json:"unchanged,omitempty"`
+	// prune are members no longer declared, deleted by the apply.
+	// +listType=atomic
+	// +optional
+	Prune []ObjectReference `json:"prune,omitempty"`
+	// skipped are members no longer declared that were kept, with the reason.
+	// +listType=atomic
+	// +optional
+	Skipped []SkippedPrune `json:"skipped,omitempty"`
+}
+
+// Conflict is a set of fields that another field manager holds: taken from it
+// or not, as the list it is in says.
+type Conflict struct {
+	ObjectReference `json:",inline"`
+	// manager is the field manager that owns the fields.
+	// +kubebuilder:validation:MinLength=1
+	// +required
+	Manager string `json:"manager,omitempty"`
+	// fields are the paths of the conflicting fields.
+	// +listType=atomic
+	// +optional
+	Fields []string `json:"fields,omitempty"`
+}
+
+// ApplySetStatus is the observed state of an ApplySet or ClusterApplySet.
+type ApplySetStatus struct {
+	// conditions are the kstatus conditions of the set: Ready, Reconciling and Stalled.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// observedGeneration is the generation of the spec that was last reconciled.
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// applySetID is the KEP-3659 ID of the set, the value of its members'
+	// applyset.kubernetes.io/part-of label.
+	// +kubebuilder:validation:MinLength=1
+	// +optional
+	ApplySetID string `json:"applySetID,omitempty"`
+
+	// groupKinds are the kinds of the members, as Kind.group (Kind for the core group).
+	// +listType=atomic
+	// +optional
+	GroupKinds []string `json:"groupKinds,omitempty"`
+
+	// memberCount is the number of members (status.members).
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	MemberCount *int32 `json:"memberCount,omitempty"`
+
+	// members is the inventory of the set: every object it applied that
+	// still carries its label, including members that left the set and wait
+	// to be pruned or were kept. Only these are ever deleted or released.
+	// +listType=atomic
+	// +optional
+	Members []Member `json:"members,omitempty"` //nolint:kubeapilinter // Member's inline ObjectReference requires kind and name.
+
+	// sources count the objects each source declared at the last reconcile
+	// that read them; a source that declared objects and then declares none
+	// stops the set (reason EmptySource) unless spec.allowEmpty.
+	// +kubebuilder:validation:MaxItems=32
+	// +listType=atomic
+	// +optional
+	Sources []SourceStatus `json:"sources,omitempty"`
+
+	// foreignMembers are objects that carry the set's label although the set
+	// did not apply them; the set leaves them alone.
+	// +optional
+	ForeignMembers *ForeignMembers `json:"foreignMembers,omitempty"`
+
+	// plan is what the last reconcile did, or would do when spec.dryRun is
+	// set or the plan awaits approval.
+	// +optional
+	Plan *Plan `json:"plan,omitempty"`
+
+	// approval is where the set stands with approvals (spec.approval).
+	// +optional
+	Approval *ApprovalStatus `json:"approval,omitempty"`
+
+	// conflicts are fields owned by other field managers that the apply did not
+	// take, because spec.force is false.
+	// +listType=atomic
+	// +optional
+	Conflicts []Conflict `json:"conflicts,omitempty"`
+
+	// health counts the members by health and names those that are not
+	// healthy; set while spec.wait is true.
+	// +optional
+	Health *HealthStatus `json:"health,omitempty"`
+
+	// drift are declared fields that other field managers had changed with
+	// update requests (kubectl edit, scale, controllers) and that the last
+	// apply put back. List a field in spec.ignoreFields to leave it to them.
+	// +listType=atomic
+	// +optional
+	Drift []Conflict `json:"drift,omitempty"`
+
+	// warnings name the inputs the last reconcile took with a part left out,
+	// as kubectl leaves it out: the namespace of a cluster-scoped object, the
+	// exact copy of an object declared twice.
+	// +kubebuilder:validation:MaxItems=20
+	// +kubebuilder:validation:items:MaxLength=512
+	// +listType=atomic
+	// +optional
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// HealthStatus is the health of a set's members, as kstatus judges it.
+type HealthStatus struct {
+	// summary reads like 12/14 ready, for people and kubectl get.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	Summary string `json:"summary,omitempty"`
+
+	// current is the number of members that work.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Current *int32 `json:"current,omitempty"`
+
+	// inProgress is the number of members still on their way.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	InProgress *int32 `json:"inProgress,omitempty"`
+
+	// failed is the number of members that failed.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Failed *int32 `json:"failed,omitempty"`
+
+	// other is the number of members being deleted or of unknown health.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Other *int32 `json:"other,omitempty"`
+
+	// waitingSince is when the set began to wait for the members that are
+	// not healthy; spec.timeout counts from it.
+	// +optional
+	WaitingSince *metav1.Time `json:"waitingSince,omitempty"`
+
+	// unhealthy are members that are not healthy, with why (at most 20).
+	// +kubebuilder:validation:MaxItems=20
+	// +listType=atomic
+	// +optional
+	Unhealthy []UnhealthyMember `json:"unhealthy,omitempty"`
+}
+
+// UnhealthyMember is a member that does not work yet, or failed.
+type UnhealthyMember struct {
+	ObjectReference `json:",inline"`
+
+	// status is the member's health: InProgress, Failed, Terminating or Unknown.
+	// +kubebuilder:validation:MinLength=1
+	// +required
+	Status string `json:"status,omitempty"`
+
+	// message says why, as kstatus or the health check puts it.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	// +optional
+	Message string `json:"message,omitempty"`
+}

@@ -349,6 +349,10 @@ func runKubectl(ctx context.Context, b *testing.B, args ...string) {
 }
 
 func startSetOperator(b *testing.B) {
+	if n := envCount("BENCH_REPLICAS", 0); n > 0 {
+		startReplicas(b, n)
+		return
+	}
 	stop, err := env.RunManager(func(mgr ctrl.Manager) error {
 		return applysets.SetupWithManager(mgr, applysets.Options{ToolingVersion: "v0.1.0", DefaultServiceAccount: "default",
 			Concurrency: envCount("BENCH_SET_CONCURRENCY", 0)})

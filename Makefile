@@ -86,12 +86,7 @@ reliability: control-plane ## Run the reliability suite at scale: restarts over 
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz test (every parser of input has one) for FUZZ_TIME each, as CI does.
-	@for dir in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
-		for target in $$(grep -h '^func Fuzz' $$dir/*_test.go | sed 's/^func \(Fuzz[A-Za-z0-9_]*\).*/\1/'); do \
-			echo "== $$dir $$target"; \
-			$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZ_TIME) $$dir || exit 1; \
-		done; \
-	done
+	@GO="$(GO)" hack/fuzz.sh $(FUZZ_TIME)
 
 .PHONY: bench
 bench: control-plane ## Run the benchmarks and print their figures (the API-server ones BENCH_RUNS times), then one Markdown table of them.

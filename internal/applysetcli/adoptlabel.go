@@ -115,19 +115,27 @@ func handOverToKubectl(ctx context.Context, c *clients, a adoptee, obj *unstruct
 	if err != nil {
 		return fmt.Errorf("handing the label of %s to kubectl's field manager: %w", a.ref, err)
 	}
+	if err := writeManagedFields(ctx, c, a, obj, handed, identity.AdoptFieldManager, dr); err != nil {
+		return fmt.Errorf("handing the label of %s to kubectl's field manager: %w", a.ref, err)
+	}
+	return nil
+}
+
+// writeManagedFields writes obj's metadata.managedFields alone, as
+// fieldManager, at the resourceVersion obj has: any other change since
+// fails it.
+func writeManagedFields(ctx context.Context, c *clients, a adoptee, obj *unstructured.Unstructured, entries []metav1.ManagedFieldsEntry,
+	fieldManager string, dr *dryRun) error {
 	patch := &unstructured.Unstructured{Object: map[string]any{}}
 	patch.SetResourceVersion(obj.GetResourceVersion())
-	patch.SetManagedFields(handed)
+	patch.SetManagedFields(entries)
 	data, err := json.Marshal(patch.Object)
 	if err != nil {
 		return err
 	}
 	_, err = c.dynamic.Resource(a.resource).Namespace(a.ref.Namespace).Patch(ctx, a.ref.Name, types.MergePatchType, data,
-		metav1.PatchOptions{FieldManager: identity.AdoptFieldManager, DryRun: dr.opts()})
-	if err != nil {
-		return fmt.Errorf("handing the label of %s to kubectl's field manager: %w", a.ref, err)
-	}
-	return nil
+		metav1.PatchOptions{FieldManager: fieldManager, DryRun: dr.opts()})
+	return err
 }
 
 // handOver computes the managed fields after the handover: the adopting

@@ -18,7 +18,6 @@ package applysetcli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -28,7 +27,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
@@ -223,16 +221,7 @@ func writeMemberLabel(ctx context.Context, c *clients, id string, a adoptee, app
 	if err != nil {
 		return fmt.Errorf("handing the fields of %s to field manager %s: %w", a.ref, identity.MembersFieldManager, err)
 	}
-	patch := &unstructured.Unstructured{Object: map[string]any{}}
-	patch.SetResourceVersion(obj.GetResourceVersion())
-	patch.SetManagedFields(handed)
-	data, err := json.Marshal(patch.Object)
-	if err != nil {
-		return err
-	}
-	_, err = c.dynamic.Resource(a.resource).Namespace(a.ref.Namespace).Patch(ctx, a.ref.Name, types.MergePatchType, data,
-		metav1.PatchOptions{FieldManager: identity.PluginFieldManager, DryRun: dr.opts()})
-	if err != nil {
+	if err := writeManagedFields(ctx, c, a, obj, handed, identity.PluginFieldManager, dr); err != nil {
 		return fmt.Errorf("handing the fields of %s to field manager %s: %w", a.ref, identity.MembersFieldManager, err)
 	}
 	return nil

@@ -131,7 +131,8 @@ func waitAllReady(ctx context.Context, b *testing.B, ns string, created []time.T
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, envDuration("BENCH_TIMEOUT", 15*time.Minute))
+	timeout := envDuration("BENCH_TIMEOUT", 15*time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	readyAt, waiting := map[string]time.Duration{}, map[string]string{}
 	var w watch.Interface
@@ -159,7 +160,7 @@ func waitAllReady(ctx context.Context, b *testing.B, ns string, created []time.T
 			}
 		case <-ctx.Done():
 			b.Fatalf("%d of %d sets Ready after %s; one waiting: %v", len(readyAt), len(created),
-				envDuration("BENCH_TIMEOUT", 15*time.Minute), firstValue(waiting))
+				timeout, firstValue(waiting))
 		}
 		set, ok := ev.Object.(*applyv1alpha1.ApplySet)
 		if !ok {

@@ -24,6 +24,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
@@ -170,6 +171,34 @@ func TestShardLeasesAndCaches(t *testing.T) {
 			if by.Label.Matches(set) != want {
 				t.Errorf("selector %s on labels %q: want %v", by.Label, ls, want)
 			}
+		}
+	}
+}
+
+func TestReplicaUserAgent(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string // the replica the user agent names
+	}{
+		{args: nil},
+		{args: []string{"--replica-sharding", "--replica-name", "r-1"}, want: "r-1"},
+	} {
+		var o replicaOptions
+		fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+		o.bindFlags(fs)
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		cfg := &rest.Config{}
+		if err := o.identify(cfg); err != nil {
+			t.Fatal(err)
+		}
+		if got := replicaOf(cfg.UserAgent); got != tc.want {
+			t.Errorf("%v: user agent %q names replica %q, want %q", tc.args, cfg.UserAgent, got, tc.want)
+		}
+		// The API server names unnamed field managers after the first word.
+		if tc.want != "" && !strings.HasPrefix(cfg.UserAgent, rest.DefaultKubernetesUserAgent()+" ") {
+			t.Errorf("%v: user agent %q does not start with client-go's default", tc.args, cfg.UserAgent)
 		}
 	}
 }

@@ -127,6 +127,11 @@ type Options struct {
 	ControllerManager bool
 	// ControllerManagerLog receives kube-controller-manager's output.
 	ControllerManagerLog io.Writer
+	// AuditPolicy, when set, is an audit.k8s.io/v1 Policy (YAML) the API
+	// server audits requests under, writing the events to AuditLog as JSON
+	// lines before it answers: the record of who wrote what.
+	AuditPolicy string
+	AuditLog    string
 }
 
 // Start runs a new control plane, installs the CRDs from config/crd/bases
@@ -171,6 +176,9 @@ func StartWith(ctx context.Context, opts Options) (*ControlPlane, error) {
 	if opts.ControllerManager {
 		apiServer.Configure().Disable("disable-admission-plugins")
 	}
+	if err := audit(apiServer, certDir, opts); err != nil {
+		return nil, errors.Join(err, os.RemoveAll(certDir))
+	}
 	if opts.EtcdFront != nil {
 		if err := frontEtcd(env, opts.EtcdFront); err != nil {
 			return nil, errors.Join(err, os.RemoveAll(certDir))
@@ -190,6 +198,28 @@ func StartWith(ctx context.Context, opts Options) (*ControlPlane, error) {
 		}
 	}
 	return cp, nil
+}
+
+// audit writes opts.AuditPolicy beside the certificates and has the API
+// server follow it, in blocking mode: a request is answered only once its
+// event is written.
+func audit(apiServer *envtest.APIServer, dir string, opts Options) error {
+	if opts.AuditPolicy == "" {
+		return nil
+	}
+	if opts.AuditLog == "" {
+		return errors.New("an audit policy needs a log file")
+	}
+	policy := filepath.Join(dir, "audit-policy.yaml")
+	if err := os.WriteFile(policy, []byte(opts.AuditPolicy), 0o600); err != nil {
+		return err
+	}
+	args := apiServer.Configure()
+	args.Set("audit-policy-file", policy)
+	args.Set("audit-log-path", opts.AuditLog)
+	args.Set("audit-log-format", "json")
+	args.Set("audit-log-mode", "blocking")
+	return nil
 }
 
 // frontEtcd gives etcd a client address chosen now, so that front can stand

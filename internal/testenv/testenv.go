@@ -35,6 +35,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -111,6 +112,12 @@ func (e *Env) RunManager(setup func(ctrl.Manager) error) (stop func() error, err
 // RunManagerWith is RunManager with the manager's options changed by adjust
 // (nil for none) before it is created, as cmd/manager changes them.
 func (e *Env) RunManagerWith(adjust func(*ctrl.Options), setup func(ctrl.Manager) error) (stop func() error, err error) {
+	return e.RunManagerAs(e.Config, adjust, setup)
+}
+
+// RunManagerAs is RunManagerWith on cfg, a copy of e.Config changed as
+// cmd/manager changes its own (its user agent, for one).
+func (e *Env) RunManagerAs(cfg *rest.Config, adjust func(*ctrl.Options), setup func(ctrl.Manager) error) (stop func() error, err error) {
 	host, port, certDir := e.WebhookServing()
 	opts := ctrl.Options{
 		Scheme:        e.Scheme,
@@ -122,7 +129,7 @@ func (e *Env) RunManagerWith(adjust func(*ctrl.Options), setup func(ctrl.Manager
 	if adjust != nil {
 		adjust(&opts)
 	}
-	mgr, err := ctrl.NewManager(e.Config, opts)
+	mgr, err := ctrl.NewManager(cfg, opts)
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
 	}

@@ -50,12 +50,16 @@ const (
 // before any other may end its term.
 type Timing struct {
 	LeaseDuration, RenewDeadline, RetryPeriod, Margin time.Duration
+	// StaleAfter is how long another replica's Lease must go unchanged
+	// before it is deleted (collect.go); zero is max(1h, 20×LeaseDuration).
+	StaleAfter time.Duration
 }
 
 // DefaultTiming is client-go's leader election timing, with a margin of a
-// third of the lease for requests in flight and clock rates.
+// third of the lease for requests in flight and clock rates. A Lease is
+// collected after an hour unchanged: max(1h, 20×LeaseDuration).
 var DefaultTiming = Timing{LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second,
-	RetryPeriod: 2 * time.Second, Margin: 5 * time.Second}
+	RetryPeriod: 2 * time.Second, Margin: 5 * time.Second, StaleAfter: time.Hour}
 
 // errTermEnded cancels the work of a term that ended.
 var errTermEnded = errors.New("this replica's Lease term ended: another replica may own the set now")
@@ -105,6 +109,7 @@ func (m *Membership) Start(ctx context.Context) error {
 	for {
 		m.renew(ctx)
 		m.observe(ctx)
+		m.collect(ctx)
 		select {
 		case <-ctx.Done():
 			m.stop()

@@ -123,7 +123,10 @@ func Decide(key string, named Owner, v View) Decision {
 	switch {
 	case named == v.Self && target == v.Self.Replica:
 		return Decision{Action: Act}
-	case named == v.Self:
+	case named == v.Self, named.Replica == v.Self.Replica && named.Term > v.Self.Term && target != v.Self.Replica:
+		// A later term of this replica's name than it holds is from before
+		// its Lease was deleted and created again: nobody holds it, and the
+		// target, seeing a lower term on the Lease, would wait for it.
 		return Decision{Action: HandOver, To: Owner{Replica: target, Term: v.Leases[target].Term}}
 	case target != v.Self.Replica:
 		return Decision{Action: Ignore}
@@ -148,7 +151,7 @@ func Decide(key string, named Owner, v View) Decision {
 // Lease that holds it and how long until it could be ended (0: now).
 func (v View) termOver(named Owner) (bool, Lease, time.Duration) {
 	if named.Replica == v.Self.Replica {
-		return true, Lease{}, 0 // an earlier term of this replica, which ended it
+		return true, Lease{}, 0 // an earlier term of this replica, which ended it, or one from before its Lease was deleted
 	}
 	lease, seen := v.Leases[named.Replica]
 	if !seen {

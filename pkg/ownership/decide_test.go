@@ -85,12 +85,42 @@ func TestDecide(t *testing.T) {
 			view: view(a, held("b", 4, time.Second)), want: Decision{Action: TakeOver}},
 		{name: "own earlier term, another's target: ignore", key: keyB, named: Owner{Replica: "a", Term: 1},
 			view: view(a, held("b", 4, time.Second)), want: Decision{Action: Ignore}},
+		{name: "own later term, from before its Lease was collected, another's target: hand over", key: keyB,
+			named: Owner{Replica: "a", Term: 7}, view: view(a, held("b", 4, time.Second)), want: Decision{Action: HandOver, To: b}},
+		{name: "own later term, from before its Lease was collected, target: take over", key: keyA,
+			named: Owner{Replica: "a", Term: 7}, view: view(a, held("b", 4, time.Second)), want: Decision{Action: TakeOver}},
+		{name: "named other's Lease collected, seen missing for less than lease and margin: wait", key: keyA, named: b,
+			view: view(a, Lease{Replica: "b", Missing: true, Since: now.Add(-lease - margin + time.Second)}),
+			want: Decision{Action: Ignore, After: time.Second}},
+		{name: "named other's Lease recreated at a lower term: wait for its replica to hand over", key: keyA, named: b,
+			view: view(a, held("b", 1, lease+margin)), want: Decision{Action: Ignore, After: lease}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Decide(tc.key, tc.named, tc.view); got != tc.want {
 				t.Fatalf("Decide = %+v, want %+v", got, tc.want)
 			}
 		})
+	}
+}
+
+// A Lease deleted as stale must let no set naming its replica be taken
+// sooner than the Lease, left unchanged, would have: from the moment a
+// replica sees it missing, Decide waits at least as long as for a held
+// Lease it sees unchanged from then.
+func TestMissingNoSoonerThanUnchanged(t *testing.T) {
+	now := time.Date(2026, 11, 25, 1, 0, 0, 0, time.UTC)
+	self, named := Owner{Replica: "a", Term: 2}, Owner{Replica: "b", Term: 4}
+	key := keyFor(t, "a", []string{"a"})
+	for age := time.Duration(0); age <= 30*time.Second; age += 250 * time.Millisecond {
+		decide := func(l Lease) Decision {
+			return Decide(key, named, View{Self: self, Leases: map[string]Lease{"b": l}, Started: now.Add(-time.Hour),
+				Now: now, LeaseDuration: 15 * time.Second, Margin: 5 * time.Second})
+		}
+		missing := decide(Lease{Replica: "b", Missing: true, Since: now.Add(-age)})
+		unchanged := decide(Lease{Replica: "b", Term: 4, Held: true, Since: now.Add(-age)})
+		if missing.Action != Ignore && unchanged.Action == Ignore || missing.Action == Ignore && missing.After < unchanged.After {
+			t.Fatalf("seen for %s: missing %+v, unchanged %+v", age, missing, unchanged)
+		}
 	}
 }
 

@@ -17,17 +17,15 @@ limitations under the License.
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/applyset-operator/applyset-operator/pkg/ownership"
 )
 
 const (
@@ -42,7 +40,7 @@ const (
 // install of test/e2e/testdata/install behind, as the other container's specs
 // find it.
 var _ = Describe("Active-active replicas installed with the replicas component", Ordered, func() {
-	It("spread the sets over three replicas and move a deleted replica's sets without touching their members", func() {
+	It("spread the sets over three replicas and move the sets of a deleted and of a killed replica without touching their members", func() {
 		DeferCleanup(restoreSingleReplica)
 
 		By("installing the operator with config/components/replicas")
@@ -135,161 +133,108 @@ var _ = Describe("Active-active replicas installed with the replicas component",
 				"-o", "jsonpath={.data.value}")).To(Equal("two"), name)
 		}
 
-		By("the replacement replica joining, and no replica refused anything by the API server")
+		By("the replacement replica joining, and every set settling on the replica it hashes to")
+		var settled map[string]setState
 		Eventually(func(g Gomega) {
-			pods := managerPods()
+			pods = managerPods()
 			g.Expect(pods).To(HaveLen(3))
+			leases := replicaLeaseTerms(g)
 			g.Expect(replicaLeases()).To(ConsistOf(pods))
+			settled = setStates(g, names)
+			for name, s := range settled {
+				g.Expect(s.ready(2)).To(BeTrue(), "%s: %+v", name, s)
+				g.Expect(s.Replica).To(Equal(ownership.Target(replicasNamespace+"/"+name, pods)), name)
+				g.Expect(s.holds(leases)).To(BeTrue(), "%s: %+v, Leases %v", name, s, leases)
+			}
 		}).Should(Succeed())
+		owned = map[string][]string{}
+		for name, s := range settled {
+			owned[s.Replica] = append(owned[s.Replica], name)
+		}
+		GinkgoWriter.Printf("sets by replica: %v\n", owned)
+		lost := pods[0]
+		for _, pod := range pods {
+			if len(owned[pod]) > len(owned[lost]) {
+				lost = pod
+			}
+		}
+		taken := owned[lost]
+		Expect(taken).NotTo(BeEmpty())
+		container, restarts := managerContainer(Default, lost)
+		termBefore := replicaLeaseTerms(Default)[lost].Term
+
+		// SIGKILL, so that the replica cannot release its Lease: its sets move
+		// only once the others fence its term, as after a crash or an OOM kill.
+		By(fmt.Sprintf("killing the manager of %s, which owns %v, with SIGKILL, and changing every set", lost, taken))
+		killed := time.Now()
+		run("ctr", "task", "kill", "--signal", "SIGKILL", container)
+		for _, name := range names {
+			applyReplicaSet(name, "three")
+		}
+		readyAt = map[string]time.Duration{}
+		takenBy := map[string]string{}
+		var history []string // the killed replica's Lease as the spec saw it change
+		observe := func(l replicaLease) {
+			if seen := fmt.Sprintf("%q/%d", l.Holder, l.Term); len(history) == 0 || !strings.HasPrefix(history[len(history)-1], seen) {
+				history = append(history, fmt.Sprintf("%s at %s", seen, time.Since(killed).Round(100*time.Millisecond)))
+			}
+		}
+		Eventually(func(g Gomega) {
+			leases := replicaLeaseTerms(g)
+			l := leases[lost]
+			observe(l)
+			states := setStates(g, names)
+			for name, s := range states {
+				if _, ok := readyAt[name]; !ok && s.ready(3) && s.holds(leases) {
+					readyAt[name], takenBy[name] = time.Since(killed), fmt.Sprintf("%s/%d", s.Replica, s.Term)
+				}
+			}
+			for name, s := range states {
+				g.Expect(s.ready(3)).To(BeTrue(), "%s: %+v", name, s)
+				g.Expect(s.holds(leases)).To(BeTrue(), "%s names a held term: %+v, Leases %v", name, s, leases)
+			}
+			g.Expect(l.Term).To(BeNumerically(">", termBefore), "the killed replica's term was fenced or taken again")
+		}).WithTimeout(3 * time.Minute).WithPolling(250 * time.Millisecond).Should(Succeed())
+		failover = 0
+		for _, name := range taken {
+			failover = max(failover, readyAt[name])
+		}
+		By(fmt.Sprintf("failover (lost replica): the sets of the killed replica were Ready at their new generation %s after the kill",
+			failover.Round(100*time.Millisecond)))
+		for _, name := range names {
+			GinkgoWriter.Printf("%s Ready at generation 3 under %s after %s\n", name, takenBy[name], readyAt[name].Round(100*time.Millisecond))
+		}
+
+		// The restarted process runs under the same name, so it takes a new
+		// term and, by the hash, its share of the sets back by handover.
+		By("the killed container restarting in the same Pod and taking its sets back, and no replica refused anything by the API server")
+		Eventually(func(g Gomega) {
+			id, count := managerContainer(g, lost)
+			g.Expect(id).NotTo(Equal(container))
+			g.Expect(count).To(BeNumerically(">", restarts))
+			g.Expect(managerPods()).To(ConsistOf(pods), "no Pod was replaced")
+			leases := replicaLeaseTerms(g)
+			observe(leases[lost])
+			g.Expect(replicaLeases()).To(ConsistOf(pods))
+			owned = map[string][]string{}
+			for name, s := range setStates(g, names) {
+				g.Expect(s.ready(3)).To(BeTrue(), "%s: %+v", name, s)
+				g.Expect(s.Replica).To(Equal(ownership.Target(replicasNamespace+"/"+name, pods)), name)
+				g.Expect(s.holds(leases)).To(BeTrue(), "%s: %+v, Leases %v", name, s, leases)
+				owned[s.Replica] = append(owned[s.Replica], name)
+			}
+			restarts = count
+		}).Should(Succeed())
+		By(fmt.Sprintf("restartCount of the manager container of %s: %d; its Lease (holder/term), term %d before the kill: %s",
+			lost, restarts, termBefore, strings.Join(history, ", ")))
+		GinkgoWriter.Printf("sets by replica: %v\n", owned)
+		Expect(memberUIDs()).To(Equal(uids), "a member was deleted or recreated")
+		for _, name := range names {
+			Expect(run("kubectl", "get", "configmap", "-n", replicasNamespace, name+"-a",
+				"-o", "jsonpath={.data.value}")).To(Equal("three"), name)
+		}
 		for _, pod := range managerPods() {
 			Expect(logsOf(pod)).NotTo(ContainSubstring("forbidden"), pod)
 		}
 	})
 })
-
-// setState is what the spec reads of a set: its generations, readiness and
-// the replica its owner annotation names.
-type setState struct {
-	Generation, Observed int64
-	Ready                bool
-	Replica              string
-	Term                 int64
-}
-
-func (s setState) ready(generation int64) bool {
-	return s.Generation == generation && s.Observed == generation && s.Ready && s.Replica != ""
-}
-
-var ownerValue = regexp.MustCompile(`^(.+)/([0-9]+)$`)
-
-// setStates reads the sets names of e2e-replicas.
-func setStates(g Gomega, names []string) map[string]setState {
-	out, _, err := kubectl("get", "applysets", "-n", replicasNamespace, "-o", "json")
-	g.Expect(err).NotTo(HaveOccurred())
-	var list struct {
-		Items []struct {
-			Metadata struct {
-				Name        string
-				Generation  int64
-				Annotations map[string]string
-			}
-			Status struct {
-				ObservedGeneration int64
-				Conditions         []struct{ Type, Status string }
-			}
-		}
-	}
-	g.Expect(json.Unmarshal([]byte(out), &list)).To(Succeed())
-	states := map[string]setState{}
-	for _, item := range list.Items {
-		s := setState{Generation: item.Metadata.Generation, Observed: item.Status.ObservedGeneration}
-		for _, c := range item.Status.Conditions {
-			if c.Type == "Ready" {
-				s.Ready = c.Status == "True"
-			}
-		}
-		if m := ownerValue.FindStringSubmatch(item.Metadata.Annotations[ownerAnnotation]); m != nil {
-			s.Replica = m[1]
-			s.Term, _ = strconv.ParseInt(m[2], 10, 64)
-		}
-		states[item.Metadata.Name] = s
-	}
-	g.Expect(states).To(HaveLen(len(names)))
-	return states
-}
-
-// applyReplicaSet applies the set name of e2e-replicas with two ConfigMaps,
-// name-a and name-b, whose data holds value.
-func applyReplicaSet(name, value string) {
-	GinkgoHelper()
-	var resources []map[string]any
-	for _, member := range []string{name + "-a", name + "-b"} {
-		resources = append(resources, map[string]any{
-			"apiVersion": "v1", "kind": "ConfigMap",
-			"metadata": map[string]any{"name": member}, "data": map[string]any{"value": value},
-		})
-	}
-	set, err := json.Marshal(map[string]any{
-		"apiVersion": "apply.applyset.dev/v1alpha1", "kind": "ApplySet",
-		"metadata": map[string]any{"name": name, "namespace": replicasNamespace},
-		"spec":     map[string]any{"prune": true, "resources": resources},
-	})
-	Expect(err).NotTo(HaveOccurred())
-	_, _, err = kubectlIn(string(set), "apply", "--server-side", "-f", "-")
-	Expect(err).NotTo(HaveOccurred())
-}
-
-// memberUIDs are the name=uid of the sets' ConfigMaps, sorted.
-func memberUIDs() []string {
-	GinkgoHelper()
-	out := run("kubectl", "get", "configmaps", "-n", replicasNamespace, "-l", "applyset.kubernetes.io/part-of",
-		"-o", `jsonpath={range .items[*]}{.metadata.name}={.metadata.uid}{"\n"}{end}`)
-	uids := strings.Fields(out)
-	sort.Strings(uids)
-	return uids
-}
-
-// replicaLeases are the replicas whose Lease names a holder.
-func replicaLeases() []string {
-	GinkgoHelper()
-	out := run("kubectl", "get", "leases", "-n", namespace, "-l", replicaLabel,
-		"-o", `jsonpath={range .items[*]}{.spec.holderIdentity}{"\n"}{end}`)
-	return strings.Fields(out)
-}
-
-// replicaMemory reads process_resident_memory_bytes of each Pod from its
-// metrics endpoint, as a scraper with the metrics-reader role; a Pod it cannot
-// read is left out.
-func replicaMemory(pods []string) map[string]int64 {
-	GinkgoHelper()
-	const account = "memory-reader"
-	run("kubectl", "create", "serviceaccount", "-n", replicasNamespace, account)
-	run("kubectl", "create", "clusterrolebinding", "e2e-replicas-"+account,
-		"--clusterrole", "applyset-operator-metrics-reader", "--serviceaccount", replicasNamespace+":"+account)
-	token := strings.TrimSpace(run("kubectl", "create", "token", "-n", replicasNamespace, account))
-	memory := map[string]int64{}
-	for _, pod := range pods {
-		ip := strings.TrimSpace(run("kubectl", "get", "pod", "-n", namespace, pod, "-o", "jsonpath={.status.podIP}"))
-		var code int
-		var body string
-		var err error
-		for range 10 { // the binding reaches the authorizer's cache in a moment
-			if code, body, err = scrape("https://"+ip+":8443/metrics", token); err == nil && code == 200 {
-				break
-			}
-			time.Sleep(time.Second)
-		}
-		if err != nil || code != 200 {
-			GinkgoWriter.Printf("metrics of %s: %d %v\n", pod, code, err)
-			continue
-		}
-		for _, line := range strings.Split(body, "\n") {
-			if value, ok := strings.CutPrefix(line, "process_resident_memory_bytes "); ok {
-				f, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
-				if err == nil {
-					memory[pod] = int64(f)
-				}
-			}
-		}
-	}
-	return memory
-}
-
-// restoreSingleReplica removes the spec's namespace while the replicas run,
-// then applies the e2e install again, one replica without
-// --replica-sharding, and removes the replicas' Leases.
-func restoreSingleReplica() {
-	GinkgoHelper()
-	By("restoring the single-replica install")
-	_, _, _ = kubectl("delete", "clusterrolebinding", "e2e-replicas-memory-reader", "--ignore-not-found")
-	run("kubectl", "delete", "namespace", replicasNamespace, "--ignore-not-found", "--timeout", "3m")
-	run("kubectl", "apply", "--server-side", "--force-conflicts", "-k", "test/e2e/testdata/install")
-	run("kubectl", "rollout", "status", "-n", namespace, "deployment/"+deployment, "--timeout", "3m")
-	Eventually(managerPods).Should(HaveLen(1))
-	Eventually(func(g Gomega) {
-		out, _, err := kubectl("get", "pods", "-n", namespace, "-l", managerSel, "-o", "name")
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(strings.Fields(out)).To(HaveLen(1), "the replicas stopped")
-	}).Should(Succeed())
-	run("kubectl", "delete", "leases", "-n", namespace, "-l", replicaLabel, "--ignore-not-found")
-}

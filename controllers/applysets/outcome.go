@@ -42,6 +42,9 @@ type outcome struct {
 	// recheck is true when only the members the set waits for were judged
 	// again: the plan and the inventory stay as the last apply left them.
 	recheck bool
+	// confirmed: a full reconcile found the set as the last apply of its
+	// generation left it (confirmsLastApply); set by setStatus.
+	confirmed bool
 	// waitingFor names the dependencies the set waits for; nothing was applied.
 	waitingFor string
 	// now and timeout judge how long the set has waited.

@@ -49,6 +49,7 @@ const (
 
 // setStatus fills in the status from the outcome of a reconcile of generation.
 func setStatus(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome) {
+	o.confirmed = confirmsLastApply(status, generation, o)
 	if o.setID != "" {
 		status.ApplySetID = o.setID
 	}
@@ -68,11 +69,27 @@ func setStatus(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome
 	if o.foreign != nil {
 		status.ForeignMembers = foreignStatus(o.foreign)
 	}
-	if !o.recheck && (o.applied.Changes != nil || o.pruned.Changes != nil || (o.err == nil && o.waitingFor == "")) {
+	if !o.recheck && !o.confirmed && (o.applied.Changes != nil || o.pruned.Changes != nil || (o.err == nil && o.waitingFor == "")) {
 		setPlan(status, o)
 	}
 	setApproval(status, o)
 	setConditions(status, generation, o)
+}
+
+// confirmsLastApply is a full reconcile that found a set as the last
+// successful apply of its generation left it: every object as declared,
+// nothing to prune, no conflict or drift. The plan and the Ready message
+// stay that apply's, so an operator that restarts and verifies every set
+// again writes none of them.
+func confirmsLastApply(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome) bool {
+	ready := readyOf(status)
+	if o.recheck || o.dryRun || o.err != nil || o.approval != nil || o.waitingFor != "" ||
+		ready == nil || ready.Status != metav1.ConditionTrue || ready.ObservedGeneration != generation ||
+		ready.Reason != applyv1alpha1.ReasonSucceeded || status.Plan == nil || ptr.Deref(status.Plan.DryRun, false) {
+		return false
+	}
+	return o.applied.Count(apply.Unchanged) == len(o.applied.Changes) && len(o.pruned.Changes) == 0 &&
+		len(o.applied.Conflicts) == 0 && len(o.applied.Drift) == 0
 }
 
 // setPlan records what the reconcile did, or would do.
@@ -116,9 +133,14 @@ func setConditions(status *applyv1alpha1.ApplySetStatus, generation int64, o out
 
 // readyMessage says what a successful reconcile did, and what it left alone.
 func readyMessage(status *applyv1alpha1.ApplySetStatus, o outcome) string {
+	created, configured, unchanged, pruned := o.applied.Count(apply.Created), o.applied.Count(apply.Configured),
+		o.applied.Count(apply.Unchanged), o.pruned.Count(apply.Pruned)
+	if o.confirmed { // what the apply the reconcile confirmed did
+		p := status.Plan
+		created, configured, unchanged, pruned = len(p.Create), len(p.Update), len(p.Unchanged), len(p.Prune)
+	}
 	msg := fmt.Sprintf("Applied %d objects: %d created, %d configured, %d unchanged; %d pruned",
-		len(o.declared), o.applied.Count(apply.Created), o.applied.Count(apply.Configured),
-		o.applied.Count(apply.Unchanged), o.pruned.Count(apply.Pruned))
+		len(o.declared), created, configured, unchanged, pruned)
 	if o.health != nil {
 		msg += fmt.Sprintf("; all %d members are healthy", o.health.summary.Total())
 	}

@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -204,4 +205,60 @@ func foreignCount(status *applyv1alpha1.ApplySetStatus) int32 {
 		return 0
 	}
 	return status.ForeignMembers.Count
+}
+
+// A full reconcile that finds everything as the last apply of the
+// generation left it keeps that apply's plan and message: a restarted
+// operator verifying its sets writes none of them.
+func TestSetStatusConfirmingLastApply(t *testing.T) {
+	cm := func(name string) apply.ObjectRef {
+		return apply.ObjectRef{GroupKind: schema.GroupKind{Kind: "ConfigMap"}, Namespace: "ns", Name: name}
+	}
+	declared := []apply.ObjectRef{cm("a"), cm("b")}
+	changes := func(actions ...apply.Action) apply.ChangeSet {
+		var cs apply.ChangeSet
+		for i, a := range actions {
+			cs.Changes = append(cs.Changes, apply.Change{Ref: declared[i], Action: a})
+		}
+		return cs
+	}
+	applied := func(dryRun bool) *applyv1alpha1.ApplySetStatus {
+		status := &applyv1alpha1.ApplySetStatus{}
+		setStatus(status, 1, outcome{setID: "id", applied: changes(apply.Created, apply.Created), declared: declared, dryRun: dryRun})
+		return status
+	}
+	for _, tc := range []struct {
+		name       string
+		status     *applyv1alpha1.ApplySetStatus
+		generation int64
+		o          outcome
+		kept       bool
+	}{
+		{name: "all unchanged at the generation applied", status: applied(false), generation: 1,
+			o: outcome{applied: changes(apply.Unchanged, apply.Unchanged)}, kept: true},
+		{name: "one configured again", status: applied(false), generation: 1,
+			o: outcome{applied: changes(apply.Unchanged, apply.Configured)}},
+		{name: "a prune", status: applied(false), generation: 1,
+			o: outcome{applied: changes(apply.Unchanged), pruned: apply.ChangeSet{Changes: []apply.Change{{Ref: cm("b"), Action: apply.Pruned}}}}},
+		{name: "a new generation", status: applied(false), generation: 2,
+			o: outcome{applied: changes(apply.Unchanged, apply.Unchanged)}},
+		{name: "after a dry run", status: applied(true), generation: 1,
+			o: outcome{applied: changes(apply.Unchanged, apply.Unchanged)}},
+		{name: "drift reported", status: applied(false), generation: 1,
+			o: outcome{applied: apply.ChangeSet{Changes: changes(apply.Unchanged, apply.Unchanged).Changes, Drift: []apply.Conflict{{Ref: cm("a")}}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := tc.status.DeepCopy()
+			tc.o.setID, tc.o.declared = "id", declared
+			setStatus(tc.status, tc.generation, tc.o)
+			kept := equality.Semantic.DeepEqual(before.Plan, tc.status.Plan) &&
+				readyOf(before).Message == readyOf(tc.status).Message
+			if kept != tc.kept {
+				t.Errorf("plan and message kept = %t, want %t: plan %+v, Ready %q", kept, tc.kept, tc.status.Plan, readyOf(tc.status).Message)
+			}
+			if tc.kept && !equality.Semantic.DeepEqual(before, tc.status) {
+				t.Errorf("status changed: %+v, was %+v", tc.status, before)
+			}
+		})
+	}
 }

@@ -17,14 +17,12 @@ limitations under the License.
 package main
 
 import (
-	"flag"
 	"path/filepath"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
@@ -57,14 +55,8 @@ func TestSecondShardComponent(t *testing.T) {
 			t.Fatal(err)
 		}
 		container := d.Spec.Template.Spec.Containers[0]
-		var o options
-		fs := flag.NewFlagSet(d.Name, flag.ContinueOnError)
-		o.bindFlags(fs)
-		(&zap.Options{}).BindFlags(fs) // as main binds them
-		if err := fs.Parse(container.Args); err != nil {
-			t.Fatalf("%s: %v", d.Name, err)
-		}
-		if err := o.validate(); err != nil {
+		o, err := parseFlags(container.Args...)
+		if err != nil {
 			t.Fatalf("%s: %v", d.Name, err)
 		}
 		if d.Namespace != "applyset-operator-system" || d.Spec.Template.Spec.ServiceAccountName != "applyset-operator-controller-manager" {

@@ -26,10 +26,24 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 )
+
+// parseFlags is the options args give the manager's flags, bound as main
+// binds them, or why the flags are refused.
+func parseFlags(args ...string) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+	o.bindFlags(fs)
+	(&zap.Options{}).BindFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	return o, o.validate()
+}
 
 func TestClientRateFlags(t *testing.T) {
 	tests := []struct {
@@ -46,13 +60,7 @@ func TestClientRateFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			var o options
-			fs := flag.NewFlagSet("manager", flag.ContinueOnError)
-			o.bindFlags(fs)
-			if err := fs.Parse(tt.args); err != nil {
-				t.Fatal(err)
-			}
-			err := o.validate()
+			o, err := parseFlags(tt.args...)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("want an error saying %q, got %v", tt.wantErr, err)
@@ -89,13 +97,7 @@ func TestShardingFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			var o options
-			fs := flag.NewFlagSet("manager", flag.ContinueOnError)
-			o.bindFlags(fs)
-			if err := fs.Parse(tt.args); err != nil {
-				t.Fatal(err)
-			}
-			err := o.validate()
+			o, err := parseFlags(tt.args...)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("want an error saying %q, got %v", tt.wantErr, err)
@@ -119,13 +121,8 @@ func TestShardingFlags(t *testing.T) {
 func TestShardLeasesAndCaches(t *testing.T) {
 	parse := func(args ...string) ctrl.Options {
 		t.Helper()
-		var o options
-		fs := flag.NewFlagSet("manager", flag.ContinueOnError)
-		o.bindFlags(fs)
-		if err := fs.Parse(append(args, "--disable-webhooks")); err != nil {
-			t.Fatal(err)
-		}
-		if err := o.validate(); err != nil {
+		o, err := parseFlags(append(args, "--disable-webhooks")...)
+		if err != nil {
 			t.Fatal(err)
 		}
 		var mgrOpts ctrl.Options
@@ -183,14 +180,12 @@ func TestReplicaUserAgent(t *testing.T) {
 		{args: nil},
 		{args: []string{"--replica-sharding", "--replica-name", "r-1"}, want: "r-1"},
 	} {
-		var o replicaOptions
-		fs := flag.NewFlagSet("manager", flag.ContinueOnError)
-		o.bindFlags(fs)
-		if err := fs.Parse(tc.args); err != nil {
+		o, err := parseFlags(tc.args...)
+		if err != nil {
 			t.Fatal(err)
 		}
 		cfg := &rest.Config{}
-		if err := o.identify(cfg); err != nil {
+		if err := o.replicas.identify(cfg); err != nil {
 			t.Fatal(err)
 		}
 		if got := replicaOf(cfg.UserAgent); got != tc.want {

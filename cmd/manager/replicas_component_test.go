@@ -17,7 +17,6 @@ limitations under the License.
 package main
 
 import (
-	"flag"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -26,7 +25,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
@@ -82,14 +80,8 @@ func TestReplicasComponent(t *testing.T) {
 		t.Errorf("%s runs %v replicas, want 3", d.Name, d.Spec.Replicas)
 	}
 	container := d.Spec.Template.Spec.Containers[0]
-	var o options
-	fs := flag.NewFlagSet(d.Name, flag.ContinueOnError)
-	o.bindFlags(fs)
-	(&zap.Options{}).BindFlags(fs) // as main binds them
-	if err := fs.Parse(container.Args); err != nil {
-		t.Fatalf("%s: %v", d.Name, err)
-	}
-	if err := o.validate(); err != nil {
+	o, err := parseFlags(container.Args...)
+	if err != nil {
 		t.Fatalf("%s: %v", d.Name, err)
 	}
 	if !o.replicas.enabled || o.replicas.name != "" {

@@ -19,7 +19,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"maps"
 	"slices"
 	"sync"
@@ -128,11 +127,8 @@ type shard struct {
 // and orphan reconcilers.
 func startShard(env *testenv.Env, args ...string) *shard {
 	GinkgoHelper()
-	var o options
-	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
-	o.bindFlags(fs)
-	Expect(fs.Parse(args)).To(Succeed())
-	Expect(o.validate()).To(Succeed())
+	o, err := parseFlags(args...)
+	Expect(err).NotTo(HaveOccurred())
 	s := &shard{writes: map[string]bool{}}
 	env.StartManagerWith(func(opts *ctrl.Options) {
 		o.shard.managerOptions(opts)

@@ -100,6 +100,49 @@ func applyReplicaSet(name, value string) {
 	Expect(err).NotTo(HaveOccurred())
 }
 
+// applyReplicaSets applies every set of names with value in its members.
+func applyReplicaSets(names []string, value string) {
+	GinkgoHelper()
+	for _, name := range names {
+		applyReplicaSet(name, value)
+	}
+}
+
+// expectMembersHold checks that each set's first member holds value.
+func expectMembersHold(names []string, value string) {
+	GinkgoHelper()
+	for _, name := range names {
+		Expect(run("kubectl", "get", "configmap", "-n", replicasNamespace, name+"-a",
+			"-o", "jsonpath={.data.value}")).To(Equal(value), name)
+	}
+}
+
+// busiestReplica groups the sets by the replica they name and returns the
+// replica of pods owning the most, so that at least one set moves when it
+// goes.
+func busiestReplica(states map[string]setState, pods []string) (string, map[string][]string) {
+	owned := map[string][]string{}
+	for name, s := range states {
+		owned[s.Replica] = append(owned[s.Replica], name)
+	}
+	busiest := pods[0]
+	for _, pod := range pods {
+		if len(owned[pod]) > len(owned[busiest]) {
+			busiest = pod
+		}
+	}
+	return busiest, owned
+}
+
+// lastOf is the latest time in readyAt of the sets names.
+func lastOf(readyAt map[string]time.Duration, names []string) time.Duration {
+	var last time.Duration
+	for _, name := range names {
+		last = max(last, readyAt[name])
+	}
+	return last
+}
+
 // memberUIDs are the name=uid of the sets' ConfigMaps, sorted.
 func memberUIDs() []string {
 	GinkgoHelper()

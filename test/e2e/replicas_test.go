@@ -72,31 +72,18 @@ var _ = Describe("Active-active replicas installed with the replicas component",
 				g.Expect(pods).To(ContainElement(s.Replica), "%s names a live replica", name)
 			}
 		}).WithTimeout(3 * time.Minute).Should(Succeed())
-		owned := map[string][]string{}
-		for name, s := range before {
-			owned[s.Replica] = append(owned[s.Replica], name)
-		}
+		victim, owned := busiestReplica(before, pods)
 		GinkgoWriter.Printf("sets by replica: %v\n", owned)
 		uids := memberUIDs()
 		Expect(uids).To(HaveLen(2 * replicaSets))
 		memory := replicaMemory(pods)
-
-		// The replica owning the most sets, so that at least one moves.
-		victim := pods[0]
-		for _, pod := range pods {
-			if len(owned[pod]) > len(owned[victim]) {
-				victim = pod
-			}
-		}
 		moved := owned[victim]
 		Expect(moved).NotTo(BeEmpty())
 
 		By(fmt.Sprintf("deleting %s, which owns %v, and changing every set", victim, moved))
 		deleted := time.Now()
 		run("kubectl", "delete", "pod", "-n", namespace, victim, "--wait=false")
-		for _, name := range names {
-			applyReplicaSet(name, "two")
-		}
+		applyReplicaSets(names, "two")
 		readyAt := map[string]time.Duration{}
 		Eventually(func(g Gomega) {
 			states := setStates(g, names)
@@ -114,12 +101,8 @@ var _ = Describe("Active-active replicas installed with the replicas component",
 				g.Expect(live).To(ContainElement(s.Replica), "%s names a live replica", name)
 			}
 		}).WithTimeout(3 * time.Minute).WithPolling(250 * time.Millisecond).Should(Succeed())
-		var failover time.Duration
-		for _, name := range moved {
-			failover = max(failover, readyAt[name])
-		}
 		By(fmt.Sprintf("failover: the sets of the deleted replica were Ready at their new generation %s after its Pod's deletion",
-			failover.Round(100*time.Millisecond)))
+			lastOf(readyAt, moved).Round(100*time.Millisecond)))
 		for _, name := range names {
 			GinkgoWriter.Printf("%s Ready at generation 2 after %s\n", name, readyAt[name].Round(100*time.Millisecond))
 		}
@@ -128,10 +111,7 @@ var _ = Describe("Active-active replicas installed with the replicas component",
 		}
 
 		Expect(memberUIDs()).To(Equal(uids), "a member was deleted or recreated")
-		for _, name := range names {
-			Expect(run("kubectl", "get", "configmap", "-n", replicasNamespace, name+"-a",
-				"-o", "jsonpath={.data.value}")).To(Equal("two"), name)
-		}
+		expectMembersHold(names, "two")
 
 		By("the replacement replica joining, and every set settling on the replica it hashes to")
 		var settled map[string]setState
@@ -147,17 +127,8 @@ var _ = Describe("Active-active replicas installed with the replicas component",
 				g.Expect(s.holds(leases)).To(BeTrue(), "%s: %+v, Leases %v", name, s, leases)
 			}
 		}).Should(Succeed())
-		owned = map[string][]string{}
-		for name, s := range settled {
-			owned[s.Replica] = append(owned[s.Replica], name)
-		}
+		lost, owned := busiestReplica(settled, pods)
 		GinkgoWriter.Printf("sets by replica: %v\n", owned)
-		lost := pods[0]
-		for _, pod := range pods {
-			if len(owned[pod]) > len(owned[lost]) {
-				lost = pod
-			}
-		}
 		taken := owned[lost]
 		Expect(taken).NotTo(BeEmpty())
 		container, restarts := managerContainer(Default, lost)
@@ -168,9 +139,7 @@ var _ = Describe("Active-active replicas installed with the replicas component",
 		By(fmt.Sprintf("killing the manager of %s, which owns %v, with SIGKILL, and changing every set", lost, taken))
 		killed := time.Now()
 		run("ctr", "task", "kill", "--signal", "SIGKILL", container)
-		for _, name := range names {
-			applyReplicaSet(name, "three")
-		}
+		applyReplicaSets(names, "three")
 		readyAt = map[string]time.Duration{}
 		takenBy := map[string]string{}
 		var history []string // the killed replica's Lease as the spec saw it change
@@ -195,12 +164,8 @@ var _ = Describe("Active-active replicas installed with the replicas component",
 			}
 			g.Expect(l.Term).To(BeNumerically(">", termBefore), "the killed replica's term was fenced or taken again")
 		}).WithTimeout(3 * time.Minute).WithPolling(250 * time.Millisecond).Should(Succeed())
-		failover = 0
-		for _, name := range taken {
-			failover = max(failover, readyAt[name])
-		}
 		By(fmt.Sprintf("failover (lost replica): the sets of the killed replica were Ready at their new generation %s after the kill",
-			failover.Round(100*time.Millisecond)))
+			lastOf(readyAt, taken).Round(100*time.Millisecond)))
 		for _, name := range names {
 			GinkgoWriter.Printf("%s Ready at generation 3 under %s after %s\n", name, takenBy[name], readyAt[name].Round(100*time.Millisecond))
 		}
@@ -216,23 +181,20 @@ var _ = Describe("Active-active replicas installed with the replicas component",
 			leases := replicaLeaseTerms(g)
 			observe(leases[lost])
 			g.Expect(replicaLeases()).To(ConsistOf(pods))
-			owned = map[string][]string{}
-			for name, s := range setStates(g, names) {
+			states := setStates(g, names)
+			for name, s := range states {
 				g.Expect(s.ready(3)).To(BeTrue(), "%s: %+v", name, s)
 				g.Expect(s.Replica).To(Equal(ownership.Target(replicasNamespace+"/"+name, pods)), name)
 				g.Expect(s.holds(leases)).To(BeTrue(), "%s: %+v, Leases %v", name, s, leases)
-				owned[s.Replica] = append(owned[s.Replica], name)
 			}
+			_, owned = busiestReplica(states, pods)
 			restarts = count
 		}).Should(Succeed())
 		By(fmt.Sprintf("restartCount of the manager container of %s: %d; its Lease (holder/term), term %d before the kill: %s",
 			lost, restarts, termBefore, strings.Join(history, ", ")))
 		GinkgoWriter.Printf("sets by replica: %v\n", owned)
 		Expect(memberUIDs()).To(Equal(uids), "a member was deleted or recreated")
-		for _, name := range names {
-			Expect(run("kubectl", "get", "configmap", "-n", replicasNamespace, name+"-a",
-				"-o", "jsonpath={.data.value}")).To(Equal("three"), name)
-		}
+		expectMembersHold(names, "three")
 		for _, pod := range managerPods() {
 			Expect(logsOf(pod)).NotTo(ContainSubstring("forbidden"), pod)
 		}

@@ -56,10 +56,10 @@ type Timing struct {
 }
 
 // DefaultTiming is client-go's leader election timing, with a margin of a
-// third of the lease for requests in flight and clock rates. A Lease is
-// collected after an hour unchanged: max(1h, 20×LeaseDuration).
+// third of the lease for requests in flight and clock rates; a Lease is
+// collected after the default StaleAfter, an hour unchanged.
 var DefaultTiming = Timing{LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second,
-	RetryPeriod: 2 * time.Second, Margin: 5 * time.Second, StaleAfter: time.Hour}
+	RetryPeriod: 2 * time.Second, Margin: 5 * time.Second}
 
 // errTermEnded cancels the work of a term that ended.
 var errTermEnded = errors.New("this replica's Lease term ended: another replica may own the set now")

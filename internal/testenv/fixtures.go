@@ -19,8 +19,14 @@ package testenv
 import (
 	"context"
 
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
 // AliasBomb is the "billion laughs" in YAML: nine levels of nine aliases
@@ -55,4 +61,29 @@ func EventReasons(ctx context.Context, c client.Reader, namespace, name string) 
 		}
 		return reasons, nil
 	}
+}
+
+// ConfigMapUIDs reads the UIDs of the ConfigMaps names in namespace.
+func ConfigMapUIDs(ctx context.Context, c client.Reader, namespace string, names ...string) map[string]types.UID {
+	ginkgo.GinkgoHelper()
+	out := map[string]types.UID{}
+	for _, name := range names {
+		cm := &corev1.ConfigMap{}
+		gomega.Expect(c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, cm)).To(gomega.Succeed())
+		out[name] = cm.UID
+	}
+	return out
+}
+
+// PartOf reads the ApplySet part-of label of the ConfigMaps names in
+// namespace, in their order.
+func PartOf(ctx context.Context, c client.Reader, namespace string, names ...string) []string {
+	ginkgo.GinkgoHelper()
+	out := make([]string, 0, len(names))
+	for _, name := range names {
+		cm := &corev1.ConfigMap{}
+		gomega.Expect(c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, cm)).To(gomega.Succeed())
+		out = append(out, cm.Labels[applyset.PartOfLabel])
+	}
+	return out
 }

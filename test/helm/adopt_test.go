@@ -37,7 +37,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -63,8 +62,8 @@ var _ = Describe("kubectl applyset adopt --from helm/RELEASE", func() {
 		upgrade.Namespace, upgrade.WaitStrategy = ns, kube.HookOnlyStrategy
 		_, err = upgrade.RunWithContext(ctx, "web", chart, map[string]any{"otherNamespace": other, "extra": true})
 		Expect(err).NotTo(HaveOccurred())
-		before := uids(ctx, ns, "web-a", "web-b", "web-c", "web-hook")
-		elsewhere := uids(ctx, other, "web-elsewhere")
+		before := testenv.ConfigMapUIDs(ctx, env.Client, ns, "web-a", "web-b", "web-c", "web-hook")
+		elsewhere := testenv.ConfigMapUIDs(ctx, env.Client, other, "web-elsewhere")
 		deployment := &appsv1.Deployment{}
 		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, deployment)).To(Succeed())
 
@@ -73,7 +72,7 @@ var _ = Describe("kubectl applyset adopt --from helm/RELEASE", func() {
 		Expect(err).To(HaveOccurred(), out)
 		Expect(out).To(ContainSubstring("ConfigMap " + other + "/web-elsewhere: it is in namespace " + other +
 			": kubectl applies a set whose parent is namespaced only with -n " + ns))
-		Expect(partOf(ctx, ns, "web-a")).To(Equal([]string{""}), "a refused adoption labelled an object")
+		Expect(testenv.PartOf(ctx, env.Client, ns, "web-a")).To(Equal([]string{""}), "a refused adoption labelled an object")
 
 		By("previewing, then adopting into a cluster-scoped parent")
 		parentType := testenv.OpenCRD("example.com", "Release")
@@ -85,7 +84,7 @@ var _ = Describe("kubectl applyset adopt --from helm/RELEASE", func() {
 			out, err = plugin(ctx, "adopt", "releases.example.com/web", "-n", ns, "--from", "helm/web", "--dry-run=server")
 			return err
 		}).Should(Succeed())
-		Expect(partOf(ctx, ns, "web-a")).To(Equal([]string{""}), "a dry run labelled an object")
+		Expect(testenv.PartOf(ctx, env.Client, ns, "web-a")).To(Equal([]string{""}), "a dry run labelled an object")
 		out, err = plugin(ctx, "adopt", "releases.example.com/web", "-n", ns, "--from", "helm/web", "--yes")
 		Expect(err).NotTo(HaveOccurred(), out)
 		Expect(out).To(ContainSubstring("adopting the objects of revision 2's manifest (helm get manifest web -n " + ns + ")"))
@@ -93,8 +92,8 @@ var _ = Describe("kubectl applyset adopt --from helm/RELEASE", func() {
 		Expect(out).To(ContainSubstring("kubectl delete secret -n " + ns + " -l name=web,owner=helm"))
 		Expect(out).To(ContainSubstring("helm (Apply)"), "the plan shows Helm's server-side apply as a manager")
 		Expect(out).To(ContainSubstring("5 objects adopted"))
-		Expect(partOf(ctx, ns, "web-a", "web-b", "web-c", "web-hook")).To(Equal([]string{id, id, id, ""}), "a hook is not in the manifest")
-		Expect(partOf(ctx, other, "web-elsewhere")).To(Equal([]string{id}))
+		Expect(testenv.PartOf(ctx, env.Client, ns, "web-a", "web-b", "web-c", "web-hook")).To(Equal([]string{id, id, id, ""}), "a hook is not in the manifest")
+		Expect(testenv.PartOf(ctx, env.Client, other, "web-elsewhere")).To(Equal([]string{id}))
 		adopted := &appsv1.Deployment{}
 		Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(deployment), adopted)).To(Succeed())
 		Expect(adopted.Labels).To(HaveKeyWithValue(applyset.PartOfLabel, id))
@@ -126,8 +125,8 @@ var _ = Describe("kubectl applyset adopt --from helm/RELEASE", func() {
 		Expect(strings.Count(applied, "pruned")).To(Equal(1), applied)
 		Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-b"}, &corev1.ConfigMap{}))).To(BeTrue())
 		delete(before, "web-b")
-		Expect(uids(ctx, ns, "web-a", "web-c", "web-hook")).To(Equal(before), "an object was recreated")
-		Expect(uids(ctx, other, "web-elsewhere")).To(Equal(elsewhere))
+		Expect(testenv.ConfigMapUIDs(ctx, env.Client, ns, "web-a", "web-c", "web-hook")).To(Equal(before), "an object was recreated")
+		Expect(testenv.ConfigMapUIDs(ctx, env.Client, other, "web-elsewhere")).To(Equal(elsewhere))
 		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-a"}, a)).To(Succeed())
 		Expect(a.Data).To(Equal(map[string]string{"k": "v"}), "a field kubectl no longer declares stayed")
 		Expect(a.Labels).NotTo(HaveKey("app.kubernetes.io/managed-by"), "Helm's label stayed, owned by nobody that applies")
@@ -186,28 +185,4 @@ func namespace(ctx context.Context) string {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "helm-"}}
 	Expect(env.Client.Create(ctx, ns)).To(Succeed())
 	return ns.Name
-}
-
-// uids reads the UIDs of ConfigMaps.
-func uids(ctx context.Context, ns string, names ...string) map[string]types.UID {
-	GinkgoHelper()
-	out := map[string]types.UID{}
-	for _, name := range names {
-		cm := &corev1.ConfigMap{}
-		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cm)).To(Succeed())
-		out[name] = cm.UID
-	}
-	return out
-}
-
-// partOf reads the part-of label of ConfigMaps.
-func partOf(ctx context.Context, ns string, names ...string) []string {
-	GinkgoHelper()
-	var out []string
-	for _, name := range names {
-		cm := &corev1.ConfigMap{}
-		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cm)).To(Succeed())
-		out = append(out, cm.Labels[applyset.PartOfLabel])
-	}
-	return out
 }

@@ -105,7 +105,7 @@ var _ = Describe("kubectl applyset adopt", Ordered, func() {
 		kubectl(ctx, cmA+cmB+deploy, "apply", "-n", ns, "-f", "-")
 		kubectl(ctx, "", "create", "configmap", "manual", "-n", ns)
 		kubectl(ctx, "", "label", "configmap/manual", "-n", ns, "app=web")
-		before := uids(ctx, ns, "a", "b", "manual")
+		before := testenv.ConfigMapUIDs(ctx, env.Client, ns, "a", "b", "manual")
 		d := &appsv1.Deployment{}
 		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, d)).To(Succeed())
 
@@ -130,7 +130,7 @@ var _ = Describe("kubectl applyset adopt", Ordered, func() {
 		Expect(adopted.Annotations).To(Equal(d.Annotations), "kubectl's last-applied annotation changed")
 		Expect(adopted.ManagedFields).NotTo(ContainElement(HaveField("Manager", "kubectl-applyset-adopt")), "the label was not handed to kubectl")
 		Expect(kubectlEntry(adopted.ManagedFields)).To(MatchJSON(`{"f:metadata":{"f:labels":{"f:` + applyset.PartOfLabel + `":{}}}}`))
-		Expect(uids(ctx, ns, "a", "b", "manual")).To(Equal(before))
+		Expect(testenv.ConfigMapUIDs(ctx, env.Client, ns, "a", "b", "manual")).To(Equal(before))
 		manual := &corev1.ConfigMap{}
 		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "manual"}, manual)).To(Succeed())
 		Expect(manual.Labels).NotTo(HaveKey(applyset.PartOfLabel))
@@ -154,7 +154,7 @@ var _ = Describe("kubectl applyset adopt", Ordered, func() {
 		// over itself (its upgrade of client-side apply), so no conflict arises.
 		kubectl(ctx, cmA+deploy, "apply", "--server-side", "--prune", "--applyset=web", "-n", ns, "-f", "-")
 		Expect(apierrorsNotFound(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "b"}})).To(BeTrue(), "b was not pruned")
-		after := uids(ctx, ns, "a", "manual")
+		after := testenv.ConfigMapUIDs(ctx, env.Client, ns, "a", "manual")
 		Expect(after).To(Equal(map[string]types.UID{"a": before["a"], "manual": before["manual"]}), "an object was recreated or deleted")
 		Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(d), adopted)).To(Succeed())
 		Expect(adopted.UID).To(Equal(d.UID))
@@ -163,7 +163,7 @@ var _ = Describe("kubectl applyset adopt", Ordered, func() {
 	It("refuses an object in another set, an owned object and a foreign parent; --dry-run=server changes nothing", func(ctx context.Context) {
 		ns := pluginNamespace(ctx)
 		kubectl(ctx, "{apiVersion: v1, kind: ConfigMap, metadata: {name: owner}}", "apply", "-n", ns, "-f", "-")
-		owner := uids(ctx, ns, "owner")["owner"]
+		owner := testenv.ConfigMapUIDs(ctx, env.Client, ns, "owner")["owner"]
 		kubectl(ctx, `{apiVersion: v1, kind: ConfigMap, metadata: {name: taken, labels: {app: x, `+applyset.PartOfLabel+`: `+secretID(ns, "other")+`}}}
 ---
 {apiVersion: v1, kind: ConfigMap, metadata: {name: owned, labels: {app: x}, ownerReferences: [{apiVersion: v1, kind: ConfigMap, name: owner, uid: `+string(owner)+`}]}}
@@ -217,7 +217,7 @@ var _ = Describe("kubectl applyset adopt", Ordered, func() {
 		kubectl(ctx, "{apiVersion: v1, kind: ConfigMap, metadata: {name: f1}, data: {k: v}}\n---\n{apiVersion: v1, kind: ConfigMap, metadata: {name: f2}, data: {k: v}}\n"+
 			"---\n{apiVersion: v1, kind: ConfigMap, metadata: {name: f3}, data: {k: v}}\n",
 			"apply", "--server-side", "--field-manager=kustomize-controller", "-n", ns, "-f", "-")
-		before := uids(ctx, ns, "f1", "f2", "f3")
+		before := testenv.ConfigMapUIDs(ctx, env.Client, ns, "f1", "f2", "f3")
 		kustomization := func(name string, entries ...string) string {
 			var list []string
 			for _, e := range entries {
@@ -237,20 +237,20 @@ var _ = Describe("kubectl applyset adopt", Ordered, func() {
 		Expect(out).To(ContainSubstring("ConfigMap " + ns + "/gone: recorded, but not found; left out"))
 		Expect(out).To(ContainSubstring("kustomize-controller (Apply)"))
 		Expect(out).To(ContainSubstring("2 objects adopted"))
-		Expect(partOf(ctx, ns, "f1", "f2", "f3")).To(Equal([]string{secretID(ns, "apps"), secretID(ns, "apps"), ""}))
+		Expect(testenv.PartOf(ctx, env.Client, ns, "f1", "f2", "f3")).To(Equal([]string{secretID(ns, "apps"), secretID(ns, "apps"), ""}))
 
 		create(ctx, kustomization("more", "f3"))
 		refused(ctx, "secret/more", "-n", ns, "--from", "kustomizations.kustomize.toolkit.fluxcd.io/more", "--from-namespace", flux, "--yes")
 		adopts(ctx, "secret/more", "-n", ns, "--from", "kustomizations.kustomize.toolkit.fluxcd.io/more", "--from-namespace", flux, "--yes", "--force")
-		Expect(partOf(ctx, ns, "f3")).To(Equal([]string{secretID(ns, "more")}))
-		Expect(uids(ctx, ns, "f1", "f2", "f3")).To(Equal(before))
+		Expect(testenv.PartOf(ctx, env.Client, ns, "f3")).To(Equal([]string{secretID(ns, "more")}))
+		Expect(testenv.ConfigMapUIDs(ctx, env.Client, ns, "f1", "f2", "f3")).To(Equal(before))
 	})
 
 	It("adopts an Argo CD Application's resources: never with the resources finalizer, with automated sync only with --force", func(ctx context.Context) {
 		ns, argo := pluginNamespace(ctx), pluginNamespace(ctx)
 		kubectl(ctx, "{apiVersion: v1, kind: ConfigMap, metadata: {name: g1}, data: {k: v}}\n---\n{apiVersion: v1, kind: ConfigMap, metadata: {name: g2}, data: {k: v}}\n",
 			"apply", "--server-side", "--field-manager=argocd-controller", "-n", ns, "-f", "-")
-		before := uids(ctx, ns, "g1", "g2")
+		before := testenv.ConfigMapUIDs(ctx, env.Client, ns, "g1", "g2")
 		// g2 has no namespace in the status: it is in the destination namespace.
 		create(ctx, `{apiVersion: argoproj.io/v1alpha1, kind: Application, metadata: {name: shop, namespace: `+argo+`,
   finalizers: [resources-finalizer.argocd.argoproj.io]},
@@ -263,12 +263,12 @@ var _ = Describe("kubectl applyset adopt", Ordered, func() {
 		kubectl(ctx, "", "patch", "applications.argoproj.io/shop", "-n", argo, "--type=json", `-p=[{"op":"remove","path":"/metadata/finalizers"}]`)
 		out = refused(ctx, "configmap/shop", "-n", ns, "--from", "application/shop", "--from-namespace", argo, "--yes")
 		Expect(out).To(ContainSubstring("syncs automatically (spec.syncPolicy.automated)"))
-		Expect(partOf(ctx, ns, "g1", "g2")).To(Equal([]string{"", ""}))
+		Expect(testenv.PartOf(ctx, env.Client, ns, "g1", "g2")).To(Equal([]string{"", ""}))
 
 		out = adopts(ctx, "configmap/shop", "-n", ns, "--from", "application/shop", "--from-namespace", argo, "--yes", "--force")
 		Expect(out).To(ContainSubstring("deleting it with cascade deletes them"))
-		Expect(partOf(ctx, ns, "g1", "g2")).To(Equal([]string{configMapID(ns, "shop"), configMapID(ns, "shop")}))
-		Expect(uids(ctx, ns, "g1", "g2")).To(Equal(before))
+		Expect(testenv.PartOf(ctx, env.Client, ns, "g1", "g2")).To(Equal([]string{configMapID(ns, "shop"), configMapID(ns, "shop")}))
+		Expect(testenv.ConfigMapUIDs(ctx, env.Client, ns, "g1", "g2")).To(Equal(before))
 		parent := &corev1.ConfigMap{}
 		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "shop"}, parent)).To(Succeed())
 		Expect(parent.Labels).To(HaveKeyWithValue(applyset.IDLabel, configMapID(ns, "shop")))
@@ -286,7 +286,7 @@ var _ = Describe("kubectl applyset adopt", Ordered, func() {
 			return "{apiVersion: v1, kind: ConfigMap, metadata: {name: " + name + ", annotations: {config.k8s.io/owning-inventory: kpt-web}}, data: {" + data + "}}\n---\n"
 		}
 		kubectl(ctx, cm("k1", "k: v, drop: x")+cm("k2", "k: v"), "apply", "--server-side", "--field-manager=kubectl", "-n", ns, "-f", "-")
-		before := uids(ctx, ns, "k1", "k2")
+		before := testenv.ConfigMapUIDs(ctx, env.Client, ns, "k1", "k2")
 		// As kpt writes its inventory: spec.resources of group, kind, name, namespace.
 		create(ctx, `{apiVersion: kpt.dev/v1alpha1, kind: ResourceGroup, metadata: {name: web, namespace: `+ns+`,
   labels: {cli-utils.sigs.k8s.io/inventory-id: kpt-web, configsync.gke.io/declared-version: v1}},
@@ -299,7 +299,7 @@ var _ = Describe("kubectl applyset adopt", Ordered, func() {
 		Expect(out).To(ContainSubstring("joined to the fields field manager kubectl already applies"))
 		Expect(out).To(ContainSubstring("kpt live destroy (a cli-utils destroy) of it deletes them"))
 		Expect(out).To(ContainSubstring("kubectl delete resourcegroup web -n " + ns))
-		Expect(partOf(ctx, ns, "k1", "k2")).To(Equal([]string{id, id}))
+		Expect(testenv.PartOf(ctx, env.Client, ns, "k1", "k2")).To(Equal([]string{id, id}))
 		k1 := &corev1.ConfigMap{}
 		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "k1"}, k1)).To(Succeed())
 		Expect(k1.ManagedFields).NotTo(ContainElement(HaveField("Manager", "kubectl-applyset-adopt")))
@@ -322,7 +322,7 @@ var _ = Describe("kubectl applyset adopt", Ordered, func() {
 		// updates, and the last-applied annotation.
 		kubectl(ctx, "{apiVersion: v1, kind: ConfigMap, metadata: {name: c1}, data: {k: v}}\n---\n{apiVersion: v1, kind: ConfigMap, metadata: {name: c2}, data: {k: v}}\n",
 			"apply", "--field-manager=kubectl", "-n", ns, "-f", "-")
-		before := uids(ctx, ns, "c1", "c2")
+		before := testenv.ConfigMapUIDs(ctx, env.Client, ns, "c1", "c2")
 		inventory := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "inventory-web", Namespace: ns,
 			Labels: map[string]string{"cli-utils.sigs.k8s.io/inventory-id": "web"}}, Data: map[string]string{}}
 		for _, ref := range []object.ObjMetadata{
@@ -338,12 +338,12 @@ var _ = Describe("kubectl applyset adopt", Ordered, func() {
 		Expect(out).To(ContainSubstring("ConfigMap " + ns + "/gone: recorded, but not found; left out"))
 		Expect(out).To(ContainSubstring("kubectl (Update)"))
 		Expect(out).To(ContainSubstring("2 objects adopted"))
-		Expect(partOf(ctx, ns, "c1", "c2")).To(Equal([]string{id, id}))
-		Expect(partOf(ctx, ns, "inventory-web")).To(Equal([]string{""}), "the inventory itself is no member")
+		Expect(testenv.PartOf(ctx, env.Client, ns, "c1", "c2")).To(Equal([]string{id, id}))
+		Expect(testenv.PartOf(ctx, env.Client, ns, "inventory-web")).To(Equal([]string{""}), "the inventory itself is no member")
 
 		kubectl(ctx, "{apiVersion: v1, kind: ConfigMap, metadata: {name: c1}, data: {k: v}}\n", "apply", "--server-side", "--prune", "--applyset=inv", "-n", ns, "-f", "-")
 		Expect(apierrorsNotFound(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "c2"}})).To(BeTrue(), "c2 was not pruned")
-		Expect(uids(ctx, ns, "c1")).To(Equal(map[string]types.UID{"c1": before["c1"]}))
+		Expect(testenv.ConfigMapUIDs(ctx, env.Client, ns, "c1")).To(Equal(map[string]types.UID{"c1": before["c1"]}))
 
 		plain := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "plain", Namespace: ns}, Data: map[string]string{ns + "_c1__ConfigMap": ""}}
 		Expect(env.Client.Create(ctx, plain)).To(Succeed())
@@ -352,30 +352,6 @@ var _ = Describe("kubectl applyset adopt", Ordered, func() {
 		Expect(out).To(ContainSubstring("has no cli-utils.sigs.k8s.io/inventory-id label: it is no cli-utils inventory"))
 	})
 })
-
-// uids reads the UIDs of ConfigMaps.
-func uids(ctx context.Context, ns string, names ...string) map[string]types.UID {
-	GinkgoHelper()
-	out := map[string]types.UID{}
-	for _, name := range names {
-		cm := &corev1.ConfigMap{}
-		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cm)).To(Succeed())
-		out[name] = cm.UID
-	}
-	return out
-}
-
-// partOf reads the part-of label of ConfigMaps.
-func partOf(ctx context.Context, ns string, names ...string) []string {
-	GinkgoHelper()
-	var out []string
-	for _, name := range names {
-		cm := &corev1.ConfigMap{}
-		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cm)).To(Succeed())
-		out = append(out, cm.Labels[applyset.PartOfLabel])
-	}
-	return out
-}
 
 // kubectlEntry is the fields kubectl's server-side apply owns.
 func kubectlEntry(entries []metav1.ManagedFieldsEntry) string {

@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -58,6 +59,10 @@ type ApplyOptions struct { //nolint:revive // apply.ApplyOptions reads as the op
 	// when its request body is the one approved; any other write waits
 	// (intent.go).
 	Only Intent
+	// Recorded, when not nil, are the objects the set records as its
+	// members. Any other object is created guarded instead of read first: it
+	// is read only should it exist (guard.go). Nil reads every object.
+	Recorded sets.Set[ObjectRef]
 }
 
 // DefaultConcurrency bounds the requests the engine has in flight at once.
@@ -86,7 +91,12 @@ func (e *Engine) Apply(ctx context.Context, objects []Object, opts ApplyOptions)
 	if err != nil {
 		return ChangeSet{DryRun: opts.DryRun}, err
 	}
-	if err := e.checkAccess(ctx, writePermissions(plans), append(deniedReads(plans), denied...)...); err != nil {
+	err = e.checkAccess(ctx, writePermissions(plans), append(deniedReads(plans), denied...)...)
+	if accessDenied(err) && e.readGuarded(ctx, plans, opts) {
+		// Ask again about what the objects as they are need.
+		err = e.checkAccess(ctx, writePermissions(plans), append(deniedReads(plans), denied...)...)
+	}
+	if err != nil {
 		return ChangeSet{DryRun: opts.DryRun}, err
 	}
 	if len(missing) > 0 {
@@ -201,7 +211,7 @@ func joinRefs(refs []ObjectRef) string {
 // make the writes an apply of them needs, writing nothing: it returns the
 // *AccessError Apply would, or nil.
 func (e *Engine) CheckApply(ctx context.Context, objects []Object, opts ApplyOptions) error {
-	plans := e.inspect(ctx, objects, opts)
+	plans := e.inspectAll(ctx, objects, opts, false)
 	return e.checkAccess(ctx, writePermissions(plans), deniedReads(plans)...)
 }
 
@@ -294,6 +304,9 @@ func (e *Engine) write(ctx context.Context, p objectPlan, opts ApplyOptions) wri
 		applyOpts = append(applyOpts, client.DryRunAll)
 	}
 	result, w, err := e.applyTaking(ctx, p, applyOpts, opts)
+	if existed(p, err) {
+		return e.writeExisting(ctx, p.Object, opts)
+	}
 	if w.change != nil {
 		return w
 	}
@@ -348,9 +361,14 @@ func (e *Engine) applyTaking(ctx context.Context, p objectPlan, applyOpts []clie
 	*unstructured.Unstructured, written, error) {
 	ref := p.Ref()
 	result := p.desired.DeepCopy()
+	var w written
+	if p.guarded {
+		// An absent object has no fields to take: any conflict says it exists (existed).
+		result.SetResourceVersion(guardResourceVersion)
+		return result, w, e.applyObject(ctx, result, applyOpts...)
+	}
 	err := e.applyObject(ctx, result, applyOpts...)
 	forced := append(slices.Clone(applyOpts), client.ForceOwnership)
-	var w written
 	if onlyDigestConflicts(err) {
 		// Another engine applied the object with its own digest: bookkeeping, not a field of the set.
 		result = p.desired.DeepCopy()

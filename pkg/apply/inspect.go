@@ -49,12 +49,22 @@ type objectPlan struct {
 	// previewed is true when done stands for a write a preview cannot make
 	// (its Namespace or CRD is created by the set first): a real apply sends it.
 	previewed bool
+	// guarded is true when the object was not read: it is created guarded,
+	// and read only should it exist (guard.go).
+	guarded bool
 }
 
 // inspect reads every object as it is and decides what each needs: nothing
 // (up to date), an apply, or nothing it can have (it belongs to another set,
-// or cannot be read).
+// or cannot be read). Objects the set has no record of are not read when the
+// apply creates them guarded (guard.go).
 func (e *Engine) inspect(ctx context.Context, objects []Object, opts ApplyOptions) []objectPlan {
+	return e.inspectAll(ctx, objects, opts, opts.guarding())
+}
+
+// inspectAll is inspect, creating unrecorded objects guarded when guard is
+// true and reading every object when it is false.
+func (e *Engine) inspectAll(ctx context.Context, objects []Object, opts ApplyOptions, guard bool) []objectPlan {
 	known := e.prefetch(ctx, objects)
 	plans := make([]objectPlan, len(objects))
 	var mu sync.Mutex
@@ -62,7 +72,7 @@ func (e *Engine) inspect(ctx context.Context, objects []Object, opts ApplyOption
 	g.SetLimit(cmp.Or(e.Concurrency, DefaultConcurrency))
 	for i, o := range objects {
 		g.Go(func() error {
-			p := e.inspectOne(gctx, o, opts, known)
+			p := e.inspectOne(gctx, o, opts, known, guard)
 			mu.Lock()
 			plans[i] = p
 			mu.Unlock()
@@ -76,11 +86,15 @@ func (e *Engine) inspect(ctx context.Context, objects []Object, opts ApplyOption
 	return plans
 }
 
-func (e *Engine) inspectOne(ctx context.Context, o Object, opts ApplyOptions, known map[ObjectRef]*unstructured.Unstructured) objectPlan {
+func (e *Engine) inspectOne(ctx context.Context, o Object, opts ApplyOptions, known map[ObjectRef]*unstructured.Unstructured, guard bool) objectPlan {
 	ref := o.Ref()
 	p := objectPlan{Object: o, desired: withPartOf(o.Object, opts.SetID)}
 	if !opts.WithoutDigest {
 		stampConfig(p.desired)
+	}
+	if guard && opts.guards(o, known) {
+		p.guarded = true
+		return p
 	}
 	existing, err := e.current(ctx, o, known)
 	switch {

@@ -65,7 +65,8 @@ func NewPlan(set applyv1alpha1.Set, parent applyset.Parent, objects []apply.Obje
 		Kinds:      p.Declared.Kinds.Union(CurrentKinds(parent)).Union(recorded.Kinds),
 		Namespaces: p.Declared.Namespaces.Union(parent.Scope.AdditionalNamespaces).Union(recorded.Namespaces),
 	}
-	p.Apply = apply.ApplyOptions{SetID: setID, DryRun: dryRun, Force: spec.ForceEnabled(), Ignore: ignoreRules(spec.IgnoreFields)}
+	p.Apply = apply.ApplyOptions{SetID: setID, DryRun: dryRun, Force: spec.ForceEnabled(), Ignore: ignoreRules(spec.IgnoreFields),
+		Recorded: sets.New(members...)}
 	if spec.PruneEnabled() {
 		listed := CurrentKinds(parent).Union(recorded.Kinds)
 		p.Prune = &apply.PruneOptions{

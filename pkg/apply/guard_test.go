@@ -1,0 +1,195 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+)
+
+var _ = Describe("Guarded creates of objects a set has no record of", func() {
+	var (
+		ns             string
+		setID          string
+		gets, applies  atomic.Int32
+		none           = sets.New[ObjectRef]()
+		otherSetsLabel = map[string]string{applyset.PartOfLabel: "applyset-other-v1"}
+	)
+
+	BeforeEach(func(ctx context.Context) {
+		namespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "guard-"}}
+		Expect(k8sClient.Create(ctx, namespace)).To(Succeed())
+		ns = namespace.Name
+		setID = applyset.ParentKey{GroupKind: schema.GroupKind{Group: "apply.applyset.dev", Kind: "ApplySet"}, Namespace: ns, Name: "set"}.ID()
+		gets.Store(0)
+		applies.Store(0)
+	})
+
+	// engineAs is an engine acting as user ("" for the admin) whose real
+	// client counts the reads and applies it sends.
+	engineAs := func(user string) *Engine {
+		cfg := rest.CopyConfig(env.Config)
+		if user != "" {
+			cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+		}
+		c, err := client.NewWithWatch(cfg, client.Options{Scheme: k8sClient.Scheme(), Mapper: k8sClient.RESTMapper()})
+		Expect(err).NotTo(HaveOccurred())
+		return &Engine{FieldManager: fieldManager, Client: interceptor.NewClient(c, interceptor.Funcs{
+			Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+				gets.Add(1)
+				return c.Get(ctx, key, obj, opts...)
+			},
+			Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+				applies.Add(1)
+				return c.Apply(ctx, obj, opts...)
+			},
+		})}
+	}
+	// objects are ConfigMaps of the test namespace, by name and value.
+	objects := func(values map[string]string) []Object {
+		var yaml string
+		for name, value := range values {
+			yaml += fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s}\ndata: {k: %q}\n---\n", name, value)
+		}
+		inputs, err := Decode("test", []byte(yaml))
+		Expect(err).NotTo(HaveOccurred())
+		objs, _, err := Check(inputs, Target{Scope: applyset.Scope{Namespace: ns}, DefaultNamespace: ns, Mapper: k8sClient.RESTMapper()})
+		Expect(err).NotTo(HaveOccurred())
+		return objs
+	}
+	refsOf := func(objs []Object) sets.Set[ObjectRef] {
+		out := sets.New[ObjectRef]()
+		for _, o := range objs {
+			out.Insert(o.Ref())
+		}
+		return out
+	}
+	actions := func(cs ChangeSet) map[string]Action {
+		out := map[string]Action{}
+		for _, c := range cs.Changes {
+			out[c.Ref.Name] = c.Action
+		}
+		return out
+	}
+	get := func(ctx context.Context, name string) *corev1.ConfigMap {
+		cm := &corev1.ConfigMap{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cm)).To(Succeed())
+		return cm
+	}
+	existing := func(ctx context.Context, name, value string, labels map[string]string) {
+		Expect(k8sClient.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: labels},
+			Data: map[string]string{"k": value}})).To(Succeed())
+	}
+	grant := func(ctx context.Context, account string, verbs ...string) string {
+		Expect(k8sClient.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: account},
+			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: verbs}}})).To(Succeed())
+		Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: account},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: account},
+			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: account, Namespace: ns}}})).To(Succeed())
+		return "system:serviceaccount:" + ns + ":" + account
+	}
+
+	It("creates them with one request each, and reads recorded members as before", func(ctx context.Context) {
+		engine := engineAs("")
+		declared := objects(map[string]string{"a": "1", "b": "1", "c": "1"})
+		cs, err := engine.Apply(ctx, declared, ApplyOptions{SetID: setID, Recorded: none})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(actions(cs)).To(Equal(map[string]Action{"a": Created, "b": Created, "c": Created}))
+		Expect(gets.Load()).To(BeZero(), "an object the set has no record of was read before its create")
+		Expect(applies.Load()).To(BeEquivalentTo(3))
+		cm := get(ctx, "a")
+		Expect(cm.Labels).To(HaveKeyWithValue(applyset.PartOfLabel, setID))
+		Expect(cm.ManagedFields).To(ConsistOf(SatisfyAll(HaveField("Manager", fieldManager), HaveField("Operation", metav1.ManagedFieldsOperationApply),
+			HaveField("FieldsV1.Raw", Not(ContainSubstring("resourceVersion"))))))
+
+		gets.Store(0)
+		applies.Store(0)
+		cs, err = engine.Apply(ctx, declared, ApplyOptions{SetID: setID, Recorded: refsOf(declared)})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(actions(cs)).To(Equal(map[string]Action{"a": Unchanged, "b": Unchanged, "c": Unchanged}))
+		Expect(gets.Load()).To(BeEquivalentTo(3))
+		Expect(applies.Load()).To(BeZero(), "a recorded member that is up to date was written")
+	})
+
+	It("reads one only once it exists, refuses another set's even with force, and adopts the others", func(ctx context.Context) {
+		existing(ctx, "theirs", "theirs", otherSetsLabel)
+		existing(ctx, "unlabelled", "old", nil)
+		engine := engineAs("")
+		// Three, fewer than one list reads (listThreshold).
+		declared := objects(map[string]string{"theirs": "ours", "unlabelled": "new", "fresh": "1"})
+
+		cs, err := engine.Apply(ctx, declared, ApplyOptions{SetID: setID, Force: true, Recorded: none})
+		Expect(errors.Is(err, ErrOverlap)).To(BeTrue(), "%v", err)
+		Expect(actions(cs)).To(Equal(map[string]Action{"theirs": Failed, "unlabelled": Configured, "fresh": Created}))
+		Expect(gets.Load()).To(BeEquivalentTo(2), "only the two that exist are read")
+		Expect(get(ctx, "theirs").Labels).To(Equal(otherSetsLabel))
+		Expect(get(ctx, "theirs").Data).To(HaveKeyWithValue("k", "theirs"))
+		for _, name := range []string{"unlabelled", "fresh"} {
+			Expect(get(ctx, name).Labels).To(HaveKeyWithValue(applyset.PartOfLabel, setID), name)
+		}
+		Expect(get(ctx, "unlabelled").Data).To(HaveKeyWithValue("k", "new"))
+	})
+
+	It("adopts an existing object as an identity that may patch but not create, and says what a new one needs", func(ctx context.Context) {
+		existing(ctx, "there", "old", nil)
+		engine := engineAs(grant(ctx, "patcher", "get", "list", "patch"))
+
+		var cs ChangeSet
+		Eventually(func() (err error) {
+			cs, err = engine.Apply(ctx, objects(map[string]string{"there": "new"}), ApplyOptions{SetID: setID, Recorded: none})
+			return err
+		}).Should(Succeed())
+		Expect(actions(cs)).To(Equal(map[string]Action{"there": Configured}))
+		Expect(get(ctx, "there").Labels).To(HaveKeyWithValue(applyset.PartOfLabel, setID))
+
+		_, err := engine.Apply(ctx, objects(map[string]string{"there": "new", "fresh": "1"}), ApplyOptions{SetID: setID, Recorded: none})
+		var denied *AccessError
+		Expect(errors.As(err, &denied)).To(BeTrue(), "%v", err)
+		Expect(denied.Missing).To(ConsistOf(Permission{Verb: "create", Resource: schema.GroupResource{Resource: "configmaps"}, Namespace: ns}))
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "fresh"}, &corev1.ConfigMap{})).NotTo(Succeed())
+	})
+
+	It("fails an existing object it may not read, and creates the absent ones", func(ctx context.Context) {
+		existing(ctx, "hidden", "theirs", otherSetsLabel)
+		engine := engineAs(grant(ctx, "blind", "create", "patch"))
+
+		var cs ChangeSet
+		Eventually(func() (err error) {
+			cs, err = engine.Apply(ctx, objects(map[string]string{"hidden": "ours", "fresh": "1"}), ApplyOptions{SetID: setID, Recorded: none})
+			return err
+		}).Should(MatchError(ContainSubstring("it exists, but the set may not read it")))
+		Expect(actions(cs)).To(Equal(map[string]Action{"hidden": Failed, "fresh": Created}))
+		Expect(get(ctx, "hidden").Labels).To(Equal(otherSetsLabel))
+		Expect(get(ctx, "hidden").Data).To(HaveKeyWithValue("k", "theirs"))
+	})
+})

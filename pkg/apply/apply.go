@@ -217,7 +217,8 @@ func (e *Engine) CheckApply(ctx context.Context, objects []Object, opts ApplyOpt
 
 // writePermissions are the permissions the writes of plans need: patch for
 // every apply, and create as well for objects that do not exist yet (an apply
-// that creates is authorized as a create too).
+// that creates is authorized as a create too). A guarded object needs get as
+// well, which its read would have proven: should it exist, it is read.
 func writePermissions(plans []objectPlan) []Permission {
 	var perms []Permission
 	for _, p := range plans {
@@ -228,6 +229,10 @@ func writePermissions(plans []objectPlan) []Permission {
 		perms = append(perms, perm)
 		if p.existing == nil {
 			perm.Verb = "create"
+			perms = append(perms, perm)
+		}
+		if p.guarded {
+			perm.Verb = "get"
 			perms = append(perms, perm)
 		}
 	}

@@ -179,17 +179,21 @@ var _ = Describe("Guarded creates of objects a set has no record of", func() {
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "fresh"}, &corev1.ConfigMap{})).NotTo(Succeed())
 	})
 
-	It("fails an existing object it may not read, and creates the absent ones", func(ctx context.Context) {
+	It("writes nothing when the identity may not read the objects it has no record of", func(ctx context.Context) {
 		existing(ctx, "hidden", "theirs", otherSetsLabel)
 		engine := engineAs(grant(ctx, "blind", "create", "patch"))
 
-		var cs ChangeSet
-		Eventually(func() (err error) {
-			cs, err = engine.Apply(ctx, objects(map[string]string{"hidden": "ours", "fresh": "1"}), ApplyOptions{SetID: setID, Recorded: none})
-			return err
-		}).Should(MatchError(ContainSubstring("it exists, but the set may not read it")))
-		Expect(actions(cs)).To(Equal(map[string]Action{"hidden": Failed, "fresh": Created}))
+		// Until the new RoleBinding is seen, create and patch are refused too.
+		Eventually(func() ([]Permission, error) {
+			_, err := engine.Apply(ctx, objects(map[string]string{"hidden": "ours", "fresh": "1"}), ApplyOptions{SetID: setID, Recorded: none})
+			var denied *AccessError
+			if !errors.As(err, &denied) {
+				return nil, fmt.Errorf("not refused for a permission: %w", err)
+			}
+			return denied.Missing, nil
+		}).Should(ConsistOf(Permission{Verb: "get", Resource: schema.GroupResource{Resource: "configmaps"}, Namespace: ns}))
+		Expect(applies.Load()).To(BeZero(), "an object was applied although reading another was refused")
 		Expect(get(ctx, "hidden").Labels).To(Equal(otherSetsLabel))
-		Expect(get(ctx, "hidden").Data).To(HaveKeyWithValue("k", "theirs"))
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "fresh"}, &corev1.ConfigMap{})).NotTo(Succeed())
 	})
 })

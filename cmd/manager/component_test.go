@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/resource"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
 
@@ -32,28 +33,14 @@ import (
 // the sets between them by label and run the one-per-cluster controllers
 // once.
 func TestSecondShardComponent(t *testing.T) {
-	overlay, err := filepath.Abs(filepath.Join("..", "..", "test", "install", "testdata", "second-shard"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), overlay)
-	if err != nil {
-		t.Fatalf("building %s: %v", overlay, err)
-	}
 	shards := map[string]*options{}
 	images := map[string]string{}
-	for _, res := range resources.Resources() {
+	for _, res := range buildOverlay(t, "second-shard") {
 		if res.GetKind() != "Deployment" {
 			continue
 		}
-		m, err := res.Map()
-		if err != nil {
-			t.Fatal(err)
-		}
 		var d appsv1.Deployment
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &d); err != nil {
-			t.Fatal(err)
-		}
+		decodeResource(t, res, &d)
 		container := d.Spec.Template.Spec.Containers[0]
 		o, err := parseFlags(container.Args...)
 		if err != nil {
@@ -98,4 +85,31 @@ func TestSecondShardComponent(t *testing.T) {
 // reconciles says whether a manager with o reconciles a set labelled set.
 func reconciles(o *options, set labels.Set) bool {
 	return o.shard.selector == nil || o.shard.selector.Matches(set)
+}
+
+// buildOverlay builds the install overlay test/install/testdata/<name> as
+// kubectl apply -k would, and returns its objects.
+func buildOverlay(t *testing.T, name string) []*resource.Resource {
+	t.Helper()
+	overlay, err := filepath.Abs(filepath.Join("..", "..", "test", "install", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), overlay)
+	if err != nil {
+		t.Fatalf("building %s: %v", overlay, err)
+	}
+	return resources.Resources()
+}
+
+// decodeResource decodes one object of an overlay into a typed object.
+func decodeResource(t *testing.T, res *resource.Resource, into any) {
+	t.Helper()
+	m, err := res.Map()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, into); err != nil {
+		t.Fatalf("decoding %s %s: %v", res.GetKind(), res.GetName(), err)
+	}
 }

@@ -17,16 +17,12 @@ limitations under the License.
 package main
 
 import (
-	"path/filepath"
 	"slices"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/kustomize/api/krusty"
-	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
 
 // The replicas component, built into the default install as its header
@@ -34,42 +30,21 @@ import (
 // Pods, whose ServiceAccount may hold their Leases in the operator's
 // namespace.
 func TestReplicasComponent(t *testing.T) {
-	overlay, err := filepath.Abs(filepath.Join("..", "..", "test", "install", "testdata", "replicas"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), overlay)
-	if err != nil {
-		t.Fatalf("building %s: %v", overlay, err)
-	}
 	var deployments []appsv1.Deployment
 	roles := map[string]rbacv1.Role{}
 	var bindings []rbacv1.RoleBinding
-	for _, res := range resources.Resources() {
-		m, err := res.Map()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var into any
+	for _, res := range buildOverlay(t, "replicas") {
 		switch res.GetKind() {
 		case "Deployment":
 			deployments = append(deployments, appsv1.Deployment{})
-			into = &deployments[len(deployments)-1]
+			decodeResource(t, res, &deployments[len(deployments)-1])
 		case "Role":
 			var r rbacv1.Role
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &r); err != nil {
-				t.Fatal(err)
-			}
+			decodeResource(t, res, &r)
 			roles[r.Namespace+"/"+r.Name] = r
-			continue
 		case "RoleBinding":
 			bindings = append(bindings, rbacv1.RoleBinding{})
-			into = &bindings[len(bindings)-1]
-		default:
-			continue
-		}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, into); err != nil {
-			t.Fatal(err)
+			decodeResource(t, res, &bindings[len(bindings)-1])
 		}
 	}
 	if len(deployments) != 1 {

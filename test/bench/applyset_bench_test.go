@@ -385,10 +385,16 @@ func warmUp(b *testing.B) {
 // no client-side rate limit, as the operator's clients for a set.
 func impersonating(b *testing.B, namespace, name string) client.Client {
 	b.Helper()
-	cfg := rest.CopyConfig(cp.Config)
+	return impersonatingOn(b, cp, namespace, name)
+}
+
+// impersonatingOn is impersonating on the control plane on.
+func impersonatingOn(b *testing.B, on *testenv.Env, namespace, name string) client.Client {
+	b.Helper()
+	cfg := rest.CopyConfig(on.Config)
 	cfg.QPS, cfg.Burst = -1, 0
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: serviceaccount.MakeUsername(namespace, name)}
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	c, err := client.New(cfg, client.Options{Scheme: on.Scheme})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -211,7 +211,13 @@ func uniqueKind(prefix string) string {
 // process (the operator runs in it) and the children it waited for.
 func readCPU(ctx context.Context, b *testing.B) testenv.CPU {
 	b.Helper()
-	c, err := testenv.ReadCPU(ctx, cp.Config, cp.EtcdURL())
+	return readCPUOn(ctx, b, cp)
+}
+
+// readCPUOn is readCPU for the control plane on.
+func readCPUOn(ctx context.Context, b *testing.B, on *testenv.Env) testenv.CPU {
+	b.Helper()
+	c, err := testenv.ReadCPU(ctx, on.Config, on.EtcdURL())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -28,8 +28,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/apiserver/pkg/authentication/serviceaccount"
-	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -60,18 +58,9 @@ func BenchmarkRequestCost(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		cfg := rest.CopyConfig(own.Config)
-		cfg.QPS, cfg.Burst = -1, 0
-		cfg.Impersonate = rest.ImpersonationConfig{UserName: serviceaccount.MakeUsername(ns, "default")}
-		tenant, err := client.New(cfg, client.Options{Scheme: own.Scheme})
-		if err != nil {
-			b.Fatal(err)
-		}
+		tenant := impersonatingOn(b, own, ns, "default")
 		measure := func(what, metric string, request func(i int) error) {
-			before, err := testenv.ReadCPU(ctx, own.Config, own.EtcdURL())
-			if err != nil {
-				b.Fatal(err)
-			}
+			before := readCPUOn(ctx, b, own)
 			g := errgroup.Group{}
 			g.SetLimit(32)
 			for i := range n {
@@ -80,11 +69,7 @@ func BenchmarkRequestCost(b *testing.B) {
 			if err := g.Wait(); err != nil {
 				b.Fatalf("%s: %v", what, err)
 			}
-			after, err := testenv.ReadCPU(ctx, own.Config, own.EtcdURL())
-			if err != nil {
-				b.Fatal(err)
-			}
-			cpu := after.Sub(before)
+			cpu := readCPUOn(ctx, b, own).Sub(before)
 			perRequest := func(seconds float64) float64 { return seconds * 1000 / n }
 			b.Logf("%-46s API server %.2f ms, etcd %.2f ms per request", what,
 				perRequest(cpu.APIServer.Seconds()), perRequest(cpu.Etcd.Seconds()))

@@ -25,7 +25,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -305,14 +304,9 @@ spec: {size: 3}
 
 	It("writes nothing when the identity lacks one of the permissions the apply needs", func(ctx context.Context) {
 		cfg := rest.CopyConfig(env.Config)
-		cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + ns + ":configmaps-only"}
+		cfg.Impersonate = rest.ImpersonationConfig{UserName: grantConfigMaps(ctx, ns, "configmaps-only", "*")}
 		restricted, err := client.New(cfg, client.Options{Scheme: k8sClient.Scheme(), Mapper: k8sClient.RESTMapper()})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(k8sClient.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "configmaps"},
-			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"*"}}}})).To(Succeed())
-		Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "configmaps"},
-			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "configmaps"},
-			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "configmaps-only", Namespace: ns}}})).To(Succeed())
 		engine := &Engine{Client: restricted, FieldManager: fieldManager}
 		secret := "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n"
 

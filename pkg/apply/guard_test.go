@@ -25,7 +25,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -110,14 +109,6 @@ var _ = Describe("Guarded creates of objects a set has no record of", func() {
 		Expect(k8sClient.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: labels},
 			Data: map[string]string{"k": value}})).To(Succeed())
 	}
-	grant := func(ctx context.Context, account string, verbs ...string) string {
-		Expect(k8sClient.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: account},
-			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: verbs}}})).To(Succeed())
-		Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: account},
-			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: account},
-			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: account, Namespace: ns}}})).To(Succeed())
-		return "system:serviceaccount:" + ns + ":" + account
-	}
 
 	It("creates them with one request each, and reads recorded members as before", func(ctx context.Context) {
 		engine := engineAs("")
@@ -162,7 +153,7 @@ var _ = Describe("Guarded creates of objects a set has no record of", func() {
 
 	It("adopts an existing object as an identity that may patch but not create, and says what a new one needs", func(ctx context.Context) {
 		existing(ctx, "there", "old", nil)
-		engine := engineAs(grant(ctx, "patcher", "get", "list", "patch"))
+		engine := engineAs(grantConfigMaps(ctx, ns, "patcher", "get", "list", "patch"))
 
 		var cs ChangeSet
 		Eventually(func() (err error) {
@@ -181,7 +172,7 @@ var _ = Describe("Guarded creates of objects a set has no record of", func() {
 
 	It("writes nothing when the identity may not read the objects it has no record of", func(ctx context.Context) {
 		existing(ctx, "hidden", "theirs", otherSetsLabel)
-		engine := engineAs(grant(ctx, "blind", "create", "patch"))
+		engine := engineAs(grantConfigMaps(ctx, ns, "blind", "create", "patch"))
 
 		// Until the new RoleBinding is seen, create and patch are refused too.
 		Eventually(func() ([]Permission, error) {

@@ -128,6 +128,19 @@ var _ = Describe("Authority: a set can do no more than its author could", func()
 			set.Object["spec"].(map[string]any)["suspend"] = true
 			return editor.Update(ctx, set, client.DryRunAll)
 		}).WithContext(ctx).Should(Succeed())
+
+		By("adding a namespace in an update, which the policy judges")
+		set := parse(applySet("{}"))
+		Expect(editor.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
+		set.Object["spec"].(map[string]any)["additionalNamespaces"] = []any{other, "kube-system"}
+		forbiddenByPolicy(editor.Update(ctx, set, client.DryRunAll), namespacePolicy,
+			"spec.additionalNamespaces: editor-a may not create ApplySets in kube-system")
+
+		By("changing only the labels, which the policy leaves alone")
+		set = parse(applySet("{}"))
+		Expect(editor.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
+		set.SetLabels(map[string]string{"team": "a"})
+		Expect(editor.Update(ctx, set, client.DryRunAll)).To(Succeed())
 	})
 
 	It("refuses a ClusterApplySet acting as a ServiceAccount its author may not impersonate", func(ctx context.Context) {

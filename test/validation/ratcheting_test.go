@@ -114,8 +114,9 @@ var _ = Describe("Ratcheting", Serial, func() {
 		}).WithContext(ctx).Should(HaveOccurred(), "the policy never took effect again")
 
 		key := client.ObjectKey{Namespace: home, Name: "ratchet"}
-		By("updating a field other than resources and additionalNamespaces")
+		By("updating a field other than resources and additionalNamespaces, then only the labels")
 		Expect(mergePatch(ctx, applySetKind, key, `{"spec":{"suspend":true}}`)).To(Succeed())
+		Expect(mergePatch(ctx, applySetKind, key, `{"metadata":{"labels":{"team":"a"}}}`)).To(Succeed())
 
 		By("changing the resources, which the policy checks again")
 		err := mergePatch(ctx, applySetKind, key, `{"spec":{"resources":[

@@ -41,6 +41,7 @@ var _ = Describe("Guarded creates of objects a set has no record of", func() {
 		ns             string
 		setID          string
 		gets, applies  atomic.Int32
+		lists          atomic.Int32
 		none           = sets.New[ObjectRef]()
 		otherSetsLabel = map[string]string{applyset.PartOfLabel: "applyset-other-v1"}
 	)
@@ -52,6 +53,7 @@ var _ = Describe("Guarded creates of objects a set has no record of", func() {
 		setID = applyset.ParentKey{GroupKind: schema.GroupKind{Group: "apply.applyset.dev", Kind: "ApplySet"}, Namespace: ns, Name: "set"}.ID()
 		gets.Store(0)
 		applies.Store(0)
+		lists.Store(0)
 	})
 
 	// engineAs is an engine acting as user ("" for the admin) whose real
@@ -71,6 +73,10 @@ var _ = Describe("Guarded creates of objects a set has no record of", func() {
 			Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
 				applies.Add(1)
 				return c.Apply(ctx, obj, opts...)
+			},
+			List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+				lists.Add(1)
+				return c.List(ctx, list, opts...)
 			},
 		})}
 	}
@@ -130,6 +136,28 @@ var _ = Describe("Guarded creates of objects a set has no record of", func() {
 		Expect(actions(cs)).To(Equal(map[string]Action{"a": Unchanged, "b": Unchanged, "c": Unchanged}))
 		Expect(gets.Load()).To(BeEquivalentTo(3))
 		Expect(applies.Load()).To(BeZero(), "a recorded member that is up to date was written")
+	})
+
+	It("lists no kind it records no member of, and lists a kind of many recorded members once", func(ctx context.Context) {
+		engine := engineAs("")
+		// Five of one kind, more than one list reads (listThreshold).
+		declared := objects(map[string]string{"a": "1", "b": "1", "c": "1", "d": "1", "e": "1"})
+		cs, err := engine.Apply(ctx, declared, ApplyOptions{SetID: setID, Recorded: none})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(actions(cs)).To(HaveEach(Created))
+		Expect(lists.Load()).To(BeZero(), "a kind holding no recorded member was listed")
+		Expect(gets.Load()).To(BeZero())
+		Expect(applies.Load()).To(BeEquivalentTo(5))
+
+		applies.Store(0)
+		changed := objects(map[string]string{"a": "2", "b": "1", "c": "1", "d": "1", "e": "1", "f": "1"})
+		cs, err = engine.Apply(ctx, changed, ApplyOptions{SetID: setID, Recorded: refsOf(declared)})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(actions(cs)).To(Equal(map[string]Action{"a": Configured, "b": Unchanged, "c": Unchanged, "d": Unchanged,
+			"e": Unchanged, "f": Created}))
+		Expect(lists.Load()).To(BeEquivalentTo(1), "the recorded members are read with one list")
+		Expect(gets.Load()).To(BeZero())
+		Expect(applies.Load()).To(BeEquivalentTo(2), "the changed member and the new object")
 	})
 
 	It("reads one only once it exists, refuses another set's even with force, and adopts the others", func(ctx context.Context) {

@@ -20,6 +20,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -65,7 +66,12 @@ func (e *Engine) inspect(ctx context.Context, objects []Object, opts ApplyOption
 // inspectAll is inspect, creating unrecorded objects guarded when guard is
 // true and reading every object when it is false.
 func (e *Engine) inspectAll(ctx context.Context, objects []Object, opts ApplyOptions, guard bool) []objectPlan {
-	known := e.prefetch(ctx, objects)
+	read := objects
+	if guard {
+		// Only recorded members are read; a kind holding none of them is not listed.
+		read = slices.DeleteFunc(slices.Clone(objects), func(o Object) bool { return opts.guards(o, nil) })
+	}
+	known := e.prefetch(ctx, read)
 	plans := make([]objectPlan, len(objects))
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
@@ -234,26 +240,36 @@ func (e *Engine) prefetch(ctx context.Context, objects []Object) map[ObjectRef]*
 		declared[b] = append(declared[b], o.Ref())
 	}
 	known := map[ObjectRef]*unstructured.Unstructured{}
+	var mu sync.Mutex
+	var g errgroup.Group
+	g.SetLimit(cmp.Or(e.Concurrency, DefaultConcurrency))
 	for b, refs := range declared {
 		if len(refs) < listThreshold {
 			continue
 		}
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(b.gvk.GroupVersion().WithKind(b.gvk.Kind + "List"))
-		if err := e.Client.List(ctx, list, client.InNamespace(b.namespace)); err != nil {
-			continue
-		}
-		for _, ref := range refs {
-			known[ref] = nil
-		}
-		for i := range list.Items {
-			item := &list.Items[i]
-			ref := ObjectRef{GroupKind: b.gvk.GroupKind(), Namespace: item.GetNamespace(), Name: item.GetName()}
-			if _, wanted := known[ref]; wanted {
-				item.SetGroupVersionKind(b.gvk)
-				known[ref] = item
+		g.Go(func() error {
+			list := &unstructured.UnstructuredList{}
+			list.SetGroupVersionKind(b.gvk.GroupVersion().WithKind(b.gvk.Kind + "List"))
+			if err := e.Client.List(ctx, list, client.InNamespace(b.namespace)); err != nil {
+				return nil // read with GETs instead
 			}
-		}
+			wanted := sets.New(refs...)
+			mu.Lock()
+			defer mu.Unlock()
+			for _, ref := range refs {
+				known[ref] = nil
+			}
+			for i := range list.Items {
+				item := &list.Items[i]
+				ref := ObjectRef{GroupKind: b.gvk.GroupKind(), Namespace: item.GetNamespace(), Name: item.GetName()}
+				if wanted.Has(ref) {
+					item.SetGroupVersionKind(b.gvk)
+					known[ref] = item
+				}
+			}
+			return nil
+		})
 	}
+	_ = g.Wait() // every list reports its failure by leaving its objects unknown
 	return known
 }

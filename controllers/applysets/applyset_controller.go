@@ -117,16 +117,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		return ptr.Deref(stop, reconcile.Result{}), err
 	}
 	defer done()
-	base := set.DeepCopyObject().(client.Object)
+	statusBefore := set.GetSetStatus().DeepCopy()
 	defer func() {
-		if equality.Semantic.DeepEqual(base.(applyv1alpha1.Set).GetSetStatus(), set.GetSetStatus()) {
+		if equality.Semantic.DeepEqual(statusBefore, set.GetSetStatus()) {
 			return // nothing new to report: a steady set costs no writes
 		}
 		if err := r.stillOwner(ctx, set); err != nil {
 			retErr = errors.Join(retErr, fmt.Errorf("not writing status: %w", err))
 			return
 		}
-		if err := r.Client.Status().Patch(ctx, set, client.MergeFrom(base)); client.IgnoreNotFound(err) != nil {
+		if err := r.writeStatus(ctx, set, statusBefore); client.IgnoreNotFound(err) != nil {
 			retErr = errors.Join(retErr, fmt.Errorf("patching status: %w", err))
 		}
 	}()

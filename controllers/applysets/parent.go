@@ -18,10 +18,13 @@ package applysets
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -68,8 +71,12 @@ func (r *Reconciler) writeParent(ctx context.Context, set applyv1alpha1.Set, hin
 		slices.Contains(set.GetFinalizers(), applyv1alpha1.MembersFinalizer) {
 		return nil // already in place: a steady set costs no writes
 	}
-	if err := r.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(patch), client.FieldOwner(identity.HintsFieldManager),
-		client.ForceOwnership); err != nil {
+	body, err := json.Marshal(patch.Object)
+	if err != nil {
+		return fmt.Errorf("writing the parent's ID and hints: %w", err)
+	}
+	if err := r.Client.Patch(ctx, metadataOf(set, gvk), client.RawPatch(types.ApplyPatchType, body),
+		client.FieldOwner(identity.HintsFieldManager), client.ForceOwnership); err != nil {
 		return fmt.Errorf("writing the parent's ID and hints: %w", err)
 	}
 	// Keep the in-memory copy in step, so the status patch does not undo it.
@@ -92,6 +99,32 @@ func (r *Reconciler) writeParent(ctx context.Context, set applyv1alpha1.Set, hin
 		set.SetFinalizers(append(set.GetFinalizers(), applyv1alpha1.MembersFinalizer))
 	}
 	return nil
+}
+
+// writeStatus patches the set's status from before to what set holds now.
+// The patch carries the status alone, so the set's inline objects are not
+// marshalled to compute it.
+func (r *Reconciler) writeStatus(ctx context.Context, set applyv1alpha1.Set, before *applyv1alpha1.ApplySetStatus) error {
+	gvk, err := r.gvk()
+	if err != nil {
+		return err
+	}
+	from, to := r.NewSet(), r.NewSet()
+	*from.GetSetStatus(), *to.GetSetStatus() = *before, *set.GetSetStatus()
+	data, err := client.MergeFrom(from).Data(to)
+	if err != nil {
+		return err
+	}
+	return r.Client.Status().Patch(ctx, metadataOf(set, gvk), client.RawPatch(types.MergePatchType, data))
+}
+
+// metadataOf names set for a write whose answer is read as metadata only:
+// the API server then sends back neither the set's inline objects nor its
+// status, which the reconciler has in hand.
+func metadataOf(set applyv1alpha1.Set, gvk schema.GroupVersionKind) *metav1.PartialObjectMetadata {
+	out := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: set.GetNamespace(), Name: set.GetName()}}
+	out.SetGroupVersionKind(gvk)
+	return out
 }
 
 func hasAll(have, want map[string]string) bool {

@@ -32,6 +32,7 @@ import (
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
 // rollOut writes a Deployment's status as the Deployment controller does
@@ -159,5 +160,36 @@ var _ = Describe("Health", func() {
 		set.Spec.HealthChecks[0].Current = "has(self.data.k)"
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
 		readyFor(ctx, set)
+	})
+
+	It("sends the webhook only writes that bring new health checks", func(ctx context.Context) {
+		updates := func() float64 {
+			n, err := testenv.CounterSum(ctx, env.Config, "apiserver_admission_webhook_request_total",
+				map[string]string{"name": "healthchecks.apply.applyset.dev", "operation": "UPDATE"})
+			Expect(err).NotTo(HaveOccurred())
+			return n
+		}
+		ns := newNamespace(ctx)
+		set := newSet(ns, "checked", inlineConfigMap("a", "1"))
+		set.Spec.HealthChecks = []applyv1alpha1.HealthCheck{{APIVersion: "v1", Kind: "ConfigMap", Current: "data.k =="}}
+		Eventually(func() error { return k8sClient.Create(ctx, set.DeepCopy(), client.DryRunAll) }).
+			Should(MatchError(ContainSubstring("admission webhook")), "the webhook is not in place yet")
+		set.Spec.HealthChecks[0].Current = "has(self.data.k)"
+		before := updates()
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+		readyFor(ctx, set)
+		Expect(set.GetLabels()).To(HaveKey(applyset.IDLabel), "the operator's metadata apply is an update")
+
+		By("labelling the set, which changes no health check")
+		patch := client.MergeFrom(set.DeepCopy())
+		set.Labels["team"] = "a"
+		Expect(k8sClient.Patch(ctx, set, patch)).To(Succeed())
+		Expect(updates()).To(Equal(before), "an update that keeps the health checks reached the webhook")
+
+		By("changing the health check to one that does not compile")
+		patch = client.MergeFrom(set.DeepCopy())
+		set.Spec.HealthChecks[0].Current = "data.k =="
+		Expect(k8sClient.Patch(ctx, set, patch)).To(MatchError(ContainSubstring("current:")))
+		Expect(updates()).To(Equal(before + 1))
 	})
 })

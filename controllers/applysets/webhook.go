@@ -97,6 +97,7 @@ func (r *ValidationRegistrar) Reconcile(ctx context.Context, _ reconcile.Request
 			WithAPIGroups(applyv1alpha1.GroupVersion.Group).
 			WithAPIVersions(applyv1alpha1.GroupVersion.Version).
 			WithResources("applysets", "clusterapplysets")).
+		WithMatchConditions(healthChecksChanged...).
 		WithMatchPolicy(admissionregv1.Equivalent).
 		WithFailurePolicy(admissionregv1.Ignore).
 		WithSideEffects(admissionregv1.SideEffectClassNone).
@@ -114,6 +115,18 @@ func (r *ValidationRegistrar) Reconcile(ctx context.Context, _ reconcile.Request
 		return reconcile.Result{}, fmt.Errorf("applying ValidatingWebhookConfiguration %s: %w", r.Configuration, err)
 	}
 	return reconcile.Result{}, nil
+}
+
+// healthChecksChanged sends the webhook only the writes that bring health
+// checks it has not judged: most sets declare none, and the operator's own
+// writes of a set's metadata leave its spec, and so its generation, as it
+// was. The API server raises the generation before it calls the webhook.
+var healthChecksChanged = []*admissionv1ac.MatchConditionApplyConfiguration{
+	admissionv1ac.MatchCondition().WithName("declares-health-checks").
+		WithExpression("object.?spec.?healthChecks.orValue([]).size() > 0"),
+	admissionv1ac.MatchCondition().WithName("health-checks-changed").
+		WithExpression("request.operation != 'UPDATE' || object.metadata.generation != oldObject.metadata.generation && " +
+			"object.spec.healthChecks != oldObject.?spec.?healthChecks.orValue([])"),
 }
 
 // SetupWithManager adds the registrar to mgr: it applies the configuration

@@ -180,8 +180,14 @@ func (withWatch) Watch(context.Context, client.ObjectList, ...client.ListOption)
 	return nil, errors.New("not watched through the manager's client")
 }
 
+// record notes a write of a set, made with the set itself or, as the
+// reconciler writes its hints and status, with its metadata.
 func (s *shard) record(obj client.Object) {
-	if _, ok := obj.(applyv1alpha1.Set); !ok {
+	_, isSet := obj.(applyv1alpha1.Set)
+	if m, ok := obj.(*metav1.PartialObjectMetadata); ok {
+		isSet = m.GroupVersionKind().Group == applyv1alpha1.GroupVersion.Group
+	}
+	if !isSet {
 		return
 	}
 	s.mu.Lock()

@@ -34,7 +34,7 @@ import (
 
 // judge reads every member and judges its health, a few at a time.
 func judge(ctx context.Context, c *clients, members []membership.Member) []memberHealth {
-	checker, _ := health.NewChecker(nil)
+	var checker health.Checker // the zero Checker: kstatus judges every member
 	out := make([]memberHealth, len(members))
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, 8)
@@ -66,9 +66,21 @@ func healthOf(members []memberHealth) string {
 	return s.String()
 }
 
-// summarizeWithHealth is a parent's summary with its members' health, read live.
-func summarizeWithHealth(ctx context.Context, c *clients, p membership.Parent, v membership.Verdict) summary {
-	s := summarize(p, v)
-	s.Health = healthOf(judge(ctx, c, v.Members))
-	return s
+// summarizeWithHealth is each parent's summary with its members' health,
+// read live. The members of all parents are read in one pool, so a cluster of
+// many small sets is not read one set after another.
+func summarizeWithHealth(ctx context.Context, c *clients, parents []membership.Parent, verdicts []membership.Verdict) []summary {
+	var members []membership.Member
+	for _, v := range verdicts {
+		members = append(members, v.Members...)
+	}
+	judged := judge(ctx, c, members)
+	out := make([]summary, len(parents))
+	for i, p := range parents {
+		n := len(verdicts[i].Members)
+		out[i] = summarize(p, verdicts[i])
+		out[i].Health = healthOf(judged[:n])
+		judged = judged[n:]
+	}
+	return out
 }

@@ -91,13 +91,15 @@ The two are separate: a set can have no findings and members not ready yet.`,
 			if err != nil {
 				return err
 			}
-			var items []summary
+			var parents []membership.Parent
+			var verdicts []membership.Verdict
 			for _, p := range snap.Parents {
 				if flags.inScope(c, p) {
-					v := snap.Verify(p, membership.NewAppliers(identity.TrustedAppliers()))
-					items = append(items, summarizeWithHealth(cmd.Context(), c, p, v))
+					parents = append(parents, p)
+					verdicts = append(verdicts, snap.Verify(p, membership.NewAppliers(identity.TrustedAppliers())))
 				}
 			}
+			items := summarizeWithHealth(cmd.Context(), c, parents, verdicts)
 			if len(items) == 0 && flags.output == "" {
 				fmt.Fprintln(o.Streams.ErrOut, "No ApplySets found.")
 				return nil

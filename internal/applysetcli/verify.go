@@ -137,12 +137,15 @@ func checkParents(c *clients, flags *verifyFlags, snap *membership.Snapshot, onl
 // report prints the findings and the members' health, and ends with status
 // 1 when there are findings.
 func report(ctx context.Context, w io.Writer, c *clients, checked []checkedParent, output string) error {
-	items := make([]summary, 0, len(checked))
+	parents := make([]membership.Parent, len(checked))
+	verdicts := make([]membership.Verdict, len(checked))
+	for i, p := range checked {
+		parents[i], verdicts[i] = p.Parent, p.verdict
+	}
+	items := summarizeWithHealth(ctx, c, parents, verdicts)
 	clean := true
-	for _, p := range checked {
-		s := summarizeWithHealth(ctx, c, p.Parent, p.verdict)
+	for _, s := range items {
 		clean = clean && s.clean()
-		items = append(items, s)
 	}
 	switch output {
 	case outputJSON, outputYAML:

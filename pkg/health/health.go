@@ -49,7 +49,7 @@ type Result struct {
 }
 
 // Checker judges objects: by the CEL checks given for their kind, otherwise
-// by kstatus.
+// by kstatus. The zero Checker has no checks: kstatus judges every object.
 type Checker struct {
 	checks map[schema.GroupKind]*compiledCheck
 }

@@ -66,17 +66,20 @@ func TestKstatus(t *testing.T) {
 			status: {observedGeneration: 1, conditions: [{type: Ready, status: "False", reason: Waiting}]}}`, InProgress},
 		{"an object being deleted", `{apiVersion: v1, kind: ConfigMap, metadata: {name: c, deletionTimestamp: "2026-01-01T00:00:00Z"}}`, Terminating},
 	}
-	checker, err := NewChecker(nil)
+	compiled, err := NewChecker(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := checker.Judge(object(t, tt.manifest))
-			if got.Status != tt.want || got.Message == "" {
-				t.Errorf("Judge() = %+v, want %s with a message", got, tt.want)
-			}
-		})
+	checkers := map[string]*Checker{"no checks": compiled, "the zero Checker": {}}
+	for checkerName, checker := range checkers {
+		for _, tt := range tests {
+			t.Run(checkerName+"/"+tt.name, func(t *testing.T) {
+				got := checker.Judge(object(t, tt.manifest))
+				if got.Status != tt.want || got.Message == "" {
+					t.Errorf("Judge() = %+v, want %s with a message", got, tt.want)
+				}
+			})
+		}
 	}
 }
 

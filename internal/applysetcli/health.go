@@ -21,7 +21,14 @@ import (
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/tools/pager"
 
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/health"
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
@@ -32,18 +39,37 @@ import (
 // like 52/59 ready, as the HEALTH column of kubectl get applysets reads. A set
 // can have no findings while its Deployments still roll out, and the reverse.
 
-// judge reads every member and judges its health, a few at a time.
+// judge reads every member and judges its health. A resource holding at
+// least listMembersAt of them is listed once, by the part-of label, in their
+// namespace or everywhere (as the snapshot listed it); any other member, and
+// any a list did not return, is read with a GET, a few at a time.
 func judge(ctx context.Context, c *clients, members []membership.Member) []memberHealth {
-	var checker health.Checker // the zero Checker: kstatus judges every member
 	out := make([]memberHealth, len(members))
+	byResource := map[schema.GroupVersionResource][]int{}
+	for i, m := range members {
+		out[i] = memberHealth{Kind: m.GroupKind.String(), Namespace: m.Namespace, Name: m.Name}
+		byResource[m.Resource] = append(byResource[m.Resource], i)
+	}
+	var read []int
+	for resource, at := range byResource {
+		if len(at) >= listMembersAt {
+			judgeListed(ctx, c, resource, at, out)
+		}
+		for _, i := range at {
+			if out[i].Health == "" {
+				read = append(read, i)
+			}
+		}
+	}
+	var checker health.Checker // the zero Checker: kstatus judges every member
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, 8)
-	for i, m := range members {
+	for _, i := range read {
+		m := members[i]
 		wg.Add(1)
 		slots <- struct{}{}
 		go func() {
 			defer func() { <-slots; wg.Done() }()
-			out[i] = memberHealth{Kind: m.GroupKind.String(), Namespace: m.Namespace, Name: m.Name}
 			obj, err := c.dynamic.Resource(m.Resource).Namespace(m.Namespace).Get(ctx, m.Name, metav1.GetOptions{})
 			if err != nil {
 				out[i].Health, out[i].Message = string(health.Unknown), err.Error()
@@ -55,6 +81,50 @@ func judge(ctx context.Context, c *clients, members []membership.Member) []membe
 	}
 	wg.Wait()
 	return out
+}
+
+// listMembersAt is how many members of one resource make one list of it
+// cheaper than a GET of each.
+const listMembersAt = 16
+
+// judgeListed lists resource's objects that carry the part-of label and
+// judges the members at the given indexes among them. A list that fails
+// leaves them unjudged, to be read one by one.
+func judgeListed(ctx context.Context, c *clients, resource schema.GroupVersionResource, at []int, out []memberHealth) {
+	wanted := make(map[types.NamespacedName][]int, len(at)) // one object may be judged for several sets
+	namespaces := sets.New[string]()
+	for _, i := range at {
+		key := types.NamespacedName{Namespace: out[i].Namespace, Name: out[i].Name}
+		wanted[key] = append(wanted[key], i)
+		namespaces.Insert(out[i].Namespace)
+	}
+	var checker health.Checker
+	judged := map[int]health.Result{}
+	p := pager.New(func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		if namespaces.Len() == 1 {
+			return c.dynamic.Resource(resource).Namespace(namespaces.UnsortedList()[0]).List(ctx, o)
+		}
+		return c.dynamic.Resource(resource).List(ctx, o)
+	})
+	err := p.EachListItem(ctx, metav1.ListOptions{LabelSelector: applyset.PartOfLabel}, func(obj runtime.Object) error {
+		u, ok := obj.(*unstructured.Unstructured)
+		if !ok {
+			return nil
+		}
+		if at, ok := wanted[types.NamespacedName{Namespace: u.GetNamespace(), Name: u.GetName()}]; ok {
+			r := checker.Judge(u)
+			for _, i := range at {
+				judged[i] = r
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return // every member of the resource is read with a GET instead
+	}
+	for i, r := range judged {
+		out[i].Health, out[i].Message = string(r.Status), r.Message
+	}
 }
 
 // healthOf sums the members' health as the operator's status.health.summary does.

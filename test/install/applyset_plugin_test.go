@@ -226,34 +226,6 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 		Expect(apierrorsNotFound(ctx, copied)).To(BeFalse(), "deleting the set deleted an object it never applied")
 	})
 
-	It("keeps the contract's findings apart from the members' health while a Deployment rolls out", func(ctx context.Context) {
-		ns := pluginNamespace(ctx)
-		const rollout = `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web}, spec: {selector: {matchLabels: {app: web}},
-  template: {metadata: {labels: {app: web}}, spec: {containers: [{name: web, image: nginx}]}}}}
----
-{apiVersion: v1, kind: ConfigMap, metadata: {name: config}, data: {k: v}}
-`
-		kubectl(ctx, rollout, "apply", "--server-side", "--prune", "--applyset=secret/roll", "-n", ns, "-f", "-")
-
-		// A second set in the namespace, all ready: each set's line shows its own members' health.
-		const calm = `{apiVersion: v1, kind: ConfigMap, metadata: {name: calm-a}}
----
-{apiVersion: v1, kind: ConfigMap, metadata: {name: calm-b}}
-`
-		kubectl(ctx, calm, "apply", "--server-side", "--prune", "--applyset=secret/calm", "-n", ns, "-f", "-")
-
-		// No controller rolls the Deployment out in this API server: it stays InProgress.
-		Expect(succeeds(ctx, "list", "-n", ns)).To(And(
-			MatchRegexp(`(?m)^secret/roll\s+kubectl/v1\.37\.1\s+2\s+<none>\s+1/2 ready\s+`),
-			MatchRegexp(`(?m)^secret/calm\s+kubectl/v1\.37\.1\s+2\s+<none>\s+2/2 ready\s+`)))
-		Expect(succeeds(ctx, "verify", "-n", ns)).To(And(
-			ContainSubstring("secret/roll in namespace "+ns+": no findings, 2 members, health 1/2 ready"),
-			ContainSubstring("secret/calm in namespace "+ns+": no findings, 2 members, health 2/2 ready")))
-		Expect(succeeds(ctx, "view", "secret/roll", "-n", ns)).To(And(ContainSubstring("Health:                1/2 ready"),
-			MatchRegexp(`(?m)^Deployment\.apps\s+`+ns+`\s+web\s+InProgress`), ContainSubstring("Findings: none")))
-		Expect(succeeds(ctx, "verify", "secret/roll", "-n", ns)).To(ContainSubstring("secret/roll in namespace " + ns + ": no findings, 2 members, health 1/2 ready"))
-	})
-
 	It("approves the plan a set awaits, after showing it, and no other", func(ctx context.Context) {
 		ns := pluginNamespace(ctx)
 		grantDefault(ctx, ns)

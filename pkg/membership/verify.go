@@ -67,8 +67,12 @@ type Facts struct {
 // Verdict is what verification found about one parent and its members.
 type Verdict struct {
 	Parent applyset.Parent
-	// Members are the objects that claim the parent's ID.
+	// Members are the objects that claim the parent's ID, but for Mirrors.
 	Members []Member
+	// Mirrors carry the parent's ID because Kubernetes copied a member
+	// Service's labels onto them (its Endpoints and EndpointSlices): not
+	// members, and never written or pruned for the set.
+	Mirrors []Member
 	// Kinds are the kinds of the members.
 	Kinds sets.Set[schema.GroupKind]
 	// HintKinds are the kinds the parent's hint lists: contains-group-kinds,
@@ -111,13 +115,14 @@ func Verify(parent applyset.Parent, facts Facts) Verdict {
 	if !parent.Trusted() {
 		return v
 	}
-	v.Members = facts.Members
+	applied := func(m Member) bool { return slices.ContainsFunc(m.PartOfAppliedBy, facts.Appliers.Has) }
+	v.Members, v.Mirrors = splitMirrors(facts.Members, applied)
 	v.HintKinds = hintKinds(parent, facts)
 	vouched := sets.New[schema.GroupKind]()
 	var outOfScope, foreignOwned []string
-	for _, m := range facts.Members {
+	for _, m := range v.Members {
 		v.Kinds.Insert(m.GroupKind)
-		if slices.ContainsFunc(m.PartOfAppliedBy, facts.Appliers.Has) {
+		if applied(m) {
 			vouched.Insert(m.GroupKind)
 		} else {
 			v.Unvouched = append(v.Unvouched, m)

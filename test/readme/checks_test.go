@@ -204,7 +204,7 @@ func checkKubectlSet(ctx context.Context, _ string) {
 // say; disband leaves the object without the set's labels.
 func checkPlugin(ctx context.Context, out string) {
 	for what, pattern := range map[string]string{
-		"list: the operator's set, with the findings the text explains": `(?m)^default\s+applyset\.apply\.applyset\.dev/web\s+applyset-operator/v\S+\s+5\s+HintIncomplete,OwnershipConflict\s`,
+		"list: the operator's set, its Service's copies not counted": `(?m)^default\s+applyset\.apply\.applyset\.dev/web\s+applyset-operator/v\S+\s+3\s+<none>\s`,
 		"list: kubectl's set":                            `(?m)^shop\s+secret/web\s+kubectl/v\S+\s+1\s+<none>\s+1/1 ready\s`,
 		"view: the member and its health":                `(?m)^ConfigMap\s+shop\s+web-config\s+Current\s`,
 		"verify: no findings":                            `secret/web in namespace shop: no findings, 1 members, health 1/1 ready`,

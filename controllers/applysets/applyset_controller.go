@@ -227,7 +227,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set)
 	objects := read.objects
 	o.warnings = &read.warnings
 	counts := declared.CountBySource(set, objects, read.gathered)
-	if err := refuseEmpty(set, objects, counts); err != nil {
+	if err := declared.RefuseEmpty(set, set.GetSetStatus(), objects, counts); err != nil {
 		return failure(o, applyv1alpha1.ReasonEmptySource, true, err)
 	}
 	o.sources = counts

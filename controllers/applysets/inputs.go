@@ -19,7 +19,6 @@ package applysets
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 
 	"golang.org/x/sync/semaphore"
@@ -29,7 +28,6 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/declared"
-	"github.com/applyset-operator/applyset-operator/pkg/text"
 )
 
 // readInputs are the declared objects, checked, with what the check left
@@ -101,22 +99,4 @@ func (r *Reconciler) inputWeight(set applyv1alpha1.Set) int64 {
 // readsArtifacts tells whether one of the set's sources is an oci or flux source.
 func readsArtifacts(set applyv1alpha1.Set) bool {
 	return slices.ContainsFunc(set.GetSources(), func(src applyv1alpha1.ClusterSource) bool { return src.OCI != nil || src.Flux != nil })
-}
-
-// refuseEmpty stops a set whose inputs declare nothing while it has members,
-// or one of whose sources declared objects and declares none now, unless
-// spec.allowEmpty: an emptied source would otherwise prune what it held.
-func refuseEmpty(set applyv1alpha1.Set, objects []apply.Object, counts []applyv1alpha1.SourceStatus) error {
-	if set.GetCommonSpec().AllowEmptyEnabled() {
-		return nil
-	}
-	if members := len(set.GetSetStatus().Members); len(objects) == 0 && members > 0 {
-		return fmt.Errorf("the set's inputs declare no objects, while it has %d members: a source emptied by mistake "+
-			"would delete them all, so nothing was applied or pruned; fix the inputs, or set spec.allowEmpty: true to prune every member", members)
-	}
-	if emptied := declared.Emptied(set.GetSetStatus().Sources, counts); len(emptied) > 0 {
-		return fmt.Errorf("%s declared objects and now declare none: pruning would delete what they held, so nothing was "+
-			"applied or pruned; fix the source, take it out of spec.sources, or set spec.allowEmpty: true", text.Summarize(emptied, 3))
-	}
-	return nil
 }

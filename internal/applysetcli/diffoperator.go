@@ -119,16 +119,24 @@ func (d *diffOptions) previewSet(ctx context.Context, o *Options, cl client.Clie
 	}
 	spec := set.GetCommonSpec()
 	scope := applyset.Scope{Namespace: set.GetNamespace(), AdditionalNamespaces: sets.New(spec.AdditionalNamespaces...)}
-	inputs, err := d.gather(ctx, o, cl, set)
+	gathered, err := d.gather(ctx, o, cl, set)
 	if err != nil {
 		return nil, err
 	}
-	objects, warnings, err := apply.Check(inputs, apply.Target{Scope: scope, DefaultNamespace: set.GetNamespace(), Mapper: c.mapper})
+	objects, warnings, err := apply.Check(gathered.Inputs, apply.Target{Scope: scope, DefaultNamespace: set.GetNamespace(), Mapper: c.mapper})
 	if err != nil {
 		return nil, err
 	}
 	for _, w := range warnings {
 		fmt.Fprintf(o.Streams.ErrOut, "Warning: %s\n", w)
+	}
+	if exists {
+		// The operator stops such a set (EmptySource) and applies and prunes nothing, so there is nothing to show.
+		counts := declared.CountBySource(set, objects, gathered)
+		if err := declared.RefuseEmpty(set, live.(applyv1alpha1.Set).GetSetStatus(), objects, counts); err != nil {
+			return &preview{declared: map[apply.ObjectRef]apply.Object{}, problems: []error{fmt.Errorf("the operator would stop %s/%s (%s): %w",
+				set.GetObjectKind().GroupVersionKind().Kind, set.GetName(), applyv1alpha1.ReasonEmptySource, err)}}, nil
+		}
 	}
 	plan := declared.NewPlan(set, parent, objects, inv.Refs(), key.ID(), true)
 	engine := &apply.Engine{Client: cl, FieldManager: identity.MembersFieldManager, Discovery: c.disco}
@@ -155,11 +163,11 @@ func (d *diffOptions) previewSet(ctx context.Context, o *Options, cl client.Clie
 // ConfigMaps, Secrets and the Secrets of its oci sources with the user's
 // rights, and its artifacts from wherever the user can reach, within the
 // same bounds. It says which artifact each oci and flux source read.
-func (d *diffOptions) gather(ctx context.Context, o *Options, cl client.Client, set applyv1alpha1.Set) ([]apply.Input, error) {
+func (d *diffOptions) gather(ctx context.Context, o *Options, cl client.Client, set applyv1alpha1.Set) (declared.Gathered, error) {
 	artifacts := &declared.Artifacts{Policy: fetchpolicy.Unrestricted()}
 	g, err := declared.GatherWith(ctx, cl, set, declared.Limits{Bytes: d.maxInput, Objects: declared.DefaultLimits.Objects}, artifacts)
 	if err != nil {
-		return nil, err
+		return g, err
 	}
 	kind := set.GetObjectKind().GroupVersionKind().Kind
 	for i, src := range set.GetSources() {
@@ -171,7 +179,7 @@ func (d *diffOptions) gather(ctx context.Context, o *Options, cl client.Client, 
 			fmt.Fprintf(o.Streams.ErrOut, "%s/%s: %srevision %s is %s\n", kind, set.GetName(), declared.FluxOrigin(i, src), g.Revisions[i], g.Digests[i])
 		}
 	}
-	return g.Inputs, nil
+	return g, nil
 }
 
 // ociVersion names the artifact an oci source asks for: by its tag, when

@@ -160,3 +160,24 @@ func ArtifactChanges(before, now []applyv1alpha1.SourceStatus) []string {
 	}
 	return out
 }
+
+// RefuseEmpty stops a set whose inputs declare nothing while it has members,
+// or one of whose sources declared objects and declares none now, unless
+// spec.allowEmpty: an emptied source would otherwise prune what it held.
+// status is the set's status as stored (its members, and what each source
+// declared at the last reconcile); the reconciler and a preview both ask.
+func RefuseEmpty(set applyv1alpha1.Set, status *applyv1alpha1.ApplySetStatus, objects []apply.Object,
+	counts []applyv1alpha1.SourceStatus) error {
+	if set.GetCommonSpec().AllowEmptyEnabled() || status == nil {
+		return nil
+	}
+	if members := len(status.Members); len(objects) == 0 && members > 0 {
+		return fmt.Errorf("the set's inputs declare no objects, while it has %d members: a source emptied by mistake "+
+			"would delete them all, so nothing was applied or pruned; fix the inputs, or set spec.allowEmpty: true to prune every member", members)
+	}
+	if emptied := Emptied(status.Sources, counts); len(emptied) > 0 {
+		return fmt.Errorf("%s declared objects and now declare none: pruning would delete what they held, so nothing was "+
+			"applied or pruned; fix the source, take it out of spec.sources, or set spec.allowEmpty: true", text.Summarize(emptied, 3))
+	}
+	return nil
+}

@@ -76,6 +76,45 @@ func TestEmptied(t *testing.T) {
 	}
 }
 
+func TestRefuseEmpty(t *testing.T) {
+	src := func(name string, n int32) applyv1alpha1.SourceStatus {
+		return applyv1alpha1.SourceStatus{Kind: string(applyv1alpha1.SourceKindConfigMap), Namespace: "shop", Name: name, Objects: ptr.To(n)}
+	}
+	members := func(n int) []applyv1alpha1.Member { return make([]applyv1alpha1.Member, n) }
+	one := []apply.Object{{Input: apply.Input{Object: &unstructured.Unstructured{}, Origin: "ConfigMap shop/b key a.yaml document 1"}}}
+	tests := []struct {
+		name       string
+		allowEmpty bool
+		status     *applyv1alpha1.ApplySetStatus
+		objects    []apply.Object
+		counts     []applyv1alpha1.SourceStatus
+		wantErr    bool
+	}{
+		{name: "a set not stored yet", objects: nil},
+		{name: "nothing declared, no members", status: &applyv1alpha1.ApplySetStatus{}},
+		{name: "nothing declared, members", status: &applyv1alpha1.ApplySetStatus{Members: members(2)}, wantErr: true},
+		{name: "nothing declared, members, allowEmpty", allowEmpty: true, status: &applyv1alpha1.ApplySetStatus{Members: members(2)}},
+		{name: "a source emptied", status: &applyv1alpha1.ApplySetStatus{Members: members(3), Sources: []applyv1alpha1.SourceStatus{src("a", 2), src("b", 1)}},
+			objects: one, counts: []applyv1alpha1.SourceStatus{src("a", 0), src("b", 1)}, wantErr: true},
+		{name: "a source emptied, allowEmpty", allowEmpty: true,
+			status:  &applyv1alpha1.ApplySetStatus{Members: members(3), Sources: []applyv1alpha1.SourceStatus{src("a", 2), src("b", 1)}},
+			objects: one, counts: []applyv1alpha1.SourceStatus{src("a", 0), src("b", 1)}},
+		{name: "every source still declaring", status: &applyv1alpha1.ApplySetStatus{Members: members(1), Sources: []applyv1alpha1.SourceStatus{src("b", 1)}},
+			objects: one, counts: []applyv1alpha1.SourceStatus{src("b", 1)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			set := &applyv1alpha1.ApplySet{}
+			if tt.allowEmpty {
+				set.Spec.AllowEmpty = ptr.To(true)
+			}
+			if err := RefuseEmpty(set, tt.status, tt.objects, tt.counts); (err != nil) != tt.wantErr {
+				t.Errorf("RefuseEmpty = %v, want an error: %v", err, tt.wantErr)
+			}
+		})
+	}
+}
+
 func TestAnOCISourceIsTheSameSourceWhicheverArtifactItRead(t *testing.T) {
 	oci := func(digest string, n int32) applyv1alpha1.SourceStatus {
 		return applyv1alpha1.SourceStatus{URL: "oci://registry.example.com/app", Path: "prod", Digest: digest, Objects: ptr.To(n)}

@@ -208,4 +208,43 @@ spec:
 		Expect(versions(ctx)).To(Equal(before), "the preview wrote to the cluster")
 		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "shop-two"}, &corev1.ConfigMap{})).To(Succeed())
 	})
+
+	It("previews no prune of a set whose source was emptied, and says the operator stops it", func(ctx context.Context) {
+		env.StartManager(func(mgr ctrl.Manager) error {
+			return applysets.SetupWithManager(mgr, applysets.Options{ToolingVersion: "v0.1.0", DefaultServiceAccount: "default"})
+		})
+		grantDefault(ctx, ns)
+		kubectlSucceeds(ctx, "", "create", "configmap", "shop-source", "-n", ns,
+			"--from-literal=app.yaml={apiVersion: v1, kind: ConfigMap, metadata: {name: from-source}, data: {k: v}}")
+		const setYAML = `apiVersion: apply.applyset.dev/v1alpha1
+kind: ApplySet
+metadata: {name: sourced}
+spec:
+  sources:
+  - {kind: ConfigMap, name: shop-source}
+`
+		kubectlSucceeds(ctx, setYAML, "apply", "-n", ns, "-f", "-")
+		set := &applyv1alpha1.ApplySet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "sourced"}}
+		Eventually(func() *metav1.Condition {
+			Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
+			return apimeta.FindStatusCondition(set.Status.Conditions, applyv1alpha1.ConditionReady)
+		}).Should(HaveField("Status", metav1.ConditionTrue))
+
+		By("the source emptied by mistake")
+		kubectlSucceeds(ctx, "", "patch", "configmap", "shop-source", "-n", ns, "--type=merge", "-p", `{"data": {"app.yaml": ""}}`)
+		stdout, stderr, code := diff(ctx, setYAML, "-f", "-")
+		Expect(code).To(Equal(2), stdout+stderr)
+		Expect(stderr).To(ContainSubstring("the operator would stop ApplySet/sourced (EmptySource)"))
+		Expect(stdout+stderr).NotTo(ContainSubstring("from-source"), "the preview showed a prune the operator refuses")
+
+		By("the operator stops the set as the preview said, and the object stays")
+		Eventually(func() string {
+			Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
+			if c := apimeta.FindStatusCondition(set.Status.Conditions, applyv1alpha1.ConditionReady); c != nil {
+				return c.Reason
+			}
+			return ""
+		}).Should(Equal(applyv1alpha1.ReasonEmptySource))
+		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "from-source"}, &corev1.ConfigMap{})).To(Succeed())
+	})
 })

@@ -18,10 +18,8 @@ package replicas
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,7 +28,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -58,9 +55,6 @@ type Gate struct {
 	Reader client.Reader
 	Writer client.Client
 	GVK    schema.GroupVersionKind
-
-	// claims are the versions of sets this replica's claims wrote, by key.
-	claims sync.Map
 }
 
 // Admit decides at the start of a reconcile of key. When the reconcile goes
@@ -86,16 +80,14 @@ func (g *Gate) Admit(ctx context.Context, key types.NamespacedName) (context.Con
 			if !ok {
 				return ctx, nil, &reconcile.Result{}, nil
 			}
-			claimed, err := g.write(work, set, term)
-			if err != nil {
+			if err := g.write(work, set, term); err != nil {
 				done()
 				return g.retry(ctx, err)
 			}
-			g.claims.Store(key, claim{from: set.ResourceVersion, to: claimed})
 			logger.Info("Replica takes the set", "replica", term.String(), "from", named.String(), "reason", d.Action.String())
 			return work, done, nil, nil
 		case ownership.HandOver:
-			if _, err := g.write(ctx, set, d.To); err != nil {
+			if err := g.write(ctx, set, d.To); err != nil {
 				return g.retry(ctx, err)
 			}
 			logger.Info("Replica hands the set over", "from", named.String(), "to", d.To.String())
@@ -159,34 +151,21 @@ func (g *Gate) read(ctx context.Context, key types.NamespacedName) (*metav1.Part
 }
 
 // write names owner on the set, on condition that the set is still the
-// version read: every change of owner is a compare-and-swap. It returns the
-// set's new resourceVersion; the answer is read as metadata, so a set's
-// inline objects are not sent back.
-func (g *Gate) write(ctx context.Context, set *metav1.PartialObjectMetadata, owner ownership.Owner) (string, error) {
+// version read: every change of owner is a compare-and-swap.
+func (g *Gate) write(ctx context.Context, set *metav1.PartialObjectMetadata, owner ownership.Owner) error {
 	patch := &unstructured.Unstructured{}
 	patch.SetGroupVersionKind(g.GVK)
 	patch.SetNamespace(set.Namespace)
 	patch.SetName(set.Name)
 	patch.SetResourceVersion(set.ResourceVersion)
 	patch.SetAnnotations(map[string]string{OwnerAnnotation: owner.String()})
-	body, err := json.Marshal(patch.Object)
-	if err != nil {
-		return "", err
-	}
-	written := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: set.Namespace, Name: set.Name}}
-	written.SetGroupVersionKind(g.GVK)
-	if err := g.Writer.Patch(ctx, written, client.RawPatch(types.ApplyPatchType, body),
-		client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
-		return "", err
-	}
-	return written.ResourceVersion, nil
+	return g.Writer.Apply(ctx, client.ApplyConfigurationFromUnstructured(patch), client.FieldOwner(FieldManager), client.ForceOwnership)
 }
 
 // Mine passes the events of sets this replica may have to act on: those
-// naming it, naming nobody, or hashing to it. It drops the update its own
-// claim made (ownClaim).
+// naming it, naming nobody, or hashing to it.
 func (g *Gate) Mine() predicate.Predicate {
-	mine := func(obj client.Object) bool {
+	return predicate.NewPredicateFuncs(func(obj client.Object) bool {
 		v := g.Membership.View()
 		if v.Self.IsZero() {
 			return false // a new term queues every set again
@@ -194,30 +173,7 @@ func (g *Gate) Mine() predicate.Predicate {
 		named, _ := ownership.ParseOwner(obj.GetAnnotations()[OwnerAnnotation])
 		return named.IsZero() || named.Replica == v.Self.Replica ||
 			ownership.Target(client.ObjectKeyFromObject(obj).String(), v.Live()) == v.Self.Replica
-	}
-	return predicate.Funcs{
-		CreateFunc: func(e event.CreateEvent) bool { return mine(e.Object) },
-		UpdateFunc: func(e event.UpdateEvent) bool { return !g.ownClaim(e.ObjectOld, e.ObjectNew) && mine(e.ObjectNew) },
-		DeleteFunc: func(e event.DeleteEvent) bool {
-			g.claims.Delete(client.ObjectKeyFromObject(e.Object))
-			return mine(e.Object)
-		},
-		GenericFunc: func(e event.GenericEvent) bool { return mine(e.Object) },
-	}
-}
-
-// claim is the change of a set's version that this replica's claim made.
-type claim struct{ from, to string }
-
-// ownClaim reports whether the update from oldObj to newObj is exactly the claim
-// this replica wrote, and forgets the claim when it is. The reconcile that
-// wrote it goes on with the set, so the event would only queue it again.
-// An update that spans more than the claim (the informer listed again and
-// missed versions between) passes: it may carry someone else's change.
-func (g *Gate) ownClaim(oldObj, newObj client.Object) bool {
-	key := client.ObjectKeyFromObject(newObj)
-	c := claim{from: oldObj.GetResourceVersion(), to: newObj.GetResourceVersion()}
-	return g.claims.CompareAndDelete(key, c)
+	})
 }
 
 // Resync is a source that queues every set list returns whenever the live

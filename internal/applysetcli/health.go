@@ -139,16 +139,16 @@ func healthOf(members []memberHealth) string {
 // summarizeWithHealth is each parent's summary with its members' health,
 // read live. The members of all parents are read in one pool, so a cluster of
 // many small sets is not read one set after another.
-func summarizeWithHealth(ctx context.Context, c *clients, parents []membership.Parent, verdicts []membership.Verdict) []summary {
+func summarizeWithHealth(ctx context.Context, c *clients, checked []checkedParent) []summary {
 	var members []membership.Member
-	for _, v := range verdicts {
-		members = append(members, v.Members...)
+	for _, p := range checked {
+		members = append(members, p.verdict.Members...)
 	}
 	judged := judge(ctx, c, members)
-	out := make([]summary, len(parents))
-	for i, p := range parents {
-		n := len(verdicts[i].Members)
-		out[i] = summarize(p, verdicts[i])
+	out := make([]summary, len(checked))
+	for i, p := range checked {
+		n := len(p.verdict.Members)
+		out[i] = summarize(p.Parent, p.verdict)
 		out[i].Health = healthOf(judged[:n])
 		judged = judged[n:]
 	}

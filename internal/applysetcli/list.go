@@ -22,7 +22,6 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
 
@@ -91,15 +90,7 @@ The two are separate: a set can have no findings and members not ready yet.`,
 			if err != nil {
 				return err
 			}
-			var parents []membership.Parent
-			var verdicts []membership.Verdict
-			for _, p := range snap.Parents {
-				if flags.inScope(c, p) {
-					parents = append(parents, p)
-					verdicts = append(verdicts, snap.Verify(p, membership.NewAppliers(identity.TrustedAppliers())))
-				}
-			}
-			items := summarizeWithHealth(cmd.Context(), c, parents, verdicts)
+			items := summarizeWithHealth(cmd.Context(), c, checkParents(c, &flags, snap, nil))
 			if len(items) == 0 && flags.output == "" {
 				fmt.Fprintln(o.Streams.ErrOut, "No ApplySets found.")
 				return nil

@@ -107,7 +107,7 @@ func runVerify(cmd *cobra.Command, o *Options, flags *verifyFlags, args []string
 	if err != nil {
 		return err
 	}
-	checked := checkParents(c, flags, snap, only)
+	checked := checkParents(c, &flags.scopeFlags, snap, only)
 	if flags.fix {
 		if err := fixHints(cmd, o, c, flags.yes, &flags.dr, checked); err != nil {
 			return err
@@ -123,7 +123,9 @@ type checkedParent struct {
 	verdict membership.Verdict
 }
 
-func checkParents(c *clients, flags *verifyFlags, snap *membership.Snapshot, only *membership.ParentRef) []checkedParent {
+// checkParents verifies the parents in the flags' scope, or only the one
+// named.
+func checkParents(c *clients, flags *scopeFlags, snap *membership.Snapshot, only *membership.ParentRef) []checkedParent {
 	var out []checkedParent
 	for _, p := range snap.Parents {
 		if only != nil && p.Ref.Key() != only.Key() || only == nil && !flags.inScope(c, p) {
@@ -137,12 +139,7 @@ func checkParents(c *clients, flags *verifyFlags, snap *membership.Snapshot, onl
 // report prints the findings and the members' health, and ends with status
 // 1 when there are findings.
 func report(ctx context.Context, w io.Writer, c *clients, checked []checkedParent, output string) error {
-	parents := make([]membership.Parent, len(checked))
-	verdicts := make([]membership.Verdict, len(checked))
-	for i, p := range checked {
-		parents[i], verdicts[i] = p.Parent, p.verdict
-	}
-	items := summarizeWithHealth(ctx, c, parents, verdicts)
+	items := summarizeWithHealth(ctx, c, checked)
 	clean := true
 	for _, s := range items {
 		clean = clean && s.clean()

@@ -38,35 +38,41 @@ var builtinPlugins = func() map[string]bool {
 // container or an executable.
 var functionAnnotations = []string{"config.kubernetes.io/function", "config.k8s.io/function"}
 
-// checkPluginConfigs checks the configs of generators, transformers or
+// pluginConfigs checks the configs of generators, transformers or
 // validators: each must be of a builtin kind (no exec, container or Go
 // plugin), and name no remote or outside path. It counts the configs, as
-// each generator config produces about one object. dir is the directory
-// of the kustomization that uses them, which their paths are relative to.
-func checkPluginConfigs(dir string, data []byte, where string) (int64, error) {
-	var n int64
+// each generator config produces about one object, and what generator
+// configs produce. dir is the directory of the kustomization that uses
+// them, which their paths are relative to.
+func (w *walker) pluginConfigs(dir string, data []byte, where string) (cost, error) {
+	c := cost{bytes: int64(len(data))}
 	err := eachDocument(data, where, func(doc []byte) error {
-		n++
-		return checkPluginConfig(dir, doc, where)
+		c.objects++
+		config, err := checkPluginConfig(dir, doc, where)
+		if err != nil {
+			return err
+		}
+		c.bytes += w.generatedByConfig(dir, config)
+		return nil
 	})
-	return n, err
+	return c, err
 }
 
-func checkPluginConfig(dir string, doc []byte, where string) error {
+func checkPluginConfig(dir string, doc []byte, where string) (map[string]any, error) {
 	var config map[string]any
 	if err := yaml.Unmarshal(doc, &config); err != nil {
-		return fmt.Errorf("malformed plugin config: %w", err)
+		return nil, fmt.Errorf("malformed plugin config: %w", err)
 	}
 	kind, _ := config["kind"].(string)
 	for _, key := range functionAnnotations {
 		if _, ok := annotations(config)[key]; ok {
-			return fmt.Errorf("plugin %q is a KRM function (%s): exec, container and Go plugins are not allowed", kind, key)
+			return nil, fmt.Errorf("plugin %q is a KRM function (%s): exec, container and Go plugins are not allowed", kind, key)
 		}
 	}
 	if !builtinPlugins[kind] {
-		return fmt.Errorf("plugin kind %q is not a builtin: exec, container and Go plugins and helm charts are not allowed", kind)
+		return nil, fmt.Errorf("plugin kind %q is not a builtin: exec, container and Go plugins and helm charts are not allowed", kind)
 	}
-	return checkPathValues(dir, config, where)
+	return config, checkPathValues(dir, config, where)
 }
 
 func annotations(obj map[string]any) map[string]any {

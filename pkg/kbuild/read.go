@@ -22,15 +22,13 @@ limitations under the License.
 package kbuild
 
 import (
+	"context"
 	"fmt"
 	"path"
 	"strings"
 
-	"sigs.k8s.io/kustomize/api/krusty"
-	"sigs.k8s.io/kustomize/api/types"
-	"sigs.k8s.io/kustomize/kyaml/filesys"
-
 	"github.com/applyset-operator/applyset-operator/pkg/artifact"
+	"github.com/applyset-operator/applyset-operator/pkg/text"
 )
 
 // Document is a stream of YAML or JSON documents and the path in the
@@ -52,9 +50,17 @@ type Document struct {
 // bases aside. Only kustomize's builtin generators and transformers run:
 // no exec, container or Go plugin, no KRM function, no helm chart.
 //
+// What the build produces is bounded before and while it runs: the walk
+// counts what its resources and generators produce, with multiplicity,
+// and refuses a build that would produce too much; the build itself runs
+// in a child process of this binary, ended as soon as its heap, its
+// output or its objects pass limits, or ctx ends. Patches and
+// replacements, which may copy what they touch onto many objects, are
+// caught there. A refusal at a limit is a *LimitError.
+//
 // Otherwise every .yaml, .yml and .json file under dir is a document, in
 // lexical order of their paths.
-func Read(files *artifact.Tree, dir string, limits Limits) ([]Document, error) {
+func Read(ctx context.Context, files *artifact.Tree, dir string, limits Limits) ([]Document, error) {
 	if err := limits.validate(); err != nil {
 		return nil, err
 	}
@@ -75,33 +81,12 @@ func Read(files *artifact.Tree, dir string, limits Limits) ([]Document, error) {
 	if file == "" {
 		return manifestFiles(files, target, limits)
 	}
-	return build(files, target, file, limits)
-}
-
-func build(files *artifact.Tree, dir, file string, limits Limits) ([]Document, error) {
-	if _, err := newWalker(files, limits).walk(dir, 1, false); err != nil {
+	if _, err := newWalker(files, limits).walk(target, 1, false); err != nil {
 		return nil, err
 	}
-	fSys := filesys.MakeFsInMemory()
-	for _, p := range files.Paths() {
-		data, _ := files.File(p)
-		if err := fSys.WriteFile("/"+p, data); err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
-	}
-	opts := krusty.MakeDefaultOptions()
-	opts.LoadRestrictions = types.LoadRestrictionsRootOnly
-	opts.PluginConfig = types.DisabledPluginConfig()
-	resources, err := krusty.MakeKustomizer(opts).Run(fSys, "/"+dir)
+	out, err := isolate(ctx, files, target, file, limits)
 	if err != nil {
-		return nil, fmt.Errorf("building %s: %w", file, err)
-	}
-	if int64(resources.Size()) > limits.MaxObjects {
-		return nil, fmt.Errorf("building %s: %d objects, more than the limit of %d", file, resources.Size(), limits.MaxObjects)
-	}
-	out, err := resources.AsYaml()
-	if err != nil {
-		return nil, fmt.Errorf("building %s: %w", file, err)
+		return nil, err
 	}
 	return []Document{{Name: file, Data: out}}, nil
 }
@@ -121,7 +106,7 @@ func manifestFiles(files *artifact.Tree, dir string, limits Limits) ([]Document,
 		}
 		data, _ := files.File(p)
 		if size += int64(len(data)); size > limits.MaxBytes {
-			return nil, fmt.Errorf("%s: the files under %q are more than the limit of %d bytes", p, dir, limits.MaxBytes)
+			return nil, &LimitError{fmt.Sprintf("%s: the files under %q hold more than %s", p, dir, text.Bytes(limits.MaxBytes))}
 		}
 		docs = append(docs, Document{Name: p, Data: data})
 	}

@@ -91,7 +91,7 @@ configMapGenerator:
 }
 
 func TestReadBuildsAnOverlay(t *testing.T) {
-	docs, err := Read(tree(t, overlay), "overlays/prod", testLimits)
+	docs, err := Read(t.Context(), tree(t, overlay), "overlays/prod", testLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestReadBuildsAnOverlay(t *testing.T) {
 func TestReadBuildsTheRoot(t *testing.T) {
 	files := map[string]string{"kustomization.yaml": "resources: [cm.yaml]\n", "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n"}
 	for _, dir := range []string{"", "."} {
-		docs, err := Read(tree(t, files), dir, testLimits)
+		docs, err := Read(t.Context(), tree(t, files), dir, testLimits)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +144,7 @@ func TestReadListsPlainFiles(t *testing.T) {
 		"other/c.yaml":      "c: 1",
 		"appsbesides/d.yml": "d: 1",
 	})
-	docs, err := Read(files, "apps", testLimits)
+	docs, err := Read(t.Context(), files, "apps", testLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,8 +152,8 @@ func TestReadListsPlainFiles(t *testing.T) {
 	if diff := cmp.Diff(want, names(docs)); diff != "" {
 		t.Errorf("documents (-want +got):\n%s", diff)
 	}
-	_, err = Read(files, "apps", Limits{MaxObjects: 10, MaxBytes: 5, MaxDepth: 1})
-	wantErr(t, err, "more than the limit of 5 bytes")
+	_, err = Read(t.Context(), files, "apps", Limits{MaxObjects: 10, MaxBytes: 5, MaxDepth: 1})
+	wantErr(t, err, "hold more than 5 bytes")
 }
 
 func TestReadRefuses(t *testing.T) {
@@ -281,7 +281,7 @@ metadata:
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Read(tree(t, tt.files), tt.dir, testLimits)
+			_, err := Read(t.Context(), tree(t, tt.files), tt.dir, testLimits)
 			wantErr(t, err, tt.want...)
 		})
 	}
@@ -316,16 +316,16 @@ func TestReadRefusesABillionLaughsBeforeBuilding(t *testing.T) {
 	if size > 8<<10 {
 		t.Fatalf("the graph takes %d bytes; it should take a few KB", size)
 	}
-	_, err := Read(tree(t, files), "l9", Limits{MaxObjects: 100_000, MaxBytes: 1 << 40, MaxDepth: 100})
+	_, err := Read(t.Context(), tree(t, files), "l9", Limits{MaxObjects: 100_000, MaxBytes: 1 << 40, MaxDepth: 100})
 	// The walker's message, not the build's: kustomize never ran.
-	wantErr(t, err, `kustomization "l`, "would produce more than the limit of 100000 objects")
+	wantErr(t, err, `kustomization "l`, "would produce more than 100000 objects")
 
-	_, err = Read(tree(t, files), "l9", Limits{MaxObjects: 1 << 40, MaxBytes: 1 << 20, MaxDepth: 100})
-	wantErr(t, err, "would read more than the limit of 1048576 bytes")
+	_, err = Read(t.Context(), tree(t, files), "l9", Limits{MaxObjects: 1 << 40, MaxBytes: 1 << 20, MaxDepth: 100})
+	wantErr(t, err, "would produce more than 1 MiB")
 }
 
 func TestReadBuildsAGraphWithinTheLimits(t *testing.T) {
-	docs, err := Read(tree(t, laughs(2, 3)), "l2", testLimits)
+	docs, err := Read(t.Context(), tree(t, laughs(2, 3)), "l2", testLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,8 +336,8 @@ func TestReadBuildsAGraphWithinTheLimits(t *testing.T) {
 	if len(inputs) != 9 {
 		t.Errorf("%d objects, want 3*3", len(inputs))
 	}
-	_, err = Read(tree(t, laughs(2, 3)), "l2", Limits{MaxObjects: 8, MaxBytes: 1 << 20, MaxDepth: 10})
-	wantErr(t, err, "more than the limit of 8 objects")
+	_, err = Read(t.Context(), tree(t, laughs(2, 3)), "l2", Limits{MaxObjects: 8, MaxBytes: 1 << 20, MaxDepth: 10})
+	wantErr(t, err, "would produce more than 8 objects")
 }
 
 func TestReadRefusesDeepNesting(t *testing.T) {
@@ -345,14 +345,14 @@ func TestReadRefusesDeepNesting(t *testing.T) {
 	for i := 1; i <= 5; i++ {
 		files[fmt.Sprintf("d%d/kustomization.yaml", i)] = fmt.Sprintf("resources: [../d%d]\n", i-1)
 	}
-	if _, err := Read(tree(t, files), "d5", Limits{MaxObjects: 10, MaxBytes: 1 << 20, MaxDepth: 6}); err != nil {
+	if _, err := Read(t.Context(), tree(t, files), "d5", Limits{MaxObjects: 10, MaxBytes: 1 << 20, MaxDepth: 6}); err != nil {
 		t.Fatalf("six levels within a limit of six: %v", err)
 	}
-	_, err := Read(tree(t, files), "d5", Limits{MaxObjects: 10, MaxBytes: 1 << 20, MaxDepth: 5})
+	_, err := Read(t.Context(), tree(t, files), "d5", Limits{MaxObjects: 10, MaxBytes: 1 << 20, MaxDepth: 5})
 	wantErr(t, err, "nested deeper than the limit of 5")
 	// Reached first shallow, then deep: the depth still counts.
 	files["top/kustomization.yaml"] = "resources: [../d0, ../d5]\nnamePrefix: t-\n"
-	_, err = Read(tree(t, files), "top", Limits{MaxObjects: 10, MaxBytes: 1 << 20, MaxDepth: 6})
+	_, err = Read(t.Context(), tree(t, files), "top", Limits{MaxObjects: 10, MaxBytes: 1 << 20, MaxDepth: 6})
 	wantErr(t, err, "nested deeper than the limit of 6")
 }
 

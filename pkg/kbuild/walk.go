@@ -30,27 +30,46 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/applyset-operator/applyset-operator/pkg/artifact"
+	"github.com/applyset-operator/applyset-operator/pkg/text"
 )
 
-// Limits bound a build, checked by walking the kustomizations before any
-// is built. Every field must be positive, and below 1<<60.
+// Limits bound a build. MaxObjects, MaxBytes and MaxDepth must be
+// positive; every field below 1<<60.
 type Limits struct {
-	// MaxObjects bounds the objects the build would produce, counted with
+	// MaxObjects bounds the objects the build produces, counted with
 	// multiplicity: a base used twice counts twice, at every level.
 	MaxObjects int64
-	// MaxBytes bounds the bytes of the resource files the build would read,
-	// counted with the same multiplicity: roughly the size of its output.
+	// MaxBytes bounds the YAML the build produces. Before the build, the
+	// walk counts the resource files and the files, literals and env files
+	// of generators it uses, each as often as it is used; the build is then
+	// stopped when its output passes the bound.
 	MaxBytes int64
 	// MaxDepth bounds how deeply kustomizations nest (1: no bases).
 	MaxDepth int
+	// MaxMemory bounds the heap of the process the build runs in; 0 is
+	// DefaultMaxMemory.
+	MaxMemory int64
 }
+
+// DefaultMaxMemory leaves room for the largest public install manifests
+// under an overlay: kustomize holds about 150 bytes for each byte of dense
+// YAML it builds (Argo CD's 2 MiB install peaks at 148 MiB).
+const DefaultMaxMemory = 256 << 20
 
 func (l Limits) validate() error {
 	const most = 1 << 60
-	if l.MaxObjects <= 0 || l.MaxBytes <= 0 || l.MaxDepth <= 0 || l.MaxObjects >= most || l.MaxBytes >= most {
+	if l.MaxObjects <= 0 || l.MaxBytes <= 0 || l.MaxDepth <= 0 || l.MaxMemory < 0 ||
+		l.MaxObjects >= most || l.MaxBytes >= most || l.MaxMemory >= most {
 		return fmt.Errorf("every limit must be positive and below 2^60: %+v", l)
 	}
 	return nil
+}
+
+func (l Limits) memory() int64 {
+	if l.MaxMemory == 0 {
+		return DefaultMaxMemory
+	}
+	return l.MaxMemory
 }
 
 // cost is what building a kustomization would produce and how deep its
@@ -130,11 +149,19 @@ func (w *walker) check(dir string, depth int, c cost) error {
 	case depth+c.height-1 > w.limits.MaxDepth:
 		return fmt.Errorf("kustomization %q: nested deeper than the limit of %d", dir, w.limits.MaxDepth)
 	case c.objects > w.limits.MaxObjects:
-		return fmt.Errorf("kustomization %q would produce more than the limit of %d objects", dir, w.limits.MaxObjects)
+		return &LimitError{fmt.Sprintf("%s would produce more than %d objects", kustomizationName(dir), w.limits.MaxObjects)}
 	case c.bytes > w.limits.MaxBytes:
-		return fmt.Errorf("kustomization %q would read more than the limit of %d bytes", dir, w.limits.MaxBytes)
+		return &LimitError{fmt.Sprintf("%s would produce more than %s", kustomizationName(dir), text.Bytes(w.limits.MaxBytes))}
 	}
 	return nil
+}
+
+// kustomizationName names the kustomization of dir in messages.
+func kustomizationName(dir string) string {
+	if dir == "" {
+		return "the root kustomization"
+	}
+	return fmt.Sprintf("kustomization %q", dir)
 }
 
 // parse reads a kustomization as kustomize does, then checks every path it
@@ -161,6 +188,15 @@ func (w *walker) parse(dir, file string) (*types.Kustomization, error) {
 
 func (w *walker) kustomizationCost(dir, file string, k *types.Kustomization, depth int, pluginConfigs bool) (cost, error) {
 	total := cost{objects: int64(len(k.ConfigMapGenerator) + len(k.SecretGenerator)), height: 1}
+	for _, g := range k.ConfigMapGenerator {
+		total.bytes += w.generated(dir, g.KvPairSources, false)
+	}
+	for _, g := range k.SecretGenerator {
+		total.bytes += w.generated(dir, g.KvPairSources, true)
+	}
+	if err := w.check(dir, depth, total); err != nil {
+		return cost{}, err
+	}
 	for _, group := range []struct {
 		field   string
 		refs    []string
@@ -197,8 +233,7 @@ func (w *walker) kustomizationCost(dir, file string, k *types.Kustomization, dep
 // kustomization's output. Inline plugin configs are checked in place.
 func (w *walker) reference(dir, ref, where string, depth int, pluginConfigs bool) (cost, error) {
 	if pluginConfigs && bytes.ContainsRune([]byte(ref), '\n') {
-		n, err := checkPluginConfigs(dir, []byte(ref), where)
-		return cost{objects: n, bytes: int64(len(ref))}, err
+		return w.pluginConfigs(dir, []byte(ref), where)
 	}
 	target, err := checkLocalPath(dir, ref, where)
 	if err != nil {
@@ -206,8 +241,7 @@ func (w *walker) reference(dir, ref, where string, depth int, pluginConfigs bool
 	}
 	if data, ok := w.files.File(target); ok {
 		if pluginConfigs {
-			n, err := checkPluginConfigs(dir, data, target)
-			return cost{objects: n, bytes: int64(len(data))}, err
+			return w.pluginConfigs(dir, data, target)
 		}
 		n, err := countDocuments(data, target)
 		return cost{objects: n, bytes: int64(len(data))}, err

@@ -72,3 +72,18 @@ func Limit(items []string, most, itemBytes int) []string {
 	}
 	return out
 }
+
+// Bytes writes a size as a person reads a limit: "16 MiB", "1.5 KiB",
+// "300 bytes".
+func Bytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	value, prefix := float64(n), 0
+	for value >= unit && prefix < 6 {
+		value /= unit
+		prefix++
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.1f", value), "0"), ".") + " " + string("KMGTPE"[prefix-1]) + "iB"
+}

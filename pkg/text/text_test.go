@@ -99,3 +99,15 @@ func FuzzTruncate(f *testing.F) {
 		}
 	})
 }
+
+func TestBytes(t *testing.T) {
+	for n, want := range map[int64]string{
+		0: "0 bytes", -5000: "-5000 bytes", 300: "300 bytes", 1023: "1023 bytes", 1024: "1 KiB", 1536: "1.5 KiB",
+		16 << 20: "16 MiB", 256 << 20: "256 MiB", 3 << 30: "3 GiB", 1<<62 + 1<<61: "6 EiB", (16 << 20) + 1: "16 MiB",
+		(16 << 20) + 200<<10: "16.2 MiB",
+	} {
+		if got := Bytes(n); got != want {
+			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -1,0 +1,144 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kbuild
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// hostileBuilds are small artifacts whose builds multiply what they read.
+var hostileBuilds = map[string]func(size int) map[string]string{
+	// One file named many times by one generator: kustomize copies it each time.
+	"generator files": func(size int) map[string]string {
+		return map[string]string{
+			"big.txt":            strings.Repeat("x", size),
+			"kustomization.yaml": "configMapGenerator:\n- name: x\n  files: [" + numbered("k%d=big.txt", 40) + "]\n",
+		}
+	},
+	// The same, through a generator config of generators:.
+	"generator configs": func(size int) map[string]string {
+		return map[string]string{
+			"big.txt":            strings.Repeat("x", size),
+			"gen.yaml":           "apiVersion: builtin\nkind: SecretGenerator\nmetadata: {name: x}\nfiles: [" + numbered("k%d=big.txt", 40) + "]\n",
+			"kustomization.yaml": "generators: [gen.yaml]\n",
+		}
+	},
+	// A patch that adds a large annotation to every one of 200 objects.
+	"patch targets": func(size int) map[string]string {
+		files := map[string]string{"kustomization.yaml": "resources:\n" + numbered("- cm%d.yaml\n", 200) +
+			"patches:\n- target: {kind: ConfigMap}\n  patch: |\n    - {op: add, path: /metadata/annotations, value: {a: " +
+			strings.Repeat("y", size/8) + "}}\n"}
+		for i := range 200 {
+			files[fmt.Sprintf("cm%d.yaml", i)] = fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm%d\n", i)
+		}
+		return files
+	},
+}
+
+func numbered(format string, n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = fmt.Sprintf(format, i)
+	}
+	if strings.HasSuffix(format, "\n") {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts, ", ")
+}
+
+func TestReadBoundsWhatTheBuildProduces(t *testing.T) {
+	const bound = 1 << 20
+	for name, hostile := range hostileBuilds {
+		t.Run(name, func(t *testing.T) {
+			limits := Limits{MaxObjects: 1000, MaxBytes: bound, MaxDepth: 4}
+			files := tree(t, hostile(64<<10))
+			if files.Size() > bound {
+				t.Fatalf("the artifact holds %d bytes: not a small one", files.Size())
+			}
+			_, err := Read(t.Context(), files, "", limits)
+			var limit *LimitError
+			if !errors.As(err, &limit) {
+				t.Fatalf("got %v, want a *LimitError", err)
+			}
+			wantErr(t, err, "would produce more than 1 MiB")
+			// The same artifact within a bound it fits builds.
+			limits.MaxBytes = 64 << 20
+			if _, err := Read(t.Context(), files, "", limits); err != nil {
+				t.Fatalf("within its bound: %v", err)
+			}
+		})
+	}
+}
+
+// doubling is a build whose output doubles with each of copies JSON 6902
+// copy operations: no walk can tell its size without running it.
+func doubling(copies int) map[string]string {
+	var ops strings.Builder
+	for i := range copies {
+		fmt.Fprintf(&ops, "    - {op: copy, from: /data, path: /data/c%d}\n", i)
+	}
+	return map[string]string{
+		"cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  a: " + strings.Repeat("z", 64<<10) + "\n",
+		"kustomization.yaml": "resources: [cm.yaml]\npatches:\n- target: {kind: ConfigMap}\n  patch: |\n" + ops.String(),
+	}
+}
+
+func TestReadStopsABuildAtItsMemory(t *testing.T) {
+	limits := Limits{MaxObjects: 10, MaxBytes: 1 << 40, MaxDepth: 2, MaxMemory: 64 << 20}
+	_, err := Read(t.Context(), tree(t, doubling(16)), "", limits)
+	var limit *LimitError
+	if !errors.As(err, &limit) {
+		t.Fatalf("got %v, want a *LimitError", err)
+	}
+	wantErr(t, err, "building kustomization.yaml: the build needs more than 64 MiB of memory")
+
+	docs, err := Read(t.Context(), tree(t, doubling(2)), "", limits)
+	if err != nil {
+		t.Fatalf("two copies: %v", err)
+	}
+	if n := strings.Count(string(docs[0].Data), strings.Repeat("z", 64<<10)); n != 4 {
+		t.Errorf("two copies hold the value %d times, want 4", n)
+	}
+}
+
+func TestReadEndsABuildWithItsContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		cancel()
+	}()
+	_, err := Read(ctx, tree(t, doubling(16)), "", Limits{MaxObjects: 10, MaxBytes: 1 << 40, MaxDepth: 2, MaxMemory: 1 << 40})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want the context's error", err)
+	}
+}
+
+func TestReadRefusesTooManyBuiltObjects(t *testing.T) {
+	// A generator counts as one object before the build; a List resource as
+	// one too, though it stands for its items.
+	files := map[string]string{
+		"list.yaml":          "apiVersion: v1\nkind: List\nitems:\n" + numbered("- {apiVersion: v1, kind: ConfigMap, metadata: {name: c%d}}\n", 20),
+		"kustomization.yaml": "resources: [list.yaml]\n",
+	}
+	_, err := Read(t.Context(), tree(t, files), "", Limits{MaxObjects: 10, MaxBytes: 1 << 20, MaxDepth: 2})
+	wantErr(t, err, "the build would produce more than 10 objects")
+}

@@ -39,7 +39,34 @@ type Input struct {
 // Decode reads the objects of a multi-document YAML or JSON stream. Empty
 // documents are skipped; a List's items are read as objects.
 func Decode(origin string, data []byte) ([]Input, error) {
-	return DecodeAtMost(origin, data, 0)
+	inputs, _, err := DecodeAtMost(origin, data, DecodeLimits{})
+	return inputs, err
+}
+
+// DecodeLimits bound what a stream decodes to; a zero field leaves it
+// unbounded.
+type DecodeLimits struct {
+	// Objects bounds the objects of the stream, a List's items each one.
+	Objects int
+	// Nodes bounds the nodes (mappings, sequences, keys and scalars,
+	// aliases expanded) its documents decode to: the memory decoding takes
+	// grows with them, about 110 bytes each at its peak, not with the bytes
+	// read. Each document is counted from above by a scan that allocates
+	// nothing, before it is decoded.
+	Nodes int64
+	// Counted are the nodes counted against Nodes before this stream: those
+	// of the other streams of the same input.
+	Counted int64
+}
+
+// TooManyNodesError is a stream whose documents would decode to more nodes
+// than allowed.
+type TooManyNodesError struct {
+	Limit int64
+}
+
+func (e *TooManyNodesError) Error() string {
+	return fmt.Sprintf("would decode to more than %d YAML nodes (mappings, lists, keys and values), counted before decoding", e.Limit)
 }
 
 // TooManyObjectsError is a stream that holds more objects than allowed.
@@ -51,19 +78,22 @@ func (e *TooManyObjectsError) Error() string {
 	return fmt.Sprintf("more than the limit of %d objects", e.Limit)
 }
 
-// DecodeAtMost decodes as Decode does, and stops with a *TooManyObjectsError
-// as soon as the stream holds more than limit objects (0: no limit), so that
-// a hostile stream costs no more than the limit's worth of decoding.
-func DecodeAtMost(origin string, data []byte, limit int) ([]Input, error) {
+// DecodeAtMost decodes as Decode does within limits, and gives the nodes
+// counted, limits.Counted included. It stops with a *TooManyObjectsError as soon as the stream holds
+// more than limits.Objects objects, and with a *TooManyNodesError before
+// decoding a document that would pass limits.Nodes, so that a hostile
+// stream costs no more than the limits' worth of decoding.
+func DecodeAtMost(origin string, data []byte, limits DecodeLimits) ([]Input, int64, error) {
 	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	var inputs []Input
+	nodes := limits.Counted
 	for doc := 1; ; doc++ {
 		raw, err := reader.Read()
 		if errors.Is(err, io.EOF) {
-			return inputs, nil
+			return inputs, nodes, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s document %d: %w", origin, doc, err)
+			return nil, nodes, fmt.Errorf("%s document %d: %w", origin, doc, err)
 		}
 		// The reader folds consecutive separators into the next document; count
 		// them as the empty documents a person sees.
@@ -71,26 +101,31 @@ func DecodeAtMost(origin string, data []byte, limit int) ([]Input, error) {
 		if len(bytes.TrimSpace(stripComments(raw))) == 0 {
 			continue
 		}
+		if limits.Nodes > 0 {
+			if nodes += nodeBound(raw, limits.Nodes-nodes); nodes > limits.Nodes {
+				return nil, nodes, fmt.Errorf("%s document %d: %w", origin, doc, &TooManyNodesError{Limit: limits.Nodes})
+			}
+		}
 		// A key given twice is ambiguous: refuse it rather than guess which
 		// one the author meant (the strict reading fails on nothing else).
 		if _, err := yaml.YAMLToJSONStrict(raw); err != nil {
-			return nil, fmt.Errorf("%s document %d: malformed YAML: %w", origin, doc, err)
+			return nil, nodes, fmt.Errorf("%s document %d: malformed YAML: %w", origin, doc, err)
 		}
 		obj := &unstructured.Unstructured{}
 		if err := utilyaml.Unmarshal(raw, &obj.Object); err != nil {
-			return nil, fmt.Errorf("%s document %d: malformed YAML: %w", origin, doc, err)
+			return nil, nodes, fmt.Errorf("%s document %d: malformed YAML: %w", origin, doc, err)
 		}
 		if obj.Object == nil {
 			continue
 		}
-		if limit > 0 && len(inputs) >= limit {
-			return nil, fmt.Errorf("%s document %d: %w", origin, doc, &TooManyObjectsError{Limit: limit})
+		if limits.Objects > 0 && len(inputs) >= limits.Objects {
+			return nil, nodes, fmt.Errorf("%s document %d: %w", origin, doc, &TooManyObjectsError{Limit: limits.Objects})
 		}
 		where := fmt.Sprintf("%s document %d", origin, doc)
 		if obj.IsList() {
 			list, err := obj.ToList()
 			if err != nil {
-				return nil, fmt.Errorf("%s: reading the List: %w", where, err)
+				return nil, nodes, fmt.Errorf("%s: reading the List: %w", where, err)
 			}
 			for i := range list.Items {
 				inputs = append(inputs, Input{Object: &list.Items[i], Origin: fmt.Sprintf("%s item %d", where, i)})

@@ -48,6 +48,7 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/declared"
 	"github.com/applyset-operator/applyset-operator/pkg/fetchpolicy"
+	"github.com/applyset-operator/applyset-operator/pkg/kbuild"
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
 
@@ -92,6 +93,7 @@ type options struct {
 	defaultServiceAccount string
 	singleTenant          bool
 	maxSetInputSize       resource.Quantity
+	maxBuildMemory        resource.Quantity
 	maxSetObjects         int
 	setConcurrency        int
 	applyConcurrency      int
@@ -134,15 +136,8 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"Let sets that name no ServiceAccount act as the operator itself, with all its permissions (needs the cluster-writer role). "+
 			"Only for clusters where everyone who may create an ApplySet is trusted as much as the operator.")
 	o.maxSetInputSize = *resource.NewQuantity(declared.DefaultLimits.Bytes, resource.BinarySI)
-	fs.Func("max-set-input-size", "The most YAML one set's sources may hold, decompressed, a bound on "+
-		"the operator's memory that also stops gzip bombs (default 16Mi).", func(value string) error {
-		q, err := resource.ParseQuantity(value)
-		if err != nil || q.Sign() <= 0 {
-			return fmt.Errorf("want a positive size such as 32Mi, got %q", value)
-		}
-		o.maxSetInputSize = q
-		return nil
-	})
+	sizeFlag(fs, &o.maxSetInputSize, "max-set-input-size", "The most YAML one set's sources may hold, decompressed, and a "+
+		"kustomize build of theirs may produce, a bound on the operator's memory that also stops gzip bombs (default 16Mi).")
 	// No client-side limit by default, as controller-runtime has it: API
 	// Priority and Fairness shares the API server fairly, and a limit of 50
 	// per second would stretch the first apply of a thousand objects over 20
@@ -152,6 +147,10 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 			"negative leaves the rate to the API server's Priority and Fairness.")
 	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 100,
 		"Requests each of the operator's clients may make at once above --kube-api-qps, when that is positive.")
+	o.maxBuildMemory = *resource.NewQuantity(kbuild.DefaultMaxMemory, resource.BinarySI)
+	sizeFlag(fs, &o.maxBuildMemory, "max-build-memory", "The most memory one kustomize build of an oci or flux source may use "+
+		"(default 256Mi). Builds run one at a time, each in a process of its own that ends at this bound: a set whose build needs "+
+		"more stalls with BudgetExceeded.")
 	fs.IntVar(&o.maxSetObjects, "max-set-objects", declared.DefaultLimits.Objects,
 		"The most objects one set may declare, a bound on the operator's memory and on the time one set holds a worker.")
 	fs.IntVar(&o.setConcurrency, "concurrent-set-reconciles", applysets.DefaultConcurrency,
@@ -178,6 +177,18 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 	o.webhooks.bindFlags(fs)
 	o.shard.bindFlags(fs)
 	o.replicas.bindFlags(fs)
+}
+
+// sizeFlag binds a flag whose value is a positive size, such as 32Mi.
+func sizeFlag(fs *flag.FlagSet, q *resource.Quantity, name, usage string) {
+	fs.Func(name, usage, func(value string) error {
+		parsed, err := resource.ParseQuantity(value)
+		if err != nil || parsed.Sign() <= 0 {
+			return fmt.Errorf("want a positive size such as 32Mi, got %q", value)
+		}
+		*q = parsed
+		return nil
+	})
 }
 
 func main() {
@@ -317,7 +328,7 @@ func setupControllers(mgr ctrl.Manager, cfg *rest.Config, opts options, tlsOpts 
 		if err := applysets.SetupWithManager(mgr, applysets.Options{Replicas: shared,
 			ToolingVersion: version, DefaultServiceAccount: opts.defaultServiceAccount, SingleTenant: opts.singleTenant,
 			MaxInputBytes: opts.maxSetInputSize.Value(), MaxObjects: opts.maxSetObjects, Concurrency: opts.setConcurrency,
-			ApplyConcurrency: opts.applyConcurrency, ArtifactPolicy: artifactPolicy,
+			ApplyConcurrency: opts.applyConcurrency, ArtifactPolicy: artifactPolicy, BuildMemory: opts.maxBuildMemory.Value(),
 			LegacyManagers: append([]string{}, splitList(opts.legacyManagers)...), // empty hands over none
 			PermissionTTL:  cmp.Or(opts.permissionTTL, -1),                        // 0 asks every time
 		}); err != nil {

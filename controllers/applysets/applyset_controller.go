@@ -222,7 +222,8 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set)
 	scope := applyset.Scope{Namespace: set.GetNamespace(), AdditionalNamespaces: sets.New(spec.AdditionalNamespaces...)}
 	read, reason, err := r.readObjects(ctx, sources, set, scope)
 	if err != nil {
-		return failure(o, reason, reason == applyv1alpha1.ReasonInvalidInput, actorError(act, err))
+		terminal := reason == applyv1alpha1.ReasonInvalidInput || reason == applyv1alpha1.ReasonBudgetExceeded
+		return failure(o, reason, terminal, actorError(act, err))
 	}
 	objects := read.objects
 	o.warnings = &read.warnings

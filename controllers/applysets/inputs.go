@@ -54,6 +54,8 @@ func (r *Reconciler) readObjects(ctx context.Context, reader client.Reader, set 
 		return readInputs{}, applyv1alpha1.ReasonSourceNotFound, err
 	case errors.Is(err, declared.ErrArtifactUnavailable):
 		return readInputs{}, applyv1alpha1.ReasonArtifactUnavailable, err
+	case errors.Is(err, declared.ErrBudgetExceeded):
+		return readInputs{}, applyv1alpha1.ReasonBudgetExceeded, err
 	case err != nil:
 		return readInputs{}, applyv1alpha1.ReasonInvalidInput, err
 	}

@@ -28,6 +28,7 @@ import (
 
 	"github.com/applyset-operator/applyset-operator/internal/fairqueue"
 
+	"golang.org/x/sync/semaphore"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -87,6 +88,10 @@ type Options struct {
 	// ArtifactPolicy is the hosts oci sources may fetch from; nil lets none
 	// fetch (--artifact-allowed-hosts).
 	ArtifactPolicy *fetchpolicy.Policy
+	// BuildMemory bounds the heap of one kustomize build of an oci or flux
+	// source; 0 means kbuild.DefaultMaxMemory. Builds run one at a time, so
+	// that together they stay within it.
+	BuildMemory int64
 	// PermissionTTL is how long the answer to a permission check is reused
 	// by the sets acting as the same identity; 0 means
 	// DefaultPermissionTTL, a negative value asks every time.
@@ -128,6 +133,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err != nil {
 		return err
 	}
+	artifacts := &declared.Artifacts{Policy: opts.ArtifactPolicy, BuildMemory: opts.BuildMemory, Builds: semaphore.NewWeighted(1)}
 	for _, k := range kinds {
 		if err := mgr.GetFieldIndexer().IndexField(context.Background(), k.newSet(), sourceIndex, func(obj client.Object) []string {
 			sources := obj.(applyv1alpha1.Set).GetSources()
@@ -152,7 +158,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			ApplyConcurrency: opts.ApplyConcurrency, ApprovalEnforced: probe.check, LegacyManagers: opts.LegacyManagers,
 			Limits: declared.Limits{Bytes: cmp.Or(opts.MaxInputBytes, declared.DefaultLimits.Bytes),
 				Objects: cmp.Or(opts.MaxObjects, declared.DefaultLimits.Objects)},
-			Artifacts: &declared.Artifacts{Policy: opts.ArtifactPolicy}, permissions: answers,
+			Artifacts: artifacts, permissions: answers,
 		}
 		r.inputs = newInputBudget(r.Limits)
 		if err := mgr.GetFieldIndexer().IndexField(context.Background(), k.newSet(), serviceAccountIndex, r.actingAs); err != nil {

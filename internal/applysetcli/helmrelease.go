@@ -123,7 +123,7 @@ func helmManifestRefs(rel *helmRelease, namespace string) ([]apply.ObjectRef, er
 // declared, which a set that adopts them declares in turn.
 func helmManifestObjects(rel *helmRelease, namespace string) ([]apply.ObjectRef, map[apply.ObjectRef]*unstructured.Unstructured, error) {
 	origin := "the manifest of revision " + strconv.Itoa(rel.Version)
-	inputs, err := apply.DecodeAtMost(origin, []byte(rel.Manifest), declared.DefaultLimits.Objects)
+	inputs, _, err := apply.DecodeAtMost(origin, []byte(rel.Manifest), declared.DefaultLimits.Decode())
 	if err != nil {
 		return nil, nil, err
 	}

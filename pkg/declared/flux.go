@@ -31,7 +31,6 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/artifact"
 	"github.com/applyset-operator/applyset-operator/pkg/fluxsource"
-	"github.com/applyset-operator/applyset-operator/pkg/kbuild"
 )
 
 // fetchFlux reads src's Flux object with reader, the set's identity, and
@@ -74,9 +73,9 @@ func (a *Artifacts) fetchFlux(ctx context.Context, reader client.Reader, src app
 	case err != nil:
 		return fetched{}, fmt.Errorf("%s revision %s: %w: %w", what, found.Revision, ErrArtifactUnavailable, err)
 	}
-	documents, err := kbuild.Read(files, src.Path, buildLimits(bytes, objects))
+	documents, err := a.build(ctx, files, src.Path, bytes, objects)
 	if err != nil {
-		return fetched{}, fmt.Errorf("%s revision %s: %w", what, found.Revision, err)
+		return fetched{}, buildError(fmt.Errorf("%s revision %s: %w", what, found.Revision, err))
 	}
 	return fetched{documents: documents, digest: found.Digest, revision: found.Revision, size: files.Size()}, nil
 }

@@ -42,27 +42,37 @@ var ErrSourceNotFound = errors.New("source not found")
 // Limits bound what one set may declare, so that hostile input costs bounded
 // memory and time.
 type Limits struct {
-	// Bytes bounds what the sources hold together, decompressed.
+	// Bytes bounds what the sources hold together, decompressed, and what a
+	// kustomize build of theirs produces.
 	Bytes int64
 	// Objects bounds the objects the set declares; 0 leaves them unbounded.
+	// The YAML nodes they decode to are bounded with them: NodesPerObject
+	// each, on average.
 	Objects int
 }
 
-// decode decodes one source key, having read so many objects before it.
-func (l Limits) decode(origin string, data []byte, before int) ([]apply.Input, error) {
-	if l.Objects <= 0 {
-		return apply.Decode(origin, data)
-	}
-	if before >= l.Objects {
-		// Not one more object: an empty key still passes.
-		decoded, err := apply.DecodeAtMost(origin, data, 1)
-		if err == nil && len(decoded) > 0 {
-			err = &apply.TooManyObjectsError{Limit: l.Objects}
-		}
-		return decoded, err
-	}
-	return apply.DecodeAtMost(origin, data, l.Objects-before)
+// NodesPerObject is the average number of YAML nodes (mappings, lists, keys,
+// values) an object may decode to: far more than a Deployment's 60, and
+// room for large CRDs. Decoding holds about 110 bytes a node at its peak,
+// so the default 5,000 objects decode within about 110 MiB.
+const NodesPerObject = 200
+
+// Decode is what one stream may decode to: l.Objects, and the nodes they
+// may hold.
+func (l Limits) Decode() apply.DecodeLimits {
+	return l.decodeLimits(0, 0)
 }
+
+// decodeLimits are what a source key may decode to, so many objects and
+// nodes having been decoded before it.
+func (l Limits) decodeLimits(objects int, nodes int64) apply.DecodeLimits {
+	if l.Objects <= 0 {
+		return apply.DecodeLimits{}
+	}
+	return apply.DecodeLimits{Objects: max(l.Objects-objects, 0), Nodes: l.nodes(), Counted: nodes}
+}
+
+func (l Limits) nodes() int64 { return int64(l.Objects) * NodesPerObject }
 
 // DefaultLimits leave room for the largest public install manifests (a few
 // MiB, some hundred objects) and for sets of thousands of objects.
@@ -122,6 +132,8 @@ type gatherer struct {
 	// left is what the sources read so far leave of limits.Bytes.
 	left   int64
 	inputs []apply.Input
+	// nodes are the YAML nodes counted so far.
+	nodes int64
 }
 
 // keys decodes each key a ConfigMap or Secret source names.
@@ -189,15 +201,29 @@ func artifactOrigin(index int, src applyv1alpha1.ClusterSource) string {
 	return OCIOrigin(index, src)
 }
 
-// decode decodes one stream of documents, within the objects left.
+// decode decodes one stream of documents, within the objects and nodes
+// left. An empty stream passes when none are left.
 func (g *gatherer) decode(origin string, plain []byte) error {
-	decoded, err := g.limits.decode(origin, plain, len(g.inputs))
+	limits := g.limits.decodeLimits(len(g.inputs), g.nodes)
+	if g.limits.Objects > 0 && limits.Objects == 0 {
+		// Not one more object: decode one, and refuse it if there is one.
+		limits.Objects = 1
+	}
+	decoded, nodes, err := apply.DecodeAtMost(origin, plain, limits)
+	g.nodes = nodes
+	if err == nil && g.limits.Objects > 0 && len(g.inputs)+len(decoded) > g.limits.Objects {
+		err = &apply.TooManyObjectsError{Limit: g.limits.Objects}
+	}
 	var tooMany *apply.TooManyObjectsError
-	if errors.As(err, &tooMany) {
+	var tooDeep *apply.TooManyNodesError
+	switch {
+	case errors.As(err, &tooMany):
 		return fmt.Errorf("%s: the set declares more than the limit of %d objects, counted up to here; "+
 			"split it into several sets, or raise the limit (the operator's --max-set-objects)", origin, g.limits.Objects)
-	}
-	if err != nil {
+	case errors.As(err, &tooDeep):
+		return budget{fmt.Errorf("%w, %d for each object the set may declare; split the sources into several sets, "+
+			"or raise the limit (the operator's --max-set-objects)", err, NodesPerObject)}
+	case err != nil:
 		return err
 	}
 	g.inputs = append(g.inputs, decoded...)

@@ -18,6 +18,7 @@ package declared
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -49,6 +50,8 @@ func TestGatherLimits(t *testing.T) {
 		limits  Limits
 		want    int
 		wantErr string
+		// overBudget: the error is ErrBudgetExceeded.
+		overBudget bool
 	}{
 		{name: "within both limits", inline: 1, keys: map[string]string{"a.yaml": documents(3)}, limits: Limits{Bytes: 1 << 20, Objects: 4}, want: 4},
 		{name: "one object over, counting the inline ones", inline: 1, keys: map[string]string{"a.yaml": documents(4)},
@@ -60,6 +63,18 @@ func TestGatherLimits(t *testing.T) {
 		{name: "no object limit", keys: map[string]string{"a.yaml": documents(50)}, limits: Limits{Bytes: 1 << 20}, want: 50},
 		{name: "the byte limit", keys: map[string]string{"a.yaml": documents(50)}, limits: Limits{Bytes: 100, Objects: 10},
 			wantErr: "hold more than the limit of 100, decompressed"},
+		{name: "a List's items count one by one", keys: map[string]string{"a.yaml": "{apiVersion: v1, kind: List, items: [" +
+			strings.Repeat("{apiVersion: v1, kind: ConfigMap, metadata: {name: x}}, ", 5) + "]}"},
+			limits: Limits{Bytes: 1 << 20, Objects: 4}, wantErr: "key a.yaml: the set declares more than the limit of 4 objects"},
+		{name: "an object of many tiny maps", keys: map[string]string{"a.yaml": "{apiVersion: v1, kind: ConfigMap, metadata: {name: x}, data: {k: [" +
+			strings.Repeat("{}, ", 200) + "]}}"}, limits: Limits{Bytes: 1 << 20, Objects: 2}, overBudget: true,
+			wantErr: "key a.yaml document 1: would decode to more than 400 YAML nodes (mappings, lists, keys and values), " +
+				"counted before decoding, 200 for each object the set may declare"},
+		{name: "nodes counted across keys", keys: map[string]string{"a.yaml": documents(1), "b.yaml": "{apiVersion: v1, kind: ConfigMap, " +
+			"metadata: {name: x}, data: {k: [" + strings.Repeat("{}, ", 75) + "]}}"}, limits: Limits{Bytes: 1 << 20, Objects: 2},
+			overBudget: true, wantErr: "key b.yaml document 1: would decode to more than 400 YAML nodes"},
+		{name: "within the nodes", keys: map[string]string{"a.yaml": documents(1), "b.yaml": "{apiVersion: v1, kind: ConfigMap, " +
+			"metadata: {name: x}, data: {k: [" + strings.Repeat("{}, ", 60) + "]}}"}, limits: Limits{Bytes: 1 << 20, Objects: 2}, want: 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,6 +89,9 @@ func TestGatherLimits(t *testing.T) {
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("want an error saying %q, got %v", tt.wantErr, err)
+				}
+				if errors.Is(err, ErrBudgetExceeded) != tt.overBudget {
+					t.Fatalf("errors.Is(%v, ErrBudgetExceeded) = %t, want %t", err, !tt.overBudget, tt.overBudget)
 				}
 				return
 			}

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 
+	"golang.org/x/sync/semaphore"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -57,6 +58,13 @@ type Artifacts struct {
 	// Policy is the hosts sets may fetch from; nil lets no oci or flux
 	// source fetch.
 	Policy *fetchpolicy.Policy
+	// BuildMemory bounds the heap of the process a kustomize build of an
+	// artifact runs in; 0 is kbuild.DefaultMaxMemory.
+	BuildMemory int64
+	// Builds, when set, is held for the length of each build, one unit a
+	// build: its size is how many builds, each of up to BuildMemory, may
+	// run at once.
+	Builds *semaphore.Weighted
 }
 
 // fetched is what an oci or flux source declared: the artifact's documents
@@ -91,9 +99,9 @@ func (a *Artifacts) fetch(ctx context.Context, reader client.Reader, src applyv1
 	case err != nil:
 		return fetched{}, fmt.Errorf("%w: %w", ErrArtifactUnavailable, err)
 	}
-	documents, err := kbuild.Read(pulled.Files, src.Path, buildLimits(bytes, objects))
+	documents, err := a.build(ctx, pulled.Files, src.Path, bytes, objects)
 	if err != nil {
-		return fetched{}, fmt.Errorf("%s@%s: %w", oci.URL, pulled.Digest, err)
+		return fetched{}, buildError(fmt.Errorf("%s@%s: %w", oci.URL, pulled.Digest, err))
 	}
 	return fetched{documents: documents, digest: pulled.Digest, size: pulled.Files.Size()}, nil
 }
@@ -167,12 +175,24 @@ func pullLimits(bytes int64) ociartifact.PullLimits {
 
 // buildLimits bound a kustomize build by the bytes and objects the set has
 // left; objects <= 0 leaves them to the bytes.
-func buildLimits(bytes int64, objects int) kbuild.Limits {
+func (a *Artifacts) buildLimits(bytes int64, objects int) kbuild.Limits {
 	maxObjects := int64(objects)
 	if objects <= 0 {
 		maxObjects = 1 << 40
 	}
-	return kbuild.Limits{MaxObjects: max(maxObjects, 1), MaxBytes: max(bytes, 1), MaxDepth: maxKustomizeNest}
+	return kbuild.Limits{MaxObjects: max(maxObjects, 1), MaxBytes: max(bytes, 1), MaxDepth: maxKustomizeNest, MaxMemory: a.BuildMemory}
+}
+
+// build reads the documents of an artifact's path, as one of the builds
+// a.Builds lets run at once.
+func (a *Artifacts) build(ctx context.Context, files *artifact.Tree, path string, bytes int64, objects int) ([]kbuild.Document, error) {
+	if a.Builds != nil {
+		if err := a.Builds.Acquire(ctx, 1); err != nil {
+			return nil, err
+		}
+		defer a.Builds.Release(1)
+	}
+	return kbuild.Read(ctx, files, path, a.buildLimits(bytes, objects))
 }
 
 // OCIOrigin is how the origins of an oci source's objects begin: the

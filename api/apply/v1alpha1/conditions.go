@@ -78,4 +78,10 @@ const (
 	// missing tag, an unreachable registry, a host the operator's policy
 	// refuses); nothing was applied or pruned, and the fetch is retried.
 	ReasonArtifactUnavailable = "ArtifactUnavailable"
+	// ReasonBudgetExceeded: reading, building or checking the set would
+	// cost more than one of its per-set budgets (a build's output or memory,
+	// the YAML nodes its sources decode to, the CPU of its health checks,
+	// the time a reconcile may take); the message names the bound and its
+	// value. Nothing more was applied or pruned, and no other set waited.
+	ReasonBudgetExceeded = "BudgetExceeded"
 )

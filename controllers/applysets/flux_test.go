@@ -67,23 +67,24 @@ func newSourceController() *sourceController {
 }
 
 // publish serves files as a tarball, as source-controller stores an
-// artifact, and returns its URL and digest.
-func (sc *sourceController) publish(files map[string]string) (url, sum string) {
+// artifact of the object kind ns/name: under its path
+// /<kind>/<namespace>/<name>/, named after a commit rather than its digest.
+// It returns the tarball's URL and digest.
+func (sc *sourceController) publish(kind, ns, name string, files map[string]string) (url, sum string) {
 	GinkgoHelper()
 	raw := map[string][]byte{}
-	for name, data := range files {
-		raw[name] = []byte(data)
+	for file, data := range files {
+		raw[file] = []byte(data)
 	}
 	tree, err := artifact.NewTree(raw)
 	Expect(err).NotTo(HaveOccurred())
 	var buf bytes.Buffer
 	Expect(tree.WriteTarGzip(&buf)).To(Succeed())
-	d := digest.FromBytes(buf.Bytes())
-	path := "/artifacts/" + d.Encoded() + ".tar.gz"
 	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	path := fmt.Sprintf("/%s/%s/%s/%040x.tar.gz", strings.ToLower(kind), ns, name, len(sc.tarballs)+1)
 	sc.tarballs[path] = buf.Bytes()
-	sc.mu.Unlock()
-	return sc.srv.URL + path, d.String()
+	return sc.srv.URL + path, digest.FromBytes(buf.Bytes()).String()
 }
 
 // fluxObject creates a Flux source object of kind, with no status yet.
@@ -133,7 +134,7 @@ func namespacedConfigMapYAML(ns string, names ...string) string {
 var _ = Describe("Flux sources", func() {
 	It("applies a GitRepository's artifact, then its next one, pruning what left", func(ctx context.Context) {
 		ns, sc := newNamespace(ctx), newSourceController()
-		url1, v1 := sc.publish(map[string]string{"deploy/app.yaml": configMapYAML("a", "b")})
+		url1, v1 := sc.publish("GitRepository", ns, "app", map[string]string{"deploy/app.yaml": configMapYAML("a", "b")})
 		repo := fluxObject(ctx, ns, "GitRepository", "app")
 		setArtifact(ctx, repo, url1, v1, "main@sha1:1111111")
 		set := fluxSet(ns, "git", applyv1alpha1.FluxSourceGitRepository, "app", "deploy")
@@ -143,7 +144,7 @@ var _ = Describe("Flux sources", func() {
 		Expect(set.Status.Sources).To(ConsistOf(And(HaveField("Kind", "GitRepository"), HaveField("Namespace", ns), HaveField("Name", "app"),
 			HaveField("Path", "deploy"), HaveField("Digest", v1), HaveField("Revision", "main@sha1:1111111"), HaveField("Objects", HaveValue(BeEquivalentTo(2))))))
 
-		url2, v2 := sc.publish(map[string]string{"deploy/app.yaml": configMapYAML("a", "c")})
+		url2, v2 := sc.publish("GitRepository", ns, "app", map[string]string{"deploy/app.yaml": configMapYAML("a", "c")})
 		setArtifact(ctx, repo, url2, v2, "main@sha1:2222222")
 		Eventually(appliedDigest(ctx, set)).Should(Equal(v2))
 		Expect(set.Status.Sources[0].Revision).To(Equal("main@sha1:2222222"))
@@ -155,14 +156,14 @@ var _ = Describe("Flux sources", func() {
 
 	It("applies and prunes nothing while the tarball does not match the artifact's digest", func(ctx context.Context) {
 		ns, sc := newNamespace(ctx), newSourceController()
-		url1, v1 := sc.publish(map[string]string{"app.yaml": configMapYAML("a", "b")})
+		url1, v1 := sc.publish("GitRepository", ns, "app", map[string]string{"app.yaml": configMapYAML("a", "b")})
 		repo := fluxObject(ctx, ns, "GitRepository", "app")
 		setArtifact(ctx, repo, url1, v1, "main@sha1:1111111")
 		set := fluxSet(ns, "mismatch", applyv1alpha1.FluxSourceGitRepository, "app", "")
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
 		readyFor(ctx, set)
 
-		url2, _ := sc.publish(map[string]string{"app.yaml": configMapYAML("a", "c")})
+		url2, _ := sc.publish("GitRepository", ns, "app", map[string]string{"app.yaml": configMapYAML("a", "c")})
 		claimed := digest.FromString("another tarball").String()
 		setArtifact(ctx, repo, url2, claimed, "main@sha1:2222222")
 		Eventually(condition(ctx, set, applyv1alpha1.ConditionReady)).Should(And(HaveField("Status", metav1.ConditionFalse),
@@ -184,7 +185,7 @@ var _ = Describe("Flux sources", func() {
 			HaveField("Reason", applyv1alpha1.ReasonArtifactUnavailable), HaveField("Message", ContainSubstring("GitRepository "+ns+"/young has no artifact yet"))))
 		Expect(configMapExists(ctx, ns, "inline")).To(BeFalse(), "a set whose artifact is missing applied its other objects")
 
-		url, sum := sc.publish(map[string]string{"app.yaml": configMapYAML("late")})
+		url, sum := sc.publish("GitRepository", ns, "young", map[string]string{"app.yaml": configMapYAML("late")})
 		setArtifact(ctx, repo, url, sum, "main@sha1:3333333")
 		readyFor(ctx, set)
 		Expect(memberNames(set.Status.Members)).To(ConsistOf("ConfigMap inline", "ConfigMap late"))
@@ -195,7 +196,7 @@ var _ = Describe("Flux sources", func() {
 		Expect(k8sClient.Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "configmaps"},
 			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"*"}}}})).To(Succeed())
 		serviceAccount(ctx, ns, "default", rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "configmaps"})
-		url, sum := sc.publish(map[string]string{"app.yaml": configMapYAML("secretly")})
+		url, sum := sc.publish("GitRepository", ns, "app", map[string]string{"app.yaml": configMapYAML("secretly")})
 		setArtifact(ctx, fluxObject(ctx, ns, "GitRepository", "app"), url, sum, "main@sha1:1111111")
 		set := fluxSet(ns, "denied", applyv1alpha1.FluxSourceGitRepository, "app", "")
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
@@ -207,7 +208,7 @@ var _ = Describe("Flux sources", func() {
 
 	It("refuses an artifact url outside the hosts the admin allows, and says why", func(ctx context.Context) {
 		ns, sc := newNamespace(ctx), newSourceController()
-		url, sum := sc.publish(map[string]string{"app.yaml": configMapYAML("elsewhere")})
+		url, sum := sc.publish("ExternalArtifact", ns, "external", map[string]string{"app.yaml": configMapYAML("elsewhere")})
 		// Whoever writes an ExternalArtifact's status chooses its url.
 		byName := strings.Replace(url, "127.0.0.1", "localhost", 1)
 		setArtifact(ctx, fluxObject(ctx, ns, "ExternalArtifact", "external"), byName, sum, "v1")
@@ -222,7 +223,7 @@ var _ = Describe("Flux sources", func() {
 
 	It("builds the kustomization of an ExternalArtifact's artifact", func(ctx context.Context) {
 		ns, sc := newNamespace(ctx), newSourceController()
-		url, sum := sc.publish(map[string]string{
+		url, sum := sc.publish("ExternalArtifact", ns, "rendered", map[string]string{
 			"base/kustomization.yaml":          "resources: [app.yaml]\n",
 			"base/app.yaml":                    configMapYAML("app"),
 			"overlays/prod/kustomization.yaml": "resources: [../../base]\nnamePrefix: prod-\n",
@@ -237,7 +238,7 @@ var _ = Describe("Flux sources", func() {
 
 	It("reads an OCIRepository for a ClusterApplySet, in the namespace its source names", func(ctx context.Context) {
 		ns, sc := newNamespace(ctx), newSourceController()
-		url, sum := sc.publish(map[string]string{"app.yaml": namespacedConfigMapYAML(ns, "platform")})
+		url, sum := sc.publish("OCIRepository", ns, "platform", map[string]string{"app.yaml": namespacedConfigMapYAML(ns, "platform")})
 		setArtifact(ctx, fluxObject(ctx, ns, "OCIRepository", "platform"), url, sum, "latest@"+digest.FromString("manifest").String())
 		set := &applyv1alpha1.ClusterApplySet{ObjectMeta: metav1.ObjectMeta{Name: "flux-" + ns}}
 		set.Spec.ServiceAccountNamespace, set.Spec.ServiceAccountName = clusterAdmin(ctx)
@@ -252,7 +253,7 @@ var _ = Describe("Flux sources", func() {
 
 	It("previews a flux source's objects in a dry run", func(ctx context.Context) {
 		ns, sc := newNamespace(ctx), newSourceController()
-		url, sum := sc.publish(map[string]string{"app.yaml": configMapYAML("preview")})
+		url, sum := sc.publish("GitRepository", ns, "app", map[string]string{"app.yaml": configMapYAML("preview")})
 		setArtifact(ctx, fluxObject(ctx, ns, "GitRepository", "app"), url, sum, "main@sha1:1111111")
 		set := fluxSet(ns, "preview", applyv1alpha1.FluxSourceGitRepository, "app", "")
 		set.Spec.DryRun = ptr.To(true)

@@ -36,10 +36,10 @@ import (
 // fetchFlux reads src's Flux object with reader, the set's identity, and
 // fetches the artifact its status names within the bytes and objects the
 // set has left, as kustomize-controller does: through the admin's host
-// policy (whoever wrote the status chose the URL), its digest checked
-// before it is extracted. An object without an artifact yet, and a tarball
-// that does not match its digest, are unavailable: tried again, never read
-// as an empty source.
+// policy and from the object's own path only (whoever wrote the status
+// chose the URL), its digest checked before it is extracted. An object
+// without an artifact yet, and a tarball that does not match its digest,
+// are unavailable: tried again, never read as an empty source.
 func (a *Artifacts) fetchFlux(ctx context.Context, reader client.Reader, src applyv1alpha1.ClusterSource, bytes int64, objects int) (fetched, error) {
 	what := fluxName(src)
 	obj := &unstructured.Unstructured{}
@@ -55,17 +55,13 @@ func (a *Artifacts) fetchFlux(ctx context.Context, reader client.Reader, src app
 		return fetched{}, err
 	}
 	if a == nil || a.Policy == nil {
-		return fetched{}, fmt.Errorf("%s: the operator fetches from no host; an admin allows hosts with its "+
-			"--artifact-allowed-hosts flag: %w", found.URL, ErrArtifactUnavailable)
+		return fetched{}, a.noHost(found.URL)
 	}
-	if _, err := fluxsource.CheckURL(a.Policy, found.URL); err != nil {
-		if a.Policy.AllowsEveryHost() {
-			return fetched{}, fmt.Errorf("%s names an artifact that cannot be fetched: %w: %w", what, err, ErrArtifactUnavailable)
-		}
-		return fetched{}, fmt.Errorf("%s names an artifact the operator may not fetch: %w; an admin allows hosts with the operator's "+
-			"--artifact-allowed-hosts flag: %w", what, err, ErrArtifactUnavailable)
+	hosts := fluxsource.Hosts{Policy: a.Policy, External: a.ExternalArtifactHosts}
+	if _, err := fluxsource.CheckURL(hosts, found); err != nil {
+		return fetched{}, a.refusedURL(what, found.Owner, err)
 	}
-	files, err := fluxsource.Fetch(ctx, a.Policy, found, fluxsource.Limits{MaxTarballBytes: max(bytes, 1),
+	files, err := fluxsource.Fetch(ctx, hosts, found, fluxsource.Limits{MaxTarballBytes: max(bytes, 1),
 		Extract: artifact.Limits{MaxBytes: max(bytes, 1), MaxFiles: maxArtifactFiles, MaxPathLength: maxPathLength}})
 	switch {
 	case errors.Is(err, artifact.ErrTooLarge), errors.Is(err, fluxsource.ErrInvalidArtifact):
@@ -78,6 +74,23 @@ func (a *Artifacts) fetchFlux(ctx context.Context, reader client.Reader, src app
 		return fetched{}, buildError(fmt.Errorf("%s revision %s: %w", what, found.Revision, err))
 	}
 	return fetched{documents: documents, digest: found.Digest, revision: found.Revision, size: files.Size()}, nil
+}
+
+// refusedURL says why the artifact of what, owner, may not be fetched, and
+// how that could change: a host an admin (or the user of a preview) may
+// allow, a path no flag frees but an ExternalArtifact's host's, or a url
+// at fault whatever the flags.
+func (a *Artifacts) refusedURL(what string, owner fluxsource.Owner, err error) error {
+	adv := a.advice()
+	switch {
+	case errors.Is(err, fluxsource.ErrHostRefused):
+		return fmt.Errorf("%s names an artifact %s may not fetch: %w; %s: %w", what, adv.Fetcher, err, adv.AllowHosts, ErrArtifactUnavailable)
+	case errors.Is(err, fluxsource.ErrForeignPath) && owner.Kind == fluxsource.ExternalArtifact:
+		return fmt.Errorf("%s names an artifact %s may not fetch: %w; %s: %w", what, adv.Fetcher, err, adv.AllowExternal, ErrArtifactUnavailable)
+	case errors.Is(err, fluxsource.ErrForeignPath):
+		return fmt.Errorf("%s names an artifact %s may not fetch: %w: %w", what, adv.Fetcher, err, ErrArtifactUnavailable)
+	}
+	return fmt.Errorf("%s names an artifact that cannot be fetched: %w: %w", what, err, ErrArtifactUnavailable)
 }
 
 // fluxReadError says why src's Flux object could not be read: it does not

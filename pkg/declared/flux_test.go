@@ -46,6 +46,7 @@ import (
 func fluxReader(funcs *interceptor.Funcs, objs ...client.Object) client.Client {
 	mapper := meta.NewDefaultRESTMapper(nil)
 	mapper.Add(fluxsource.GroupVersion.WithKind("GitRepository"), meta.RESTScopeNamespace)
+	mapper.Add(fluxsource.GroupVersion.WithKind("ExternalArtifact"), meta.RESTScopeNamespace)
 	c := fake.NewClientBuilder().WithRESTMapper(mapper).WithObjects(objs...).Build()
 	if funcs != nil {
 		return interceptor.NewClient(c, *funcs)
@@ -54,8 +55,13 @@ func fluxReader(funcs *interceptor.Funcs, objs ...client.Object) client.Client {
 }
 
 func gitRepository(url, sum string) *unstructured.Unstructured {
+	return fluxObject("GitRepository", url, sum)
+}
+
+// fluxObject is shop/app of kind, whose status names url and sum.
+func fluxObject(kind, url, sum string) *unstructured.Unstructured {
 	obj := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"namespace": "shop", "name": "app"}}}
-	obj.SetGroupVersionKind(fluxsource.GroupVersion.WithKind("GitRepository"))
+	obj.SetGroupVersionKind(fluxsource.GroupVersion.WithKind(kind))
 	if url != "" {
 		obj.Object["status"] = map[string]any{"artifact": map[string]any{"url": url, "digest": sum, "revision": "main@sha1:1"}}
 	}
@@ -84,7 +90,7 @@ func TestGatherReadsAFluxSourcesArtifact(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum := digest.FromBytes(buf.Bytes()).String()
-	got, err := GatherWith(context.Background(), fluxReader(nil, gitRepository(srv.URL+"/a.tar.gz", sum)),
+	got, err := GatherWith(context.Background(), fluxReader(nil, gitRepository(srv.URL+"/gitrepository/shop/app/a.tar.gz", sum)),
 		fluxApplySet(applyv1alpha1.FluxSourceGitRepository), DefaultLimits, &Artifacts{Policy: policy})
 	if err != nil {
 		t.Fatal(err)
@@ -159,5 +165,59 @@ func TestGatherSaysWhyAnUnrestrictedReaderCannotFetch(t *testing.T) {
 		if !errors.Is(err, ErrArtifactUnavailable) {
 			t.Errorf("%s: error %q is not %v", url, err, ErrArtifactUnavailable)
 		}
+	}
+}
+
+// TestGatherFetchesAnExternalArtifactFromAnyPathOfAFlaggedHost: a producer
+// that stores ExternalArtifacts its own way is read only from a host the
+// admin names in --external-artifact-hosts.
+func TestGatherFetchesAnExternalArtifactFromAnyPathOfAFlaggedHost(t *testing.T) {
+	srv, sum, _, _ := otherTeam(t)
+	reader := fluxReader(nil, fluxObject("ExternalArtifact", srv.URL+"/producer/shop-app.tgz", sum.String()))
+	set := fluxApplySet(applyv1alpha1.FluxSourceExternalArtifact)
+	artifacts := loopbackArtifacts(t)
+	_, err := GatherWith(context.Background(), reader, set, DefaultLimits, artifacts)
+	if !errors.Is(err, ErrArtifactUnavailable) || !strings.Contains(err.Error(), "the operator's --external-artifact-hosts flag") ||
+		!strings.Contains(err.Error(), "/externalartifact/shop/app/") {
+		t.Fatalf("without the flag: error %v does not say which flag lets the producer's host serve any path", err)
+	}
+	if artifacts.ExternalArtifactHosts, err = fetchpolicy.Parse([]string{"127.0.0.1"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := GatherWith(context.Background(), reader, set, DefaultLimits, artifacts)
+	if err != nil || len(got.Inputs) != 1 || got.Digests[0] != sum.String() {
+		t.Fatalf("with the flag: %+v, %v", got.Inputs, err)
+	}
+}
+
+// TestGatherAdvisesTheFetchersFlags: a preview's refusals speak of its own
+// flags, not of the operator's.
+func TestGatherAdvisesTheFetchersFlags(t *testing.T) {
+	preview := Advice{Fetcher: "this preview", AllowHosts: "pass --artifact-allowed-hosts", AllowExternal: "pass --external-artifact-hosts"}
+	policy, err := fetchpolicy.Parse([]string{"*.example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		artifacts *Artifacts
+		obj       *unstructured.Unstructured
+		want      string
+	}{
+		{name: "no host allowed", artifacts: &Artifacts{Advice: preview}, obj: gitRepository("http://sc.example.com/gitrepository/shop/app/a", "sha256:00"),
+			want: "this preview fetches from no host; pass --artifact-allowed-hosts"},
+		{name: "a host left out", artifacts: &Artifacts{Policy: policy, Advice: preview}, obj: gitRepository("http://sc.example.org/gitrepository/shop/app/a", "sha256:00"),
+			want: "names an artifact this preview may not fetch: http://sc.example.org/gitrepository/shop/app/a: host \"sc.example.org\" is not among the hosts sets may fetch from; pass --artifact-allowed-hosts"},
+		{name: "an ExternalArtifact's path", artifacts: &Artifacts{Policy: policy, Advice: preview}, obj: fluxObject("ExternalArtifact", "https://sc.example.com/a", "sha256:00"),
+			want: "names an artifact this preview may not fetch: https://sc.example.com/a: the url is not under its object's own path: " +
+				"Flux serves ExternalArtifact shop/app's artifacts at /externalartifact/shop/app/<file>; pass --external-artifact-hosts"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kind := applyv1alpha1.FluxSourceKind(tc.obj.GetKind())
+			_, err := GatherWith(context.Background(), fluxReader(nil, tc.obj), fluxApplySet(kind), DefaultLimits, tc.artifacts)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "operator") {
+				t.Fatalf("error %v does not say %q", err, tc.want)
+			}
+		})
 	}
 }

@@ -65,6 +65,12 @@ type Artifacts struct {
 	// build: its size is how many builds, each of up to BuildMemory, may
 	// run at once.
 	Builds *semaphore.Weighted
+	// ExternalArtifactHosts are the hosts, also allowed by Policy, whose
+	// ExternalArtifacts may be fetched from any path; every other flux
+	// artifact only from its object's own path. nil allows none.
+	ExternalArtifactHosts *fetchpolicy.Policy
+	// Advice says who fetches, in messages; the zero Advice is the operator's.
+	Advice Advice
 }
 
 // fetched is what an oci or flux source declared: the artifact's documents
@@ -82,8 +88,7 @@ type fetched struct {
 func (a *Artifacts) fetch(ctx context.Context, reader client.Reader, src applyv1alpha1.ClusterSource, bytes int64, objects int) (fetched, error) {
 	oci := src.OCI
 	if a == nil || a.Policy == nil {
-		return fetched{}, fmt.Errorf("%s: the operator fetches from no host; an admin allows hosts with its "+
-			"--artifact-allowed-hosts flag: %w", oci.URL, ErrArtifactUnavailable)
+		return fetched{}, a.noHost(oci.URL)
 	}
 	opts, err := a.options(ctx, reader, src)
 	if err != nil {
@@ -118,9 +123,16 @@ func (a *Artifacts) checkHost(oci *applyv1alpha1.OCISource) error {
 		port = "80"
 	}
 	if err := a.Policy.CheckHost(repo.Host, port, insecure(oci)); err != nil {
-		return fmt.Errorf("%s: %w; an admin allows hosts with the operator's --artifact-allowed-hosts flag: %w", oci.URL, err, ErrArtifactUnavailable)
+		return fmt.Errorf("%s: %w; %s: %w", oci.URL, err, a.advice().AllowHosts, ErrArtifactUnavailable)
 	}
 	return nil
+}
+
+// noHost says that a, with no policy, fetches from no host, and how a host
+// comes to be allowed.
+func (a *Artifacts) noHost(url string) error {
+	adv := a.advice()
+	return fmt.Errorf("%s: %s fetches from no host; %s: %w", url, adv.Fetcher, adv.AllowHosts, ErrArtifactUnavailable)
 }
 
 func insecure(oci *applyv1alpha1.OCISource) bool { return oci.Insecure != nil && *oci.Insecure }

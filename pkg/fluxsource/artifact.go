@@ -18,8 +18,10 @@ limitations under the License.
 // (GitRepository, OCIRepository, ExternalArtifact) as Flux's
 // kustomize-controller does: the status.artifact of the object names a
 // gzip-compressed tarball by URL and digest; the tarball is fetched over
-// HTTP, its bytes are hashed and compared with the digest before any of it
-// is decompressed, and it is then extracted within bounds.
+// HTTP, from an allowed host and only at the object's own path of
+// source-controller's storage (whoever writes the status chooses the URL),
+// its bytes are hashed and compared with the digest before any of it is
+// decompressed, and it is then extracted within bounds.
 //
 // Objects are read as unstructured data: the package needs three fields of
 // their status, not source-controller's Go types.
@@ -57,13 +59,17 @@ type Artifact struct {
 	Digest string
 	// Revision names the upstream version, e.g. main@sha1:<commit>.
 	Revision string
+	// Owner is the object whose status names the artifact: its URL must be
+	// under the object's own path.
+	Owner Owner
 }
 
 // ArtifactOf reads obj's status.artifact. An object without one gives
 // ErrNoArtifact, with what its Ready condition says; one whose artifact
 // lacks a URL or a digest is refused.
 func ArtifactOf(obj *unstructured.Unstructured) (Artifact, error) {
-	what := fmt.Sprintf("%s %s/%s", obj.GetKind(), obj.GetNamespace(), obj.GetName())
+	owner := Owner{Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	what := owner.String()
 	field, found, err := unstructured.NestedFieldNoCopy(obj.Object, "status", "artifact")
 	if err != nil {
 		return Artifact{}, fmt.Errorf("%s: status.artifact: %w", what, err)
@@ -75,7 +81,7 @@ func ArtifactOf(obj *unstructured.Unstructured) (Artifact, error) {
 	if !found || raw == nil {
 		return Artifact{}, fmt.Errorf("%s has no artifact yet%s: %w", what, readiness(obj), ErrNoArtifact)
 	}
-	a := Artifact{}
+	a := Artifact{Owner: owner}
 	for field, into := range map[string]*string{"url": &a.URL, "digest": &a.Digest, "revision": &a.Revision} {
 		v, _, err := unstructured.NestedString(raw, field)
 		if err != nil {

@@ -30,7 +30,6 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/applyset-operator/applyset-operator/pkg/artifact"
-	"github.com/applyset-operator/applyset-operator/pkg/fetchpolicy"
 )
 
 // userAgent names the operator to the servers of artifacts.
@@ -54,11 +53,11 @@ type Limits struct {
 	Extract artifact.Limits
 }
 
-// Fetch reads the tarball a names from its URL through policy, which must
-// allow the URL's host (plain HTTP only where it allows that, for an
-// http:// URL), within limits; checks that its bytes hash to a's digest,
-// before a byte of it is decompressed; and extracts it.
-func Fetch(ctx context.Context, policy *fetchpolicy.Policy, a Artifact, limits Limits) (*artifact.Tree, error) {
+// Fetch reads the tarball a names from its URL, which CheckURL must let
+// hosts fetch, as every redirect (plain HTTP only where the policy allows
+// that, for an http:// URL), within limits; checks that its bytes hash to
+// a's digest, before a byte of it is decompressed; and extracts it.
+func Fetch(ctx context.Context, hosts Hosts, a Artifact, limits Limits) (*artifact.Tree, error) {
 	if limits.MaxTarballBytes <= 0 {
 		return nil, fmt.Errorf("every limit must be positive: %+v", limits)
 	}
@@ -66,17 +65,18 @@ func Fetch(ctx context.Context, policy *fetchpolicy.Policy, a Artifact, limits L
 	if err != nil {
 		return nil, err
 	}
-	u, err := CheckURL(policy, a.URL)
+	u, err := CheckURL(hosts, a)
 	if err != nil {
 		return nil, err
 	}
-	data, err := download(ctx, policy, u, limits.MaxTarballBytes)
+	data, err := download(ctx, hosts, a.Owner, u, limits.MaxTarballBytes)
 	if err != nil {
 		return nil, err
 	}
-	if got := want.Algorithm().FromBytes(data); got != want {
-		return nil, fmt.Errorf("%s: %w: status.artifact.digest is %s, the %d bytes served hash to %s",
-			u.Redacted(), ErrDigestMismatch, want, len(data), got)
+	// Nothing of the bytes served is told, not even their digest: were the
+	// url another's, the digest would let the next status name them.
+	if want.Algorithm().FromBytes(data) != want {
+		return nil, fmt.Errorf("%s: %w: status.artifact.digest is %s", u.Redacted(), ErrDigestMismatch, want)
 	}
 	files, err := artifact.Extract(bytes.NewReader(data), limits.Extract)
 	if err != nil {
@@ -85,37 +85,12 @@ func Fetch(ctx context.Context, policy *fetchpolicy.Policy, a Artifact, limits L
 	return files, nil
 }
 
-// CheckURL parses an artifact's URL and checks, before any request, that
-// policy lets it be fetched: an http or https URL of an allowed host.
-func CheckURL(policy *fetchpolicy.Policy, raw string) (*url.URL, error) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return nil, fmt.Errorf("the artifact's url: %w", err)
-	}
-	if u.User != nil {
-		return nil, fmt.Errorf("%s: an artifact's url holds no credentials", u.Redacted())
-	}
-	if policy == nil {
-		return nil, fmt.Errorf("%s: no host policy", u.Redacted())
-	}
-	switch u.Scheme {
-	case "https":
-		err = policy.CheckHost(u.Host, "443", false)
-	case "http":
-		err = policy.CheckHost(u.Host, "80", true)
-	default:
-		return nil, fmt.Errorf("%s: only http and https artifact urls are fetched", u.Redacted())
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", u.Redacted(), err)
-	}
-	return u, nil
-}
-
-// download reads the body of a GET of u, of at most maxBytes.
-func download(ctx context.Context, policy *fetchpolicy.Policy, u *url.URL, maxBytes int64) ([]byte, error) {
-	client := policy.HTTPClient(nil, u.Scheme == "http")
+// download reads the body of a GET of u, of at most maxBytes, following
+// only redirects checkParsed lets owner's artifact be fetched from.
+func download(ctx context.Context, hosts Hosts, owner Owner, u *url.URL, maxBytes int64) ([]byte, error) {
+	client := hosts.Policy.HTTPClient(nil, u.Scheme == "http")
 	defer client.CloseIdleConnections()
+	checkRedirects(client, hosts, owner)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", u.Redacted(), err)

@@ -56,7 +56,7 @@ func serve(t *testing.T, body []byte) (*httptest.Server, *atomic.Int32) {
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
-		if r.URL.Path == "/missing.tar.gz" {
+		if strings.HasSuffix(r.URL.Path, "/missing.tar.gz") {
 			http.NotFound(w, r)
 			return
 		}
@@ -68,20 +68,28 @@ func serve(t *testing.T, body []byte) (*httptest.Server, *atomic.Int32) {
 
 var limits = Limits{MaxTarballBytes: 1 << 20, Extract: artifact.Limits{MaxBytes: 1 << 20, MaxFiles: 100, MaxPathLength: 256}}
 
-func loopback(t *testing.T) *fetchpolicy.Policy {
+func loopback(t *testing.T) Hosts {
 	t.Helper()
 	p, err := fetchpolicy.Parse([]string{"http://127.0.0.1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p
+	return Hosts{Policy: p}
 }
+
+// app is the object of most tests' artifacts, and dir where it is served.
+var app = Owner{Kind: "GitRepository", Namespace: "team", Name: "app"}
+
+const dir = "/gitrepository/team/app/"
 
 func TestFetch(t *testing.T) {
 	body := tarball(t, map[string]string{"app/cm.yaml": "kind: ConfigMap\n"})
 	srv, hits := serve(t, body)
 	good := digest.FromBytes(body).String()
 	localhost := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	at := func(base, file, sum string) Artifact {
+		return Artifact{URL: base + dir + file, Digest: sum, Owner: app}
+	}
 	for _, tc := range []struct {
 		name      string
 		artifact  Artifact
@@ -90,22 +98,22 @@ func TestFetch(t *testing.T) {
 		wantIs    error
 		wantFetch bool
 	}{
-		{name: "a matching digest", artifact: Artifact{URL: srv.URL + "/a.tar.gz", Digest: good}, wantFetch: true},
-		{name: "a sha512 digest", artifact: Artifact{URL: srv.URL + "/a.tar.gz", Digest: digest.SHA512.FromBytes(body).String()}, wantFetch: true},
-		{name: "another digest", artifact: Artifact{URL: srv.URL + "/a.tar.gz", Digest: digest.FromString("other").String()},
+		{name: "a matching digest", artifact: at(srv.URL, "a.tar.gz", good), wantFetch: true},
+		{name: "a sha512 digest", artifact: at(srv.URL, "a.tar.gz", digest.SHA512.FromBytes(body).String()), wantFetch: true},
+		{name: "another digest", artifact: at(srv.URL, "a.tar.gz", digest.FromString("other").String()),
 			want: "status.artifact.digest is sha256:", wantIs: ErrDigestMismatch, wantFetch: true},
-		{name: "a digest of an unknown algorithm", artifact: Artifact{URL: srv.URL + "/a.tar.gz", Digest: "md5:0123"},
+		{name: "a digest of an unknown algorithm", artifact: at(srv.URL, "a.tar.gz", "md5:0123"),
 			want: `status.artifact.digest "md5:0123"`, wantIs: ErrInvalidArtifact},
-		{name: "a host the policy leaves out", artifact: Artifact{URL: localhost + "/a.tar.gz", Digest: good},
-			want: "is not among the hosts sets may fetch from"},
-		{name: "https to a host allowed over http only", artifact: Artifact{URL: strings.Replace(srv.URL, "http:", "https:", 1), Digest: good},
+		{name: "a host the policy leaves out", artifact: at(localhost, "a.tar.gz", good),
+			want: "is not among the hosts sets may fetch from", wantIs: ErrHostRefused},
+		{name: "https to a host allowed over http only", artifact: at(strings.Replace(srv.URL, "http:", "https:", 1), "a.tar.gz", good),
 			want: "HTTP response to HTTPS client"},
-		{name: "a scheme other than http", artifact: Artifact{URL: "file:///etc/passwd", Digest: good}, want: "only http and https"},
-		{name: "credentials in the url", artifact: Artifact{URL: "http://u:p@127.0.0.1/a.tar.gz", Digest: good}, want: "holds no credentials"},
-		{name: "a missing tarball", artifact: Artifact{URL: srv.URL + "/missing.tar.gz", Digest: good}, want: "404 Not Found", wantFetch: true},
-		{name: "a tarball over the limit", artifact: Artifact{URL: srv.URL + "/a.tar.gz", Digest: good},
+		{name: "a scheme other than http", artifact: Artifact{URL: "file:///etc/passwd", Digest: good, Owner: app}, want: "only http and https"},
+		{name: "credentials in the url", artifact: at("http://u:p@127.0.0.1", "a.tar.gz", good), want: "holds no credentials"},
+		{name: "a missing tarball", artifact: at(srv.URL, "missing.tar.gz", good), want: "404 Not Found", wantFetch: true},
+		{name: "a tarball over the limit", artifact: at(srv.URL, "a.tar.gz", good),
 			limits: Limits{MaxTarballBytes: 10, Extract: limits.Extract}, wantIs: artifact.ErrTooLarge, wantFetch: true},
-		{name: "files over the limit", artifact: Artifact{URL: srv.URL + "/a.tar.gz", Digest: good},
+		{name: "files over the limit", artifact: at(srv.URL, "a.tar.gz", good),
 			limits: Limits{MaxTarballBytes: 1 << 20, Extract: artifact.Limits{MaxBytes: 1 << 20, MaxFiles: 1, MaxPathLength: 256}},
 			wantIs: ErrInvalidArtifact, wantFetch: true},
 	} {
@@ -152,7 +160,7 @@ func TestArtifactOf(t *testing.T) {
 	}
 	got, err := ArtifactOf(obj(map[string]any{"artifact": map[string]any{
 		"url": "http://sc/a.tar.gz", "digest": "sha256:00", "revision": "main@sha1:1", "path": "a.tar.gz"}}))
-	if err != nil || got != (Artifact{URL: "http://sc/a.tar.gz", Digest: "sha256:00", Revision: "main@sha1:1"}) {
+	if err != nil || got != (Artifact{URL: "http://sc/a.tar.gz", Digest: "sha256:00", Revision: "main@sha1:1", Owner: app}) {
 		t.Errorf("ArtifactOf: %+v, %v", got, err)
 	}
 	for _, tc := range []struct {

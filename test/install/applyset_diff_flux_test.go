@@ -59,18 +59,20 @@ var _ = Describe("kubectl applyset diff of an ApplySet with a flux source", Orde
 		sum = digest.FromBytes(tarball).String()
 		// The tampered artifact's status claims the digest of other bytes.
 		claimed := digest.FromString("another tarball").String()
+		// source-controller's layout: /<kind>/<namespace>/<name>/<file>.
+		at := func(name string) string { return "/gitrepository/" + ns + "/" + name + "/0123456789abcdef.tar.gz" }
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			switch r.URL.Path {
-			case "/gitrepository/app.tar.gz", "/gitrepository/tampered.tar.gz":
+			case at("app"), at("tampered"):
 				_, _ = w.Write(tarball)
 			default:
 				http.NotFound(w, r)
 			}
 		}))
 		DeferCleanup(srv.Close)
-		gitRepository(ctx, ns, "app", srv.URL+"/gitrepository/app.tar.gz", sum, revision)
-		gitRepository(ctx, ns, "tampered", srv.URL+"/gitrepository/tampered.tar.gz", claimed, revision)
-		gitRepository(ctx, ns, "ftp", "ftp://"+strings.TrimPrefix(srv.URL, "http://")+"/gitrepository/app.tar.gz", sum, revision)
+		gitRepository(ctx, ns, "app", srv.URL+at("app"), sum, revision)
+		gitRepository(ctx, ns, "tampered", srv.URL+at("tampered"), claimed, revision)
+		gitRepository(ctx, ns, "ftp", "ftp://"+strings.TrimPrefix(srv.URL, "http://")+at("ftp"), sum, revision)
 	})
 
 	setYAML := func(object string) string {
@@ -119,6 +121,7 @@ spec:
 		Expect(stderr).To(ContainSubstring(fmt.Sprintf("GitRepository %s/tampered revision %s", ns, revision)))
 		Expect(stderr).To(ContainSubstring("the tarball does not match the artifact's digest: status.artifact.digest is " +
 			digest.FromString("another tarball").String()))
+		Expect(stderr).NotTo(ContainSubstring(strings.TrimPrefix(sum, "sha256:")), "the digest of the bytes served was told")
 		Expect(stderr).NotTo(ContainSubstring("operator"))
 		Expect(stderr).NotTo(ContainSubstring("to create"))
 		Expect(stdout).NotTo(ContainSubstring("+++"))

@@ -30,6 +30,7 @@ import (
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/pkg/fetchpolicy"
 )
 
 // parseFlags is the options args give the manager's flags, bound as main
@@ -195,5 +196,49 @@ func TestReplicaUserAgent(t *testing.T) {
 		if tc.want != "" && !strings.HasPrefix(cfg.UserAgent, rest.DefaultKubernetesUserAgent()+" ") {
 			t.Errorf("%v: user agent %q does not start with client-go's default", tc.args, cfg.UserAgent)
 		}
+	}
+}
+
+func TestArtifactHostFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args     []string
+		allowed  string // a host the allowed policy must allow, "" for no policy
+		external string // a host the external policy must allow, "" for no policy
+		wantErr  string
+	}{
+		{args: nil},
+		{args: []string{"--artifact-allowed-hosts=http://source-controller.flux-system.svc.cluster.local."},
+			allowed: "source-controller.flux-system.svc.cluster.local"},
+		{args: []string{"--artifact-allowed-hosts=source-controller.flux-system,producer.example.com", "--external-artifact-hosts= producer.example.com "},
+			allowed: "producer.example.com", external: "producer.example.com"},
+		{args: []string{"--external-artifact-hosts=producer.example.com"}, wantErr: "--artifact-allowed-hosts allows none"},
+		{args: []string{"--artifact-allowed-hosts=a.example.com", "--external-artifact-hosts=ftp://producer.example.com"},
+			wantErr: "--external-artifact-hosts: allowed host"},
+		{args: []string{"--artifact-allowed-hosts=a.example.com/path"}, wantErr: "--artifact-allowed-hosts: allowed host"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			o, err := parseFlags(tc.args...)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("want an error saying %q, got %v", tc.wantErr, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			allowed, external, err := o.artifactPolicies()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range []struct {
+				policy *fetchpolicy.Policy
+				host   string
+			}{{allowed, tc.allowed}, {external, tc.external}} {
+				if (p.policy == nil) != (p.host == "") || p.policy != nil && p.policy.CheckHost(p.host, "443", false) != nil {
+					t.Errorf("policy %v does not allow %q", p.policy, p.host)
+				}
+			}
+		})
 	}
 }

@@ -47,7 +47,6 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/declared"
-	"github.com/applyset-operator/applyset-operator/pkg/fetchpolicy"
 	"github.com/applyset-operator/applyset-operator/pkg/kbuild"
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
@@ -99,6 +98,7 @@ type options struct {
 	applyConcurrency      int
 	legacyManagers        string
 	artifactAllowedHosts  string
+	externalArtifactHosts string
 
 	kubeAPIQPS   float64
 	kubeAPIBurst int
@@ -155,11 +155,6 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"The most objects one set may declare, a bound on the operator's memory and on the time one set holds a worker.")
 	fs.IntVar(&o.setConcurrency, "concurrent-set-reconciles", applysets.DefaultConcurrency,
 		"How many ApplySets, and how many ClusterApplySets, are reconciled at once.")
-	fs.StringVar(&o.artifactAllowedHosts, "artifact-allowed-hosts", "",
-		"Comma-separated hosts oci and flux sources may fetch from: [http://]host[:port], host a DNS name, a *.example.com wildcard or an IP "+
-			"([::1] for IPv6); http:// allows plain HTTP too. Loopback, link-local and metadata addresses are refused unless named by address. "+
-			"A flux source fetches its object's status.artifact.url, e.g. http://source-controller.flux-system.svc.cluster.local. "+
-			"Empty: no oci or flux source fetches.")
 	fs.IntVar(&o.applyConcurrency, "concurrent-applies", apply.DefaultConcurrency,
 		"How many requests (applies, deletes, reads) one set has in flight at once.")
 	fs.StringVar(&o.legacyManagers, "legacy-field-managers", strings.Join(apply.DefaultLegacyManagers, ","),
@@ -174,6 +169,7 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.featureGateBackend, "featuregate-backend", backendAuto,
 		"What enforces CustomFeatureGates: policy (admission policies the API server runs, no webhook), webhook, "+
 			"or auto (policy where the API server serves admissionregistration.k8s.io/v1 MutatingAdmissionPolicies).")
+	o.bindArtifactFlags(fs)
 	o.webhooks.bindFlags(fs)
 	o.shard.bindFlags(fs)
 	o.replicas.bindFlags(fs)
@@ -217,6 +213,9 @@ func (o *options) validate() error {
 	}
 	if o.permissionTTL < 0 {
 		return fmt.Errorf("--permission-cache-ttl must not be negative, got %s", o.permissionTTL)
+	}
+	if _, _, err := o.artifactPolicies(); err != nil {
+		return err
 	}
 	if o.kubeAPIQPS == 0 || o.kubeAPIQPS > 0 && o.kubeAPIBurst <= 0 {
 		return fmt.Errorf("--kube-api-qps must be positive (with a positive --kube-api-burst) or negative for no client-side limit, got %v and %d",
@@ -316,7 +315,7 @@ func setupControllers(mgr ctrl.Manager, cfg *rest.Config, opts options, tlsOpts 
 		return fmt.Errorf("--default-service-account=%s: give a name only; the account is looked up in each ApplySet's namespace",
 			opts.defaultServiceAccount)
 	}
-	artifactPolicy, err := artifactPolicy(opts.artifactAllowedHosts)
+	allowedHosts, externalHosts, err := opts.artifactPolicies()
 	if err != nil {
 		return err
 	}
@@ -328,7 +327,8 @@ func setupControllers(mgr ctrl.Manager, cfg *rest.Config, opts options, tlsOpts 
 		if err := applysets.SetupWithManager(mgr, applysets.Options{Replicas: shared,
 			ToolingVersion: version, DefaultServiceAccount: opts.defaultServiceAccount, SingleTenant: opts.singleTenant,
 			MaxInputBytes: opts.maxSetInputSize.Value(), MaxObjects: opts.maxSetObjects, Concurrency: opts.setConcurrency,
-			ApplyConcurrency: opts.applyConcurrency, ArtifactPolicy: artifactPolicy, BuildMemory: opts.maxBuildMemory.Value(),
+			ApplyConcurrency: opts.applyConcurrency, ArtifactPolicy: allowedHosts, ExternalArtifactHosts: externalHosts,
+			BuildMemory:    opts.maxBuildMemory.Value(),
 			LegacyManagers: append([]string{}, splitList(opts.legacyManagers)...), // empty hands over none
 			PermissionTTL:  cmp.Or(opts.permissionTTL, -1),                        // 0 asks every time
 		}); err != nil {
@@ -357,18 +357,4 @@ func splitList(value string) []string {
 		}
 	}
 	return out
-}
-
-// artifactPolicy reads --artifact-allowed-hosts; nil, when it names no
-// host, lets no oci or flux source fetch.
-func artifactPolicy(allowedHosts string) (*fetchpolicy.Policy, error) {
-	hosts := splitList(allowedHosts)
-	if len(hosts) == 0 {
-		return nil, nil
-	}
-	policy, err := fetchpolicy.Parse(hosts)
-	if err != nil {
-		return nil, fmt.Errorf("--artifact-allowed-hosts: %w", err)
-	}
-	return policy, nil
 }

@@ -56,4 +56,19 @@ var _ = Describe("Flux sources of one tenant", func() {
 		}, 3*time.Second).Should(Succeed())
 		Expect(sc.hits.Load()).To(BeZero(), "another namespace's artifact was fetched")
 	})
+
+	It("reads an ExternalArtifact stored another way only from a host the admin frees", func(ctx context.Context) {
+		ns, sc := newNamespace(ctx), newSourceController()
+		// A producer that serves its artifacts at paths of its own choosing.
+		url, sum := sc.publish("Rendering", "renderer", "output", map[string]string{"app.yaml": configMapYAML("rendered")})
+		setArtifact(ctx, fluxObject(ctx, ns, "ExternalArtifact", "rendered"), url, sum, "v1")
+		set := fluxSet(ns, "producer", applyv1alpha1.FluxSourceExternalArtifact, "rendered", "")
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+		Eventually(condition(ctx, set, applyv1alpha1.ConditionReady)).Should(And(HaveField("Status", metav1.ConditionFalse),
+			HaveField("Reason", applyv1alpha1.ReasonArtifactUnavailable), HaveField("Message", And(
+				ContainSubstring("ExternalArtifact "+ns+"/rendered names an artifact the operator may not fetch"),
+				ContainSubstring("/externalartifact/"+ns+"/rendered/<file>"), ContainSubstring("--external-artifact-hosts")))))
+		Expect(configMapExists(ctx, ns, "rendered")).To(BeFalse())
+		Expect(sc.hits.Load()).To(BeZero(), "a path the rule refuses was fetched")
+	})
 })

@@ -85,13 +85,17 @@ type Options struct {
 	// takes over after its first apply of an object; nil means
 	// apply.DefaultLegacyManagers.
 	LegacyManagers []string
-	// ArtifactPolicy is the hosts oci sources may fetch from; nil lets none
-	// fetch (--artifact-allowed-hosts).
+	// ArtifactPolicy is the hosts oci and flux sources may fetch from; nil
+	// lets none fetch (--artifact-allowed-hosts).
 	ArtifactPolicy *fetchpolicy.Policy
 	// BuildMemory bounds the heap of one kustomize build of an oci or flux
 	// source; 0 means kbuild.DefaultMaxMemory. Builds run one at a time, so
 	// that together they stay within it.
 	BuildMemory int64
+	// ExternalArtifactHosts are the hosts, also allowed by ArtifactPolicy,
+	// whose ExternalArtifacts may be fetched from any path rather than their
+	// object's own only; nil frees none (--external-artifact-hosts).
+	ExternalArtifactHosts *fetchpolicy.Policy
 	// PermissionTTL is how long the answer to a permission check is reused
 	// by the sets acting as the same identity; 0 means
 	// DefaultPermissionTTL, a negative value asks every time.
@@ -133,7 +137,8 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err != nil {
 		return err
 	}
-	artifacts := &declared.Artifacts{Policy: opts.ArtifactPolicy, BuildMemory: opts.BuildMemory, Builds: semaphore.NewWeighted(1)}
+	artifacts := &declared.Artifacts{Policy: opts.ArtifactPolicy, ExternalArtifactHosts: opts.ExternalArtifactHosts,
+		BuildMemory: opts.BuildMemory, Builds: semaphore.NewWeighted(1)}
 	for _, k := range kinds {
 		if err := mgr.GetFieldIndexer().IndexField(context.Background(), k.newSet(), sourceIndex, func(obj client.Object) []string {
 			sources := obj.(applyv1alpha1.Set).GetSources()

@@ -1,0 +1,70 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/applyset-operator/applyset-operator/pkg/fetchpolicy"
+)
+
+// bindArtifactFlags binds where oci and flux sources may fetch from.
+func (o *options) bindArtifactFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.artifactAllowedHosts, "artifact-allowed-hosts", "",
+		"Comma-separated hosts oci and flux sources may fetch from: [http://]host[:port], host a DNS name, a *.example.com wildcard or an IP "+
+			"([::1] for IPv6); http:// allows plain HTTP too. Loopback, link-local and metadata addresses are refused unless named by address. "+
+			"A flux source fetches its object's status.artifact.url, e.g. http://source-controller.flux-system.svc.cluster.local. "+
+			"Empty: no oci or flux source fetches. A flux artifact is fetched only from its object's own path, "+
+			"/<kind>/<namespace>/<name>/<file> as source-controller serves it, unless --external-artifact-hosts frees its host.")
+	fs.StringVar(&o.externalArtifactHosts, "external-artifact-hosts", "",
+		"Comma-separated hosts, written as in --artifact-allowed-hosts and allowed by it too, whose ExternalArtifacts may be fetched "+
+			"from any path: for producers that do not store them as source-controller does. Whoever may write an ExternalArtifact's "+
+			"status then makes sets read anything such a host serves, so name only hosts that serve nothing a tenant may not read. "+
+			"Empty: every flux artifact is fetched only from its object's own path.")
+}
+
+// artifactPolicies reads --artifact-allowed-hosts (nil, when it names no
+// host, lets no oci or flux source fetch) and --external-artifact-hosts
+// (nil frees no host of the path rule). Hosts freed where none may be
+// fetched from are refused: the admin meant something else.
+func (o *options) artifactPolicies() (allowed, external *fetchpolicy.Policy, err error) {
+	if allowed, err = hostPolicy(o.artifactAllowedHosts, "--artifact-allowed-hosts"); err != nil {
+		return nil, nil, err
+	}
+	if external, err = hostPolicy(o.externalArtifactHosts, "--external-artifact-hosts"); err != nil {
+		return nil, nil, err
+	}
+	if external != nil && allowed == nil {
+		return nil, nil, fmt.Errorf("--external-artifact-hosts names hosts, but --artifact-allowed-hosts allows none to fetch from; " +
+			"name them there too")
+	}
+	return allowed, external, nil
+}
+
+// hostPolicy reads the hosts of the flag named name; nil when it names none.
+func hostPolicy(hosts, name string) (*fetchpolicy.Policy, error) {
+	entries := splitList(hosts)
+	if len(entries) == 0 {
+		return nil, nil
+	}
+	policy, err := fetchpolicy.Parse(entries)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return policy, nil
+}

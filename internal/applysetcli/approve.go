@@ -32,6 +32,7 @@ import (
 type approveOptions struct {
 	digest string
 	yes    bool
+	hosts  artifactHosts
 }
 
 func newApproveCommand(o *Options) *cobra.Command {
@@ -44,6 +45,9 @@ changes as a unified diff, made with server-side dry-run as you, as 'diff' shows
 computes the plan's digest from that preview and approves only when it is the digest the set
 awaits (status.plan.digest): what you saw is what the operator applies. Then it asks, and
 writes the digest into spec.approvedPlan, on the set as you read it.
+
+The preview fetches the set's oci and flux artifacts from here, only from the hosts
+--artifact-allowed-hosts names (none by default), as diff does.
 
 --digest approves a digest without the preview, for scripts: it must be the one the set
 awaits. Approving needs the verb approve on the set (the ClusterRole
@@ -60,6 +64,7 @@ applyset-operator-applyset-approver).`,
 	}
 	cmd.Flags().StringVar(&a.digest, "digest", "", "Approve this digest, which must be the one the set awaits, without a preview.")
 	cmd.Flags().BoolVar(&a.yes, "yes", false, "Approve without asking.")
+	a.hosts.bindFlags(cmd.Flags())
 	return cmd
 }
 
@@ -131,7 +136,7 @@ func (a *approveOptions) showPlan(ctx context.Context, o *Options, c *clients, c
 		return errors.New("the set is being deleted: its plan (status.plan.prune) lists what the deletion deletes; " +
 			"approve it with --digest status.plan.digest, or set spec.deletionPolicy to Orphan to keep the members")
 	}
-	d := &diffOptions{maxInput: defaultMaxInput}
+	d := &diffOptions{maxInput: defaultMaxInput, hosts: a.hosts}
 	previewed := set.DeepCopyObject().(applyv1alpha1.Set)
 	// A typed read leaves the kind out, and the set's ID is made of it.
 	previewed.GetObjectKind().SetGroupVersionKind(applyv1alpha1.GroupVersion.WithKind(kind))

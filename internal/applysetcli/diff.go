@@ -52,6 +52,7 @@ type diffOptions struct {
 	fieldManager   string
 	forceConflicts bool
 	maxInput       int64
+	hosts          artifactHosts
 }
 
 func newDiffCommand(o *Options) *cobra.Command {
@@ -67,9 +68,12 @@ removals. Secret data is masked. Nothing in the cluster changes.
 
 For the operator's ApplySets and ClusterApplySets, name the set's manifest with -f and no
 --applyset: diff previews what the operator would do with that spec. Its sources are read
-as you: ConfigMaps and Secrets with your rights, and oci sources fetched from here (the
-credentials and CA Secrets they name read with your rights from the set's namespace, within
-the operator's bounds on size, files and kustomize builds), naming the digest each read.
+as you: ConfigMaps and Secrets with your rights, and oci and flux sources fetched from here
+(the credentials and CA Secrets they name, and the Flux objects, read with your rights from
+the set's namespace, within the operator's bounds on size, files and kustomize builds),
+naming the digest each read. Their urls are the choice of whoever wrote the set or the Flux
+object's status, so they are fetched only from the hosts --artifact-allowed-hosts names
+(none by default), and a flux artifact only from its object's own path.
 
 Exit status: 0 no differences, 1 differences, 2 or more a problem.`,
 		Example: `  # Preview the next apply of a kubectl-managed set
@@ -79,7 +83,10 @@ Exit status: 0 no differences, 1 differences, 2 or more a problem.`,
   kustomize build overlays/prod | kubectl applyset diff -f - --applyset=configmaps/web -n shop --prune
 
   # Preview a change to one of the operator's sets
-  kubectl applyset diff -f applyset.yaml`,
+  kubectl applyset diff -f applyset.yaml
+
+  # ... whose flux source source-controller serves at an address reachable from here
+  kubectl applyset diff -f applyset.yaml --artifact-allowed-hosts=http://source-controller.flux-system.svc.cluster.local.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			err := d.run(cmd.Context(), o)
@@ -97,6 +104,7 @@ Exit status: 0 no differences, 1 differences, 2 or more a problem.`,
 	cmd.Flags().StringVar(&d.fieldManager, "field-manager", "kubectl", "The field manager the apply would use.")
 	cmd.Flags().BoolVar(&d.forceConflicts, "force-conflicts", false, "Preview an apply that takes fields other appliers own.")
 	cmd.Flags().Int64Var(&d.maxInput, "max-input-size", defaultMaxInput, "The most bytes -f, and the sources of the operator's sets, may read, after decompression.")
+	d.hosts.bindFlags(cmd.Flags())
 	return cmd
 }
 

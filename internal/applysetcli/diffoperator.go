@@ -31,7 +31,6 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/declared"
-	"github.com/applyset-operator/applyset-operator/pkg/fetchpolicy"
 	"github.com/applyset-operator/applyset-operator/pkg/inventory"
 )
 
@@ -160,11 +159,14 @@ func (d *diffOptions) previewSet(ctx context.Context, o *Options, cl client.Clie
 }
 
 // gather reads the set's inputs as the operator would, but as the user: its
-// ConfigMaps, Secrets and the Secrets of its oci sources with the user's
-// rights, and its artifacts from wherever the user can reach, within the
-// same bounds. It says which artifact each oci and flux source read.
+// ConfigMaps, Secrets, Flux objects and the Secrets of its oci sources with
+// the user's rights, and its artifacts from the hosts the user names, within
+// the same bounds. It says which artifact each oci and flux source read.
 func (d *diffOptions) gather(ctx context.Context, o *Options, cl client.Client, set applyv1alpha1.Set) (declared.Gathered, error) {
-	artifacts := &declared.Artifacts{Policy: fetchpolicy.Unrestricted()}
+	artifacts, err := d.hosts.artifacts()
+	if err != nil {
+		return declared.Gathered{}, err
+	}
 	g, err := declared.GatherWith(ctx, cl, set, declared.Limits{Bytes: d.maxInput, Objects: declared.DefaultLimits.Objects}, artifacts)
 	if err != nil {
 		return g, err

@@ -24,6 +24,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -44,6 +45,10 @@ import (
 var _ = Describe("kubectl applyset diff of an ApplySet with a flux source", Ordered, func() {
 	const revision = "main@sha1:0123456789abcdef0123456789abcdef01234567"
 	var pluginDir, ns, sum string
+	// hits counts the requests source-controller answers.
+	var hits atomic.Int32
+	// allowLoopback names the test's source-controller, on loopback, as the user would.
+	allowLoopback := []string{"--artifact-allowed-hosts", "http://127.0.0.1"}
 
 	BeforeAll(func(ctx context.Context) {
 		installFluxCRDs(ctx)
@@ -61,9 +66,11 @@ var _ = Describe("kubectl applyset diff of an ApplySet with a flux source", Orde
 		claimed := digest.FromString("another tarball").String()
 		// source-controller's layout: /<kind>/<namespace>/<name>/<file>.
 		at := func(name string) string { return "/gitrepository/" + ns + "/" + name + "/0123456789abcdef.tar.gz" }
+		theirs := "/gitrepository/other-team/app/0123456789abcdef.tar.gz"
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits.Add(1)
 			switch r.URL.Path {
-			case at("app"), at("tampered"):
+			case at("app"), at("tampered"), theirs:
 				_, _ = w.Write(tarball)
 			default:
 				http.NotFound(w, r)
@@ -73,6 +80,8 @@ var _ = Describe("kubectl applyset diff of an ApplySet with a flux source", Orde
 		gitRepository(ctx, ns, "app", srv.URL+at("app"), sum, revision)
 		gitRepository(ctx, ns, "tampered", srv.URL+at("tampered"), claimed, revision)
 		gitRepository(ctx, ns, "ftp", "ftp://"+strings.TrimPrefix(srv.URL, "http://")+at("ftp"), sum, revision)
+		// Its status names another namespace's artifact, whose digest its writer learnt.
+		gitRepository(ctx, ns, "thief", srv.URL+theirs, sum, revision)
 	})
 
 	setYAML := func(object string) string {
@@ -87,7 +96,7 @@ spec:
 	}
 
 	It("reads the GitRepository as the user, fetches its artifact and diffs the objects under its path", func(ctx context.Context) {
-		stdout, stderr, code := runPlugin(ctx, pluginDir, setYAML("app"), "diff", "-n", ns, "-f", "-")
+		stdout, stderr, code := runPlugin(ctx, pluginDir, setYAML("app"), append([]string{"diff", "-n", ns, "-f", "-"}, allowLoopback...)...)
 		Expect(code).To(Equal(1), stdout+stderr)
 		Expect(stderr).To(ContainSubstring(fmt.Sprintf("ApplySet/app: spec.sources[0] GitRepository %s/app revision %s is %s", ns, revision, sum)))
 		Expect(stdout).To(MatchRegexp(`(?m)^\+\+\+ merged/v1\.ConfigMap\.` + ns + `\.app$`))
@@ -109,14 +118,14 @@ spec:
 		Expect(env.Client.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "no-gitrepositories"},
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "no-gitrepositories"},
 			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "flux-reader"}}})).To(Succeed())
-		stdout, stderr, code := runPlugin(ctx, pluginDir, setYAML("app"), "diff", "-n", ns, "-f", "-", "--as", "flux-reader")
+		stdout, stderr, code := runPlugin(ctx, pluginDir, setYAML("app"), append([]string{"diff", "-n", ns, "-f", "-", "--as", "flux-reader"}, allowLoopback...)...)
 		Expect(code).To(Equal(2), stdout+stderr)
 		Expect(stderr).To(ContainSubstring("standard input document 1: may not get gitrepositories.source.toolkit.fluxcd.io in namespace " + ns))
 		Expect(stdout).NotTo(ContainSubstring("+++"))
 	})
 
 	It("refuses a tarball whose bytes do not match the artifact's digest, and previews nothing", func(ctx context.Context) {
-		stdout, stderr, code := runPlugin(ctx, pluginDir, setYAML("tampered"), "diff", "-n", ns, "-f", "-")
+		stdout, stderr, code := runPlugin(ctx, pluginDir, setYAML("tampered"), append([]string{"diff", "-n", ns, "-f", "-"}, allowLoopback...)...)
 		Expect(code).To(Equal(2), stdout+stderr)
 		Expect(stderr).To(ContainSubstring(fmt.Sprintf("GitRepository %s/tampered revision %s", ns, revision)))
 		Expect(stderr).To(ContainSubstring("the tarball does not match the artifact's digest: status.artifact.digest is " +
@@ -128,13 +137,33 @@ spec:
 	})
 
 	It("says an artifact url it cannot fetch is the url's fault, not the operator's host list", func(ctx context.Context) {
-		stdout, stderr, code := runPlugin(ctx, pluginDir, setYAML("ftp"), "diff", "-n", ns, "-f", "-")
+		stdout, stderr, code := runPlugin(ctx, pluginDir, setYAML("ftp"), append([]string{"diff", "-n", ns, "-f", "-"}, allowLoopback...)...)
 		Expect(code).To(Equal(2), stdout+stderr)
 		Expect(stderr).To(ContainSubstring(fmt.Sprintf("GitRepository %s/ftp names an artifact that cannot be fetched", ns)))
 		Expect(stderr).To(ContainSubstring("only http and https artifact urls are fetched"))
 		Expect(stderr).NotTo(ContainSubstring("operator"))
 		Expect(stderr).NotTo(ContainSubstring("--artifact-allowed-hosts"))
 		Expect(stdout).NotTo(ContainSubstring("+++"))
+	})
+
+	It("fetches nothing from a host the user did not name, and says which flag names it", func(ctx context.Context) {
+		before := hits.Load()
+		stdout, stderr, code := runPlugin(ctx, pluginDir, setYAML("app"), "diff", "-n", ns, "-f", "-")
+		Expect(code).To(Equal(2), stdout+stderr)
+		Expect(stderr).To(ContainSubstring("this command fetches from no host; pass --artifact-allowed-hosts with that host to fetch from it here"))
+		Expect(stderr).NotTo(ContainSubstring("operator's --artifact-allowed-hosts flag"))
+		Expect(stdout).NotTo(ContainSubstring("+++"))
+		Expect(hits.Load()).To(Equal(before), "an artifact was fetched from a host the user did not name")
+	})
+
+	It("refuses a status naming another namespace's artifact, as the operator does", func(ctx context.Context) {
+		before := hits.Load()
+		stdout, stderr, code := runPlugin(ctx, pluginDir, setYAML("thief"), append([]string{"diff", "-n", ns, "-f", "-"}, allowLoopback...)...)
+		Expect(code).To(Equal(2), stdout+stderr)
+		Expect(stderr).To(ContainSubstring(fmt.Sprintf("GitRepository %s/thief names an artifact this command may not fetch", ns)))
+		Expect(stderr).To(ContainSubstring(fmt.Sprintf("not under its object's own path: Flux serves GitRepository %s/thief's artifacts at /gitrepository/%s/thief/<file>", ns, ns)))
+		Expect(stdout).NotTo(ContainSubstring("+++"))
+		Expect(hits.Load()).To(Equal(before), "another namespace's artifact was fetched")
 	})
 })
 

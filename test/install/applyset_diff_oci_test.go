@@ -82,7 +82,7 @@ spec:
 	}
 
 	It("fetches the artifact with the set's credentials read as the user, and diffs its build", func(ctx context.Context) {
-		stdout, stderr, code := runPlugin(ctx, pluginDir, setYAML("tag: v1"), "diff", "-n", ns, "-f", "-")
+		stdout, stderr, code := runPlugin(ctx, pluginDir, setYAML("tag: v1"), "diff", "-n", ns, "-f", "-", "--artifact-allowed-hosts", "http://127.0.0.1")
 		Expect(code).To(Equal(1), stdout+stderr)
 		Expect(stderr).To(ContainSubstring(fmt.Sprintf("ApplySet/app: spec.sources[0] oci://%s/team/app:v1 is %s", host, digest)))
 		Expect(stdout).To(MatchRegexp(`(?m)^\+\+\+ merged/v1\.ConfigMap\.` + ns + `\.app$`))
@@ -94,7 +94,7 @@ spec:
 		By("showing an edit of what is live, which the operator takes back, as for a ConfigMap source")
 		kubectlSucceeds(ctx, "{apiVersion: v1, kind: ConfigMap, metadata: {name: app, labels: {env: prod}}, data: {k: old, size: large}}",
 			"create", "-n", ns, "-f", "-")
-		stdout, stderr, code = runPlugin(ctx, pluginDir, setYAML("digest: "+digest), "diff", "-n", ns, "-f", "-")
+		stdout, stderr, code = runPlugin(ctx, pluginDir, setYAML("digest: "+digest), "diff", "-n", ns, "-f", "-", "--artifact-allowed-hosts", "http://127.0.0.1")
 		Expect(code).To(Equal(1), stdout+stderr)
 		Expect(stdout).To(MatchRegexp(`(?m)^-  k: old$`))
 		Expect(stdout).To(MatchRegexp(`(?m)^\+  k: v$`))
@@ -112,18 +112,18 @@ spec:
 		Expect(env.Client.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "no-secrets"},
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "no-secrets"},
 			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "reader"}}})).To(Succeed())
-		_, stderr, code := runPlugin(ctx, pluginDir, setYAML("tag: v1"), "diff", "-n", ns, "-f", "-", "--as", "reader")
+		_, stderr, code := runPlugin(ctx, pluginDir, setYAML("tag: v1"), "diff", "-n", ns, "-f", "-", "--artifact-allowed-hosts", "http://127.0.0.1", "--as", "reader")
 		Expect(code).To(Equal(2), stderr)
 		Expect(stderr).To(ContainSubstring("standard input document 1: may not get secrets in namespace " + ns))
 	})
 
 	It("refuses a tag that points elsewhere than the pinned digest, and a missing tag", func(ctx context.Context) {
 		wrong := "sha256:" + strings.Repeat("0", 64)
-		_, stderr, code := runPlugin(ctx, pluginDir, setYAML("tag: v1, digest: \""+wrong+"\""), "diff", "-n", ns, "-f", "-")
+		_, stderr, code := runPlugin(ctx, pluginDir, setYAML("tag: v1, digest: \""+wrong+"\""), "diff", "-n", ns, "-f", "-", "--artifact-allowed-hosts", "http://127.0.0.1")
 		Expect(code).To(Equal(2), stderr)
 		Expect(stderr).To(ContainSubstring("not the pinned digest " + wrong))
 
-		_, stderr, code = runPlugin(ctx, pluginDir, setYAML("tag: v9"), "diff", "-n", ns, "-f", "-")
+		_, stderr, code = runPlugin(ctx, pluginDir, setYAML("tag: v9"), "diff", "-n", ns, "-f", "-", "--artifact-allowed-hosts", "http://127.0.0.1")
 		Expect(code).To(Equal(2), stderr)
 		Expect(stderr).To(ContainSubstring(`tag "v9" not found`))
 	})

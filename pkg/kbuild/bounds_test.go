@@ -20,7 +20,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -141,4 +144,20 @@ func TestReadRefusesTooManyBuiltObjects(t *testing.T) {
 	}
 	_, err := Read(t.Context(), tree(t, files), "", Limits{MaxObjects: 10, MaxBytes: 1 << 20, MaxDepth: 2})
 	wantErr(t, err, "the build would produce more than 10 objects")
+}
+
+// TestChildReachesNoNetwork gives a child a kustomization naming a remote
+// resource, which the walk would refuse, and expects the child's build to
+// fail without reaching the server.
+func TestChildReachesNoNetwork(t *testing.T) {
+	var reached atomic.Bool
+	server := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached.Store(true) }))
+	defer server.Close()
+	files := map[string]string{"kustomization.yaml": "resources: [cm.yaml]\n", "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"}
+	// The walk refuses the URL; build the tree directly to see what the child would do.
+	files["kustomization.yaml"] = "resources:\n- " + server.URL + "/cm.yaml\n"
+	_, err := isolate(t.Context(), tree(t, files), "", "kustomization.yaml", Limits{MaxObjects: 10, MaxBytes: 1 << 20, MaxDepth: 2})
+	if err == nil || reached.Load() {
+		t.Fatalf("the child reached the server (error %v)", err)
+	}
 }

@@ -20,6 +20,7 @@ import (
 	"encoding/gob"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
@@ -67,6 +68,7 @@ type request struct {
 // serveChild builds the kustomization a request names and writes its YAML
 // to out, giving an exit code.
 func serveChild(in io.Reader, out, errOut io.Writer) int {
+	http.DefaultTransport = offline{}
 	var req request
 	if err := gob.NewDecoder(in).Decode(&req); err != nil {
 		fmt.Fprintf(errOut, "reading the build request: %v", err)
@@ -94,6 +96,14 @@ func serveChild(in io.Reader, out, errOut io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// offline is a child's only way to the network: kustomize reads remote
+// files through a client of http.DefaultTransport, and no build may.
+type offline struct{}
+
+func (offline) RoundTrip(req *http.Request) (*http.Response, error) {
+	return nil, fmt.Errorf("%s: a build reads nothing from the network", req.URL.Redacted())
 }
 
 // watchHeap ends the process as soon as its heap holds more than limit

@@ -64,7 +64,10 @@ func isolate(ctx context.Context, files *artifact.Tree, dir, file string, limits
 		return nil, fmt.Errorf("building %s: %w", file, err)
 	}
 	cmd := exec.CommandContext(ctx, exe)
-	cmd.Env = append(os.Environ(), childEnv+"=1")
+	// The walk refuses every remote reference it knows of; should kustomize
+	// know one more, the child finds no git to run (and its HTTP client no
+	// network: serveChild).
+	cmd.Env = append(os.Environ(), childEnv+"=1", "PATH=")
 	cmd.Stdin = &in
 	stderr := &boundedBuffer{most: maxChildMessage}
 	cmd.Stderr = stderr

@@ -42,9 +42,14 @@ func checkLocalPath(dir, ref, where string) (string, error) {
 }
 
 // looksRemote tells whether kustomize would read ref from the network: a
-// URL of any scheme, or one of the forms it reads as a Git repository.
+// URL of any scheme, or one of the forms it reads as a Git repository, the
+// scp-like user@host:org/repo and github.com:org/repo among them (any ":"
+// before the first "/" reads as a host; no artifact path needs one).
 func looksRemote(ref string) bool {
 	if u, err := url.Parse(ref); err == nil && u.Scheme != "" {
+		return true
+	}
+	if first, _, _ := strings.Cut(ref, "/"); strings.ContainsAny(first, ":@") {
 		return true
 	}
 	lower := strings.ToLower(ref)

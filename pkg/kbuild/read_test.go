@@ -176,6 +176,18 @@ func TestReadRefuses(t *testing.T) {
 		files: map[string]string{"kustomization.yaml": "bases:\n- git@github.com:example/repo.git\n"},
 		want:  []string{"is remote"},
 	}, {
+		name:  "an scp-like remote base",
+		files: map[string]string{"kustomization.yaml": "resources:\n- deploy@git.example.com:team/repo\n"},
+		want:  []string{`"deploy@git.example.com:team/repo" is remote`},
+	}, {
+		name:  "a host and a colon",
+		files: map[string]string{"kustomization.yaml": "resources:\n- github.com:example/repo/base\n"},
+		want:  []string{`"github.com:example/repo/base" is remote`},
+	}, {
+		name:  "a user without a host",
+		files: map[string]string{"kustomization.yaml": "components:\n- git@example.com/repo\n"},
+		want:  []string{`"git@example.com/repo" is remote`},
+	}, {
 		name:  "a remote patch",
 		files: map[string]string{"kustomization.yaml": "resources: [cm.yaml]\npatches:\n- path: http://169.254.169.254/latest/meta-data\n", "cm.yaml": cm},
 		want:  []string{"kustomization.yaml patches[0].path", "is remote"},

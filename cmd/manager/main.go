@@ -127,7 +127,8 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 			"the field managers with which a tool applies its members. Hint repairs and orphan deletion count a member only when "+
 			"one of these applied its part-of label.")
 	fs.StringVar(&o.orphanPolicy, "orphan-policy", string(parents.OrphanReport),
-		"What to do with members whose parent does not exist: report (Event and metric) or delete (after the grace period).")
+		"What to do with members whose parent does not exist: report (Event and metric) or delete (after the grace period). "+
+			"Orphans are deleted as their namespace's --default-service-account, with its rights; cluster-scoped ones never.")
 	fs.DurationVar(&o.orphanGracePeriod, "orphan-grace-period", 5*time.Minute,
 		"How long an orphan is reported before --orphan-policy=delete deletes it.")
 	fs.StringVar(&o.defaultServiceAccount, "default-service-account", "default",
@@ -305,6 +306,7 @@ func setupControllers(mgr ctrl.Manager, cfg *rest.Config, opts options, tlsOpts 
 			RepairTooling:     splitList(opts.repairTooling),
 			OrphanPolicy:      parents.OrphanPolicy(opts.orphanPolicy),
 			OrphanGracePeriod: opts.orphanGracePeriod,
+			OrphanDeleter:     opts.defaultServiceAccount,
 			Resync:            opts.reverifyInterval,
 		}); err != nil {
 			return fmt.Errorf("setting up the parent reconciler: %w", err)

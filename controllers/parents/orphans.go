@@ -70,6 +70,11 @@ type OrphanReconciler struct {
 	// deleted, and one that left its members (suspended, previewing, or the
 	// operator being uninstalled) left them on purpose.
 	Kept sets.Set[string]
+	// DeleteAs gives the client an orphan of a namespace is deleted with:
+	// acting as that namespace's ServiceAccount that sets naming none act as,
+	// so that a label nobody proves costs no more than that account may do.
+	// nil deletes none.
+	DeleteAs func(namespace string) (metadata.Interface, string, error)
 	// Now tells the time; time.Now when nil.
 	Now func() time.Time
 
@@ -117,11 +122,21 @@ func (r *OrphanReconciler) Reconcile(ctx context.Context, setID string) (reconci
 
 // collect deletes the orphans that no other object owns, each only if it is
 // still the very object that was judged (UID and resourceVersion preconditions):
-// one re-adopted or changed meanwhile is kept.
+// one re-adopted or changed meanwhile is kept. An orphan has no inventory to
+// prove it a member, only a label anyone who may patch it could have
+// applied, so none is deleted with the operator's rights: a namespaced one
+// as its namespace's default ServiceAccount, a cluster-scoped one never (a
+// Namespace or CRD would take what others made with it).
 func (r *OrphanReconciler) collect(ctx context.Context, setID string, members []membership.Member) error {
 	logger := log.FromContext(ctx)
 	var errs []error
 	for _, m := range members {
+		if m.Namespace == "" {
+			r.Recorder.Eventf(memberRef(m), nil, "Normal", ReasonOrphanKept, "Collect",
+				"Not deleted: cluster-scoped orphans are never collected, since a label proves no membership and deleting a "+
+					"Namespace or CRD takes what others made with it; delete it yourself if it is no longer used")
+			continue
+		}
 		if len(m.OwnerReferences) > 0 {
 			r.Recorder.Eventf(memberRef(m), nil, "Normal", ReasonOrphanKept, "Collect",
 				"Not deleted: owned by %s %s, whose garbage collection decides", m.OwnerReferences[0].Kind, m.OwnerReferences[0].Name)
@@ -139,13 +154,26 @@ func (r *OrphanReconciler) collect(ctx context.Context, setID string, members []
 					"could have set it", applyset.PartOfLabel, strings.Join(sets.List(r.Appliers), ", "))
 			continue
 		}
+		if r.DeleteAs == nil {
+			r.Recorder.Eventf(memberRef(m), nil, "Normal", ReasonOrphanKept, "Collect",
+				"Not deleted: the operator has no ServiceAccount to delete orphans as (its --default-service-account is empty)")
+			continue
+		}
+		deleter, who, err := r.DeleteAs(m.Namespace)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("deleting orphan %s: %w", m.String(), err))
+			continue
+		}
 		uid, rv := m.UID, m.ResourceVersion
-		err := r.Metadata.Resource(m.Resource).Namespace(m.Namespace).Delete(ctx, m.Name, metav1.DeleteOptions{
+		err = deleter.Resource(m.Resource).Namespace(m.Namespace).Delete(ctx, m.Name, metav1.DeleteOptions{
 			Preconditions: &metav1.Preconditions{UID: &uid, ResourceVersion: &rv},
 		})
 		switch {
 		case apierrors.IsNotFound(err), apierrors.IsConflict(err):
 			logger.Info("Orphan changed or went away before deletion; kept", "member", m.String())
+		case apierrors.IsForbidden(err):
+			r.Recorder.Eventf(memberRef(m), nil, "Warning", ReasonOrphanKept, "Collect",
+				"Not deleted: orphans are deleted as %s, which may not delete it; grant it delete, or delete it yourself", who)
 		case err != nil:
 			errs = append(errs, fmt.Errorf("deleting orphan %s: %w", m.String(), err))
 		default:

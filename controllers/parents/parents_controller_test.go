@@ -26,6 +26,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -39,6 +40,16 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
+
+// grantDelete lets the ServiceAccount account of namespace delete resources there.
+func grantDelete(ctx context.Context, namespace, account, resources string) {
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "delete-" + resources},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{resources}, Verbs: []string{"delete"}}}}
+	ExpectWithOffset(1, k8sClient.Create(ctx, role)).To(Succeed())
+	ExpectWithOffset(1, k8sClient.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: role.Name},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: namespace, Name: account}}})).To(Succeed())
+}
 
 func newNamespace(ctx context.Context) string {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "parents-"}}
@@ -233,11 +244,12 @@ var _ = Describe("kubectl's parents, repaired when an admin allows it", Ordered,
 
 var _ = Describe("Orphans, collected under the delete policy", Ordered, func() {
 	BeforeAll(func() {
-		startOperator(Options{OrphanPolicy: OrphanDelete, OrphanGracePeriod: 2 * time.Second, Resync: time.Hour})
+		startOperator(Options{OrphanPolicy: OrphanDelete, OrphanGracePeriod: 2 * time.Second, Resync: time.Hour, OrphanDeleter: "default"})
 	})
 
 	It("deletes orphans after the grace period, but never one another object owns", func(ctx context.Context) {
 		ns := newNamespace(ctx)
+		grantDelete(ctx, ns, "default", "configmaps")
 		applyWithKubectl(ctx, "my-set", ns, configMaps(ns, "plain", "owner"))
 		owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "owner"}}
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(owner), owner)).To(Succeed())
@@ -269,6 +281,27 @@ var _ = Describe("Orphans, collected under the delete policy", Ordered, func() {
 		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "labelled-by-update")).Should(ContainElement("Normal/" + ReasonOrphanKept))
 		Expect(exists(ctx, keptBySet)()).To(BeTrue(), "an orphan the operator's own set left is never collected")
 		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "kept-by-its-set")).Should(ContainElement("Normal/" + ReasonOrphanKept))
+	})
+
+	It("deletes an orphan only as its namespace's ServiceAccount, and a cluster-scoped one never", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		grantDelete(ctx, ns, "default", "configmaps")
+		role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "orphan-role-" + ns}}
+		namespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns + "-owned"}}
+		// The account may delete the ConfigMap, not the Secret.
+		applyWithKubectl(ctx, "my-set", ns, configMaps(ns, "granted")+"---\n"+
+			fmt.Sprintf("apiVersion: v1\nkind: Secret\nmetadata: {name: forbidden, namespace: %s}\n---\n", ns)+
+			fmt.Sprintf("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: %s}\n---\n", role.Name)+
+			fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata: {name: %s}\n", namespace.Name))
+		Expect(k8sClient.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "my-set"}})).To(Succeed())
+
+		Eventually(exists(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "granted"}})).
+			WithTimeout(20 * time.Second).Should(BeFalse())
+		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "forbidden")).Should(ContainElement("Warning/" + ReasonOrphanKept))
+		Expect(exists(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "forbidden"}})()).To(BeTrue())
+		Eventually(testenv.EventReasons(ctx, k8sClient, "default", role.Name)).Should(ContainElement("Normal/" + ReasonOrphanKept))
+		Expect(exists(ctx, role)()).To(BeTrue(), "a cluster-scoped orphan was deleted")
+		Expect(exists(ctx, namespace)()).To(BeTrue(), "a Namespace orphan was deleted")
 	})
 })
 

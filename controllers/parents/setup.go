@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
@@ -38,9 +39,11 @@ import (
 )
 
 // The parent reconciler reads the metadata of every listable type to find
-// parents and members. Repairing hints (--repair-tooling) and deleting orphans
-// (--orphan-policy=delete) write to other tools' objects: they need the
-// optional cluster-writer role, which the default install leaves out.
+// parents and members. Repairing hints (--repair-tooling) writes to other
+// tools' objects: it needs the optional cluster-writer role, which the
+// default install leaves out. Deleting orphans (--orphan-policy=delete) acts
+// as each namespace's default ServiceAccount, with its rights, never the
+// operator's.
 // +kubebuilder:rbac:groups=*,resources=*,verbs=get;list;watch
 
 // Options configure the parent and orphan reconcilers.
@@ -51,6 +54,9 @@ type Options struct {
 	OrphanPolicy OrphanPolicy
 	// OrphanGracePeriod is how long an orphan is reported before it is deleted.
 	OrphanGracePeriod time.Duration
+	// OrphanDeleter names the ServiceAccount, in each orphan's namespace,
+	// that the delete policy deletes it as; empty deletes none.
+	OrphanDeleter string
 	// Resync is how often every parent and set is verified again without an event.
 	Resync time.Duration
 	// Appliers map toolings to the field managers whose applies of the
@@ -93,7 +99,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		Reconciler: &OrphanReconciler{
 			Metadata: w.metadata, Parents: w.parents, Index: w.index, Recorder: recorder,
 			Policy: opts.OrphanPolicy, GracePeriod: opts.OrphanGracePeriod, Appliers: appliers.All(),
-			Kept: appliers.Of(identity.ToolingName),
+			Kept: appliers.Of(identity.ToolingName), DeleteAs: deleteAs(mgr.GetConfig(), opts.OrphanDeleter),
 		},
 	})
 	if err != nil {
@@ -103,6 +109,24 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		return err
 	}
 	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error { return w.run(ctx, opts.Resync) }))
+}
+
+// deleteAs makes the metadata clients that act as the ServiceAccount named
+// account in a namespace, or nil for no account.
+func deleteAs(cfg *rest.Config, account string) func(string) (metadata.Interface, string, error) {
+	if account == "" {
+		return nil
+	}
+	return func(namespace string) (metadata.Interface, string, error) {
+		user := serviceaccount.MakeUsername(namespace, account)
+		impersonating := rest.CopyConfig(cfg)
+		impersonating.Impersonate = rest.ImpersonationConfig{UserName: user}
+		c, err := metadata.NewForConfig(impersonating)
+		if err != nil {
+			return nil, "", fmt.Errorf("a client acting as %s: %w", user, err)
+		}
+		return c, "ServiceAccount " + namespace + "/" + account, nil
+	}
 }
 
 // watchers are the parent tracker and the membership index, and the queues

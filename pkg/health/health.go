@@ -23,7 +23,9 @@ limitations under the License.
 package health
 
 import (
+	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/fluxcd/cli-utils/pkg/kstatus/status"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -52,7 +54,35 @@ type Result struct {
 // by kstatus. The zero Checker has no checks: kstatus judges every object.
 type Checker struct {
 	checks map[schema.GroupKind]*compiledCheck
+	// budget bounds the CEL cost of all Judge calls together; 0 leaves it
+	// unbounded. spent is what they cost so far.
+	budget uint64
+	spent  atomic.Uint64
 }
+
+// errBudgetSpent is what a Checker past its budget says of an object it
+// no longer judges.
+var errBudgetSpent = errors.New("the health checks spent their budget")
+
+// Limit bounds the CEL cost of everything c judges from now on together,
+// one evaluation's overshoot aside: past it, an object with a check is
+// Unknown, not judged, and Exhausted says so. A unit of cost takes about
+// 100 ns, so a budget of 10,000,000 is about a second of one core.
+func (c *Checker) Limit(budget uint64) {
+	c.budget = budget
+}
+
+// Spent is the CEL cost c's evaluations took so far.
+func (c *Checker) Spent() uint64 { return c.spent.Load() }
+
+// Exhausted reports whether c spent its budget, so that some object was
+// not judged.
+func (c *Checker) Exhausted() bool {
+	return c.budget > 0 && c.spent.Load() >= c.budget
+}
+
+// spend records what an evaluation cost.
+func (c *Checker) spend(cost uint64) { c.spent.Add(cost) }
 
 // NewChecker compiles checks; the error names every check that does not
 // compile. At most one check per kind.
@@ -77,7 +107,7 @@ func (c *Checker) Judge(obj *unstructured.Unstructured) Result {
 		return Result{Status: Terminating, Message: "the object is being deleted"}
 	}
 	if check, ok := c.checks[obj.GroupVersionKind().GroupKind()]; ok {
-		return check.judge(obj)
+		return check.judge(obj, c)
 	}
 	res, err := status.Compute(obj)
 	if err != nil {

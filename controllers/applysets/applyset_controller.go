@@ -243,6 +243,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set)
 	if o.err == nil && !o.dryRun && (spec.WaitEnabled() || o.applied.Count(apply.Waiting) > 0) {
 		o.health = judgeMembers(checker, o.applied)
 	}
+	if checker.Exhausted() && o.err == nil {
+		return failure(o, applyv1alpha1.ReasonBudgetExceeded, true, healthBudgetError())
+	}
 	return o
 }
 
@@ -309,9 +312,16 @@ func (r *Reconciler) applyAndPrune(ctx context.Context, set applyv1alpha1.Set, p
 		}
 		o.listed, o.foreign = prune.Proven(), prune.Foreign()
 	}
+	if err := inventoryFits(set, inv, objects); err != nil {
+		return failure(o, applyv1alpha1.ReasonBudgetExceeded, true, err)
+	}
 	var wait bool
 	if o, wait = gateChanges(ctx, set, engine, objects, &applyOpts, prune, o); wait {
 		return o
+	}
+	var err error
+	if o, err = r.spendApproval(ctx, set, o); err != nil {
+		return failure(o, applyv1alpha1.ReasonApplyFailed, false, err)
 	}
 	if !o.dryRun {
 		if err := r.writeParent(ctx, set, plan.Widened); err != nil {
@@ -319,7 +329,6 @@ func (r *Reconciler) applyAndPrune(ctx context.Context, set applyv1alpha1.Set, p
 		}
 	}
 
-	var err error
 	o.applied, err = engine.Apply(ctx, objects, applyOpts)
 	if err != nil {
 		reason := failureReason(err, applyv1alpha1.ReasonApplyFailed)
@@ -335,6 +344,9 @@ func (r *Reconciler) applyAndPrune(ctx context.Context, set applyv1alpha1.Set, p
 	}
 	if o, wait = gateDeletes(set, prune, o); wait {
 		return o
+	}
+	if o, err = r.spendApproval(ctx, set, o); err != nil {
+		return failure(o, applyv1alpha1.ReasonPruneFailed, false, err)
 	}
 	o.pruned, err = engine.ExecutePrune(ctx, prune)
 	if err != nil {

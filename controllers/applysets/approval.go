@@ -41,8 +41,9 @@ type approvalOutcome struct {
 	// awaiting is true when the plan waits for a person: nothing it
 	// approves was done.
 	awaiting bool
-	// spent is true when the reconcile applied an approved plan.
-	spent bool
+	// spent is true when the reconcile applied an approved plan, and
+	// recorded once status says so.
+	spent, recorded bool
 	// held are the deletes that wait for approval under Prune.
 	held apply.ChangeSet
 	// before is the digest status.plan named before the reconcile, and
@@ -183,6 +184,25 @@ func gateDeletes(set applyv1alpha1.Set, prune *apply.PrunePlan, o outcome) (outc
 	return o, true
 }
 
+// spendApproval records the approval o spends before the first write it
+// allows: the sequence, which every digest includes, moves on at once, so
+// that however the reconcile ends no later plan has the digest approved.
+// The write is refused when the set changed since it was read.
+func (r *Reconciler) spendApproval(ctx context.Context, set applyv1alpha1.Set, o outcome) (outcome, error) {
+	if o.approval == nil || !o.approval.spent || o.approval.recorded || o.dryRun {
+		return o, nil
+	}
+	status := set.GetSetStatus()
+	before := status.DeepCopy()
+	setApproval(status, o)
+	if err := r.writeStatusLocked(ctx, set, before); err != nil {
+		*status = *before
+		return o, fmt.Errorf("recording the approval of plan %s before applying it: %w", o.approval.digest, err)
+	}
+	o.approval.recorded = true
+	return o, nil
+}
+
 // held are the deletes o holds for approval.
 func held(o outcome) []apply.Change {
 	if o.approval == nil {
@@ -202,7 +222,7 @@ func setApproval(status *applyv1alpha1.ApplySetStatus, o outcome) {
 	switch {
 	case a.awaiting && st.AwaitingSince == nil:
 		st.AwaitingSince = &metav1.Time{Time: o.now}
-	case a.awaiting:
+	case a.awaiting, a.recorded:
 	case a.spent:
 		st.Sequence = ptr.To(ptr.Deref(st.Sequence, 0) + 1)
 		st.LastApplied, st.LastAppliedTime, st.AwaitingSince = a.digest, &metav1.Time{Time: o.now}, nil
@@ -219,9 +239,9 @@ func awaitingMessage(status *applyv1alpha1.ApplySetStatus, o outcome) string {
 		return fmt.Sprintf("Applied; %d deletions await approval (plan %s): %s; %s",
 			o.approval.held.Count(apply.Pruned), o.approval.digest, text.Summarize(prunedNames(o.approval.held), 5), how)
 	}
-	p := status.Plan
+	c := ptr.Deref(status.Plan.Counts, applyv1alpha1.PlanCounts{})
 	return fmt.Sprintf("Plan %s awaits approval: %d to create, %d to update, %d to recreate, %d to prune; %s",
-		o.approval.digest, len(p.Create), len(p.Update), len(p.Recreate), len(p.Prune), how)
+		o.approval.digest, count(c.Create), count(c.Update), count(c.Recreate), count(c.Prune), how)
 }
 
 func prunedNames(cs apply.ChangeSet) []string {

@@ -117,6 +117,25 @@ var _ = Describe("Approval", func() {
 		Expect(set.Status.Approval.Sequence).To(Equal(ptr.To[int64](2)))
 	})
 
+	It("spends an approval before the writes it allows, so no digest is left to replay when the last status write fails", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		set := newSet(ns, "spent-first", inlineConfigMap("a", "1"))
+		set.Spec.Approval = applyv1alpha1.ApprovalManual
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+		first := awaiting(ctx, set)
+
+		By("refusing every status write of the set that records an applied plan, as a status too large for etcd would be")
+		refuseAppliedPlans(ctx, ns)
+		approve(ctx, set, first)
+		Eventually(func() bool { return configMapExists(ctx, ns, "a") }).Should(BeTrue())
+		Eventually(func() *int64 {
+			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
+			return ptr.Deref(set.Status.Approval, applyv1alpha1.ApprovalStatus{}).Sequence
+		}).Should(Equal(ptr.To[int64](1)), "the approval was not spent")
+		Expect(set.Status.Approval.LastApplied).To(Equal(first))
+		Expect(ptr.Deref(set.Status.Plan.DryRun, false)).To(BeTrue(), "the test's policy let the applied plan be written")
+	})
+
 	It("under Manual applies nothing of a stale digest, and shows the new plan", func(ctx context.Context) {
 		ns := newNamespace(ctx)
 		set := newSet(ns, "stale", inlineConfigMap("a", "1"))
@@ -270,6 +289,43 @@ var _ = Describe("Approval", func() {
 		}).Should(Equal(applyv1alpha1.ReasonAwaitingApproval))
 	})
 })
+
+// refuseAppliedPlans installs, until the spec ends, a policy refusing every
+// write of the status of ApplySets in ns that records a plan not a dry run.
+func refuseAppliedPlans(ctx context.Context, ns string) {
+	GinkgoHelper()
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "refuse-applied-plans-" + ns},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+			MatchConstraints: &admissionregistrationv1.MatchResources{
+				NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: ns}},
+				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
+					Rule: admissionregistrationv1.Rule{APIGroups: []string{applyv1alpha1.GroupVersion.Group}, APIVersions: []string{"*"},
+						Resources: []string{"applysets/status"}}}}},
+			},
+			Validations: []admissionregistrationv1.Validation{{
+				Expression: "!has(object.status.plan) || !has(object.status.plan.dryRun) || object.status.plan.dryRun",
+				Message:    "the test refuses the status of an applied plan"}},
+		}}
+	Expect(k8sClient.Create(ctx, policy)).To(Succeed())
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: policy.Name},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: policy.Name,
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}}}
+	Expect(k8sClient.Create(ctx, binding)).To(Succeed())
+	DeferCleanup(func(ctx context.Context) {
+		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, binding))).To(Succeed())
+		Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, policy))).To(Succeed())
+	})
+	// The API server enforces a new policy within a second or so: wait until it refuses.
+	probe := &applyv1alpha1.ApplySet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "probe"}}
+	Expect(k8sClient.Create(ctx, probe)).To(Succeed())
+	Eventually(func() error {
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(probe), probe)).To(Succeed())
+		probe.Status.Plan = &applyv1alpha1.Plan{DryRun: ptr.To(false)}
+		return k8sClient.Status().Update(ctx, probe, client.DryRunAll)
+	}).Should(MatchError(ContainSubstring("the test refuses the status of an applied plan")))
+}
 
 // userIn returns a client acting as user, who may get, list, create and
 // patch ApplySets in ns, and use the verbs given.

@@ -23,7 +23,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 )
@@ -70,3 +72,53 @@ func numberedRefs(format string, n int) []string {
 	}
 	return refs
 }
+
+var _ = Describe("A set's status within etcd's bound", func() {
+	It("applies nothing when its inventory would not fit, and says how large it would be", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		// 5,000 ConfigMaps of 253-character names: 1.8 MiB of inventory, 30 KB once compressed.
+		var docs strings.Builder
+		for i := range 5000 {
+			fmt.Fprintf(&docs, "{apiVersion: v1, kind: ConfigMap, metadata: {name: %s-%04d}}\n---\n", strings.Repeat("n", 248), i)
+		}
+		Expect(k8sClient.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "many"},
+			BinaryData: map[string][]byte{"all.yaml": gzipBytes([]byte(docs.String()))}})).To(Succeed())
+		set := newSet(ns, "large")
+		set.Spec.Sources = []applyv1alpha1.Source{{Kind: applyv1alpha1.SourceKindConfigMap, Name: "many"}}
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+
+		Eventually(condition(ctx, set, applyv1alpha1.ConditionStalled)).Should(And(
+			HaveField("Reason", applyv1alpha1.ReasonBudgetExceeded),
+			HaveField("Message", And(ContainSubstring("the set would record 5000 members, 1.8 MiB of status"),
+				ContainSubstring("more than the 1.3 MiB one object may take in etcd, so nothing was applied or pruned")))))
+		list := &corev1.ConfigMapList{}
+		Expect(k8sClient.List(ctx, list, client.InNamespace(ns))).To(Succeed())
+		Expect(list.Items).To(HaveLen(1), "a ConfigMap of the set was applied")
+	})
+})
+
+var _ = Describe("A set's health-check budget", func() {
+	It("stalls a set whose checks cost more than a second of CPU in one reconcile, judging no more", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		// Each check compares every pair of a member's 300 keys: about 720,000 of CEL's units, some 70 ms.
+		data := map[string]any{}
+		for i := range 300 {
+			data[fmt.Sprintf("k%03d", i)] = "v"
+		}
+		var members []applyv1alpha1.Resource
+		for i := range 20 {
+			obj := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": fmt.Sprintf("pairs-%d", i)}, "data": data}
+			res, err := applyv1alpha1.NewResource(obj)
+			Expect(err).NotTo(HaveOccurred())
+			members = append(members, res)
+		}
+		set := newSet(ns, "costly", members...)
+		set.Spec.HealthChecks = []applyv1alpha1.HealthCheck{{APIVersion: "v1", Kind: "ConfigMap",
+			Current: "self.data.all(a, self.data.all(b, a == b || self.data[a] == self.data[b]))"}}
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+
+		Eventually(condition(ctx, set, applyv1alpha1.ConditionStalled)).Should(And(
+			HaveField("Reason", applyv1alpha1.ReasonBudgetExceeded),
+			HaveField("Message", ContainSubstring("the set's health checks cost more than 10000000 (about 1s of CPU) in one reconcile"))))
+	})
+})

@@ -118,6 +118,30 @@ func (r *Reconciler) writeStatus(ctx context.Context, set applyv1alpha1.Set, bef
 	return r.Client.Status().Patch(ctx, metadataOf(set, gvk), client.RawPatch(types.MergePatchType, data))
 }
 
+// writeStatusLocked is writeStatus on the set as it was read: the API server
+// refuses it with a Conflict when the set changed since. The set takes the
+// resourceVersion written.
+func (r *Reconciler) writeStatusLocked(ctx context.Context, set applyv1alpha1.Set, before *applyv1alpha1.ApplySetStatus) error {
+	gvk, err := r.gvk()
+	if err != nil {
+		return err
+	}
+	from, to := r.NewSet(), r.NewSet()
+	*from.GetSetStatus(), *to.GetSetStatus() = *before, *set.GetSetStatus()
+	from.SetResourceVersion(set.GetResourceVersion())
+	to.SetResourceVersion(set.GetResourceVersion())
+	data, err := client.MergeFromWithOptions(from, client.MergeFromWithOptimisticLock{}).Data(to)
+	if err != nil {
+		return err
+	}
+	written := metadataOf(set, gvk)
+	if err := r.Client.Status().Patch(ctx, written, client.RawPatch(types.MergePatchType, data)); err != nil {
+		return err
+	}
+	set.SetResourceVersion(written.GetResourceVersion())
+	return nil
+}
+
 // metadataOf names set for a write whose answer is read as metadata only:
 // the API server then sends back neither the set's inline objects nor its
 // status, which the reconciler has in hand.

@@ -124,7 +124,11 @@ func (r *Reconciler) recheck(ctx context.Context, set applyv1alpha1.Set) (outcom
 			judged.unhealthy = append(judged.unhealthy, unhealthyMember{ref: ref, result: result})
 		}
 	}
-	return outcome{setID: r.parentKey(set).ID(), health: judged, now: time.Now(), timeout: timeout(spec), recheck: true}, true
+	o := outcome{setID: r.parentKey(set).ID(), health: judged, now: time.Now(), timeout: timeout(spec), recheck: true}
+	if checker.Exhausted() {
+		o = failure(o, applyv1alpha1.ReasonBudgetExceeded, true, healthBudgetError())
+	}
+	return o, true
 }
 
 // waitingOnly returns the members a set waits for, when a look at them is

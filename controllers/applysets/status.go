@@ -18,7 +18,6 @@ package applysets
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -45,6 +44,9 @@ const (
 	// status.conflicts and status.drift: a large CRD can change thousands.
 	maxFields     = 32
 	maxFieldBytes = 256
+	// maxListBytes bounds status.conflicts and status.drift: their first
+	// objects are named, however many objects conflict.
+	maxListBytes = 32 << 10
 )
 
 // setStatus fills in the status from the outcome of a reconcile of generation.
@@ -136,8 +138,8 @@ func readyMessage(status *applyv1alpha1.ApplySetStatus, o outcome) string {
 	created, configured, unchanged, pruned := o.applied.Count(apply.Created), o.applied.Count(apply.Configured),
 		o.applied.Count(apply.Unchanged), o.pruned.Count(apply.Pruned)
 	if o.confirmed { // what the apply the reconcile confirmed did
-		p := status.Plan
-		created, configured, unchanged, pruned = len(p.Create), len(p.Update), len(p.Unchanged), len(p.Prune)
+		c := ptr.Deref(status.Plan.Counts, applyv1alpha1.PlanCounts{})
+		created, configured, unchanged, pruned = count(c.Create), count(c.Update), count(c.Unchanged), count(c.Prune)
 	}
 	msg := fmt.Sprintf("Applied %d objects: %d created, %d configured, %d unchanged; %d pruned",
 		len(o.declared), created, configured, unchanged, pruned)
@@ -239,38 +241,17 @@ func splitKinds(hint string) []string {
 	return strings.Split(hint, ",")
 }
 
-func plan(o outcome) *applyv1alpha1.Plan {
-	p := &applyv1alpha1.Plan{DryRun: ptr.To(o.dryRun)}
-	for _, c := range o.applied.Changes {
-		switch c.Action {
-		case apply.Created:
-			p.Create = append(p.Create, ref(c.Ref))
-		case apply.Configured:
-			p.Update = append(p.Update, applyv1alpha1.ObjectUpdate{ObjectReference: ref(c.Ref), Fields: boundedFields(c.Fields)})
-		case apply.Unchanged:
-			p.Unchanged = append(p.Unchanged, ref(c.Ref))
-		case apply.Recreated:
-			p.Recreate = append(p.Recreate, applyv1alpha1.ObjectUpdate{ObjectReference: ref(c.Ref), Fields: boundedFields(c.Fields)})
-		}
-	}
-	if o.approval != nil && (o.approval.awaiting || o.approval.spent) {
-		p.Digest = o.approval.digest
-	}
-	for _, c := range slices.Concat(o.pruned.Changes, held(o)) {
-		switch c.Action {
-		case apply.Pruned:
-			p.Prune = append(p.Prune, ref(c.Ref))
-		case apply.Skipped, apply.Failed:
-			p.Skipped = append(p.Skipped, applyv1alpha1.SkippedPrune{ObjectReference: ref(c.Ref), Reason: c.Reason})
-		}
-	}
-	return p
-}
-
+// conflicts are the first conflicts (or drift) that fit in maxListBytes.
 func conflicts(in []apply.Conflict) []applyv1alpha1.Conflict {
 	out := make([]applyv1alpha1.Conflict, 0, len(in))
+	left := maxListBytes
 	for _, c := range in {
-		out = append(out, applyv1alpha1.Conflict{ObjectReference: ref(c.Ref), Manager: c.Manager, Fields: boundedFields(c.Fields)})
+		conflict := applyv1alpha1.Conflict{ObjectReference: ref(c.Ref), Manager: c.Manager, Fields: boundedFields(c.Fields)}
+		size := updateSize(applyv1alpha1.ObjectUpdate{ObjectReference: conflict.ObjectReference, Fields: conflict.Fields}) + len(c.Manager)
+		if left -= size; left < 0 {
+			break
+		}
+		out = append(out, conflict)
 	}
 	return out
 }

@@ -17,15 +17,19 @@ limitations under the License.
 package applysets
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
@@ -151,11 +155,40 @@ func TestSetStatus(t *testing.T) {
 		status := &applyv1alpha1.ApplySetStatus{}
 		setStatus(status, 1, outcome{applied: applied, pruned: pruned, declared: []apply.ObjectRef{cm("a")}})
 		p := status.Plan
-		if len(p.Create) != 1 || len(p.Update) != 1 || p.Update[0].Fields[0] != ".data.k" || len(p.Unchanged) != 1 ||
+		if len(p.Create) != 1 || len(p.Update) != 1 || p.Update[0].Fields[0] != ".data.k" ||
 			len(p.Prune) != 1 || len(p.Skipped) != 1 || p.Skipped[0].Reason == "" {
 			t.Errorf("plan = %+v", p)
 		}
+		want := applyv1alpha1.PlanCounts{Create: ptr.To[int32](1), Update: ptr.To[int32](1), Unchanged: ptr.To[int32](1),
+			Prune: ptr.To[int32](1), Skipped: ptr.To[int32](1)}
+		if diff := cmp.Diff(&want, p.Counts); diff != "" {
+			t.Errorf("counts (-want +got):\n%s", diff)
+		}
 	})
+}
+
+// TestPlanFitsItsShare gives the plan more objects than its share of status
+// can name: it counts them all and names the first that fit.
+func TestPlanFitsItsShare(t *testing.T) {
+	var o outcome
+	const objects = 5000
+	for i := range objects {
+		ref := apply.ObjectRef{GroupKind: schema.GroupKind{Kind: "ConfigMap"}, Namespace: "ns", Name: fmt.Sprintf("%s-%d", strings.Repeat("n", 200), i)}
+		o.applied.Changes = append(o.applied.Changes, apply.Change{Ref: ref, Action: apply.Created})
+		o.applied.Changes = append(o.applied.Changes, apply.Change{Ref: ref, Action: apply.Unchanged})
+	}
+	p := plan(o)
+	data, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) > maxPlanBytes {
+		t.Errorf("the plan takes %d bytes, more than its share of %d", len(data), maxPlanBytes)
+	}
+	listed := len(p.Create)
+	if listed == 0 || count(p.Counts.Create) != objects || count(p.Counts.Unchanged) != objects || count(p.Counts.Omitted) != objects-listed {
+		t.Errorf("listed %d; counts %+v", listed, p.Counts)
+	}
 }
 
 func TestSetStatusWhileWaiting(t *testing.T) {

@@ -73,7 +73,13 @@ type Plan struct {
 	// +kubebuilder:validation:Pattern=`^sha256:[a-f0-9]{64}$`
 	// +optional
 	Digest string `json:"digest,omitempty"`
-	// create are declared objects that did not exist.
+	// counts count the plan's objects by what it does to them, every one of
+	// them, whether the lists below name it or not.
+	// +optional
+	Counts *PlanCounts `json:"counts,omitempty"`
+	// create are declared objects that did not exist. Like update, recreate,
+	// prune and skipped, it names the first objects that fit in the plan's
+	// share of status (128 KiB), so that a set of any size can record it.
 	// +listType=atomic
 	// +optional
 	Create []ObjectReference `json:"create,omitempty"`
@@ -87,10 +93,6 @@ type Plan struct {
 	// +optional
 	Recreate []ObjectUpdate `json:"recreate,omitempty"`
 
-	// unchanged are declared objects that already matched.
-	// +listType=atomic
-	// +optional
-	Unchanged []ObjectReference `json:"unchanged,omitempty"`
 	// prune are members no longer declared, deleted by the apply.
 	// +listType=atomic
 	// +optional
@@ -99,6 +101,39 @@ type Plan struct {
 	// +listType=atomic
 	// +optional
 	Skipped []SkippedPrune `json:"skipped,omitempty"`
+}
+
+// PlanCounts count the objects of a plan by what it does to them.
+type PlanCounts struct {
+	// create counts the declared objects that did not exist.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Create *int32 `json:"create,omitempty"`
+	// update counts the declared objects whose fields the apply changes.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Update *int32 `json:"update,omitempty"`
+	// recreate counts the declared objects deleted and created again.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Recreate *int32 `json:"recreate,omitempty"`
+	// unchanged counts the declared objects that already matched; the plan
+	// names none of them.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Unchanged *int32 `json:"unchanged,omitempty"`
+	// prune counts the members no longer declared that the apply deletes.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Prune *int32 `json:"prune,omitempty"`
+	// skipped counts the members no longer declared that were kept.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Skipped *int32 `json:"skipped,omitempty"`
+	// omitted counts the objects the plan's lists leave out to fit its share of status.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Omitted *int32 `json:"omitted,omitempty"`
 }
 
 // Conflict is a set of fields that another field manager holds: taken from it
@@ -174,7 +209,7 @@ type ApplySetStatus struct {
 	Approval *ApprovalStatus `json:"approval,omitempty"`
 
 	// conflicts are fields owned by other field managers that the apply did not
-	// take, because spec.force is false.
+	// take, because spec.force is false: the first objects that fit in 32 KiB.
 	// +listType=atomic
 	// +optional
 	Conflicts []Conflict `json:"conflicts,omitempty"`
@@ -186,7 +221,8 @@ type ApplySetStatus struct {
 
 	// drift are declared fields that other field managers had changed with
 	// update requests (kubectl edit, scale, controllers) and that the last
-	// apply put back. List a field in spec.ignoreFields to leave it to them.
+	// apply put back, for the first objects that fit in 32 KiB. List a field
+	// in spec.ignoreFields to leave it to them.
 	// +listType=atomic
 	// +optional
 	Drift []Conflict `json:"drift,omitempty"`

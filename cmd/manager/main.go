@@ -93,6 +93,7 @@ type options struct {
 	singleTenant          bool
 	maxSetInputSize       resource.Quantity
 	maxBuildMemory        resource.Quantity
+	maxReconcileTime      time.Duration
 	maxSetObjects         int
 	setConcurrency        int
 	applyConcurrency      int
@@ -154,6 +155,8 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"more stalls with BudgetExceeded.")
 	fs.IntVar(&o.maxSetObjects, "max-set-objects", declared.DefaultLimits.Objects,
 		"The most objects one set may declare, a bound on the operator's memory and on the time one set holds a worker.")
+	fs.DurationVar(&o.maxReconcileTime, "max-reconcile-time", applysets.DefaultMaxReconcileTime,
+		"The most time one reconcile of a set may hold a worker; a set past it stalls with BudgetExceeded and is tried again at its interval.")
 	fs.IntVar(&o.setConcurrency, "concurrent-set-reconciles", applysets.DefaultConcurrency,
 		"How many ApplySets, and how many ClusterApplySets, are reconciled at once.")
 	fs.IntVar(&o.applyConcurrency, "concurrent-applies", apply.DefaultConcurrency,
@@ -211,6 +214,9 @@ func (o *options) validate() error {
 	if o.maxSetObjects <= 0 || o.setConcurrency <= 0 || o.applyConcurrency <= 0 {
 		return fmt.Errorf("--max-set-objects, --concurrent-set-reconciles and --concurrent-applies must be positive, got %d, %d and %d",
 			o.maxSetObjects, o.setConcurrency, o.applyConcurrency)
+	}
+	if o.maxReconcileTime <= 0 {
+		return fmt.Errorf("--max-reconcile-time must be positive, got %s", o.maxReconcileTime)
 	}
 	if o.permissionTTL < 0 {
 		return fmt.Errorf("--permission-cache-ttl must not be negative, got %s", o.permissionTTL)
@@ -330,7 +336,7 @@ func setupControllers(mgr ctrl.Manager, cfg *rest.Config, opts options, tlsOpts 
 			ToolingVersion: version, DefaultServiceAccount: opts.defaultServiceAccount, SingleTenant: opts.singleTenant,
 			MaxInputBytes: opts.maxSetInputSize.Value(), MaxObjects: opts.maxSetObjects, Concurrency: opts.setConcurrency,
 			ApplyConcurrency: opts.applyConcurrency, ArtifactPolicy: allowedHosts, ExternalArtifactHosts: externalHosts,
-			BuildMemory:    opts.maxBuildMemory.Value(),
+			BuildMemory: opts.maxBuildMemory.Value(), MaxReconcileTime: opts.maxReconcileTime,
 			LegacyManagers: append([]string{}, splitList(opts.legacyManagers)...), // empty hands over none
 			PermissionTTL:  cmp.Or(opts.permissionTTL, -1),                        // 0 asks every time
 		}); err != nil {

@@ -21,6 +21,7 @@ limitations under the License.
 package applysets
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -93,6 +94,9 @@ type Reconciler struct {
 	// LegacyManagers are handed over to the set after its first apply of an
 	// object (apply.Engine.LegacyManagers).
 	LegacyManagers []string
+	// MaxReconcileTime bounds one reconcile of a set; 0 means
+	// DefaultMaxReconcileTime.
+	MaxReconcileTime time.Duration
 
 	clients     sync.Map            // impersonated user, or "" for the operator -> identityClients
 	permissions *permissionAnswers  // shared by both kinds' reconcilers; nil asks every time
@@ -149,7 +153,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		if err := r.inputs.Acquire(ctx, weight); err != nil {
 			return reconcile.Result{}, err
 		}
-		o = r.reconcileNormal(ctx, set)
+		o = withinTime(ctx, cmp.Or(r.MaxReconcileTime, DefaultMaxReconcileTime), func(ctx context.Context) outcome {
+			return r.reconcileNormal(ctx, set)
+		})
 		r.inputs.Release(weight)
 		r.remember(ctx, set, o)
 	}
@@ -176,6 +182,10 @@ func (r *Reconciler) result(ctx context.Context, set applyv1alpha1.Set, o outcom
 		return reconcile.Result{RequeueAfter: requeue.Jitter(interval(spec))}, nil
 	case o.err == nil && o.pruned.Count(apply.Waiting) > 0:
 		return reconcile.Result{RequeueAfter: requeue.Jitter(waitDelay(0))}, nil
+	case o.err != nil && o.reason == applyv1alpha1.ReasonBudgetExceeded:
+		// Stalled, but what it reads, or how fast the cluster answers, may change.
+		log.FromContext(ctx).Info("Set is over one of its budgets", "error", o.err.Error())
+		return reconcile.Result{RequeueAfter: requeue.Jitter(interval(spec))}, nil
 	case o.err != nil && o.terminal && readsArtifacts(set):
 		// A tag may point to a fixed artifact without the set changing.
 		log.FromContext(ctx).Info("Set cannot progress until it or its artifacts change", "reason", o.reason, "error", o.err.Error())

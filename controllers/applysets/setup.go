@@ -96,6 +96,9 @@ type Options struct {
 	// whose ExternalArtifacts may be fetched from any path rather than their
 	// object's own only; nil frees none (--external-artifact-hosts).
 	ExternalArtifactHosts *fetchpolicy.Policy
+	// MaxReconcileTime bounds one reconcile of a set; 0 means
+	// DefaultMaxReconcileTime.
+	MaxReconcileTime time.Duration
 	// PermissionTTL is how long the answer to a permission check is reused
 	// by the sets acting as the same identity; 0 means
 	// DefaultPermissionTTL, a negative value asks every time.
@@ -161,6 +164,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			GroupKind:      schema.GroupKind{Group: applyv1alpha1.GroupVersion.Group, Kind: k.kind},
 			ToolingVersion: opts.ToolingVersion, DefaultServiceAccount: opts.DefaultServiceAccount, SingleTenant: opts.SingleTenant,
 			ApplyConcurrency: opts.ApplyConcurrency, ApprovalEnforced: probe.check, LegacyManagers: opts.LegacyManagers,
+			MaxReconcileTime: opts.MaxReconcileTime,
 			Limits: declared.Limits{Bytes: cmp.Or(opts.MaxInputBytes, declared.DefaultLimits.Bytes),
 				Objects: cmp.Or(opts.MaxObjects, declared.DefaultLimits.Objects)},
 			Artifacts: artifacts, permissions: answers,

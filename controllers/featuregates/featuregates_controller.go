@@ -38,6 +38,7 @@ import (
 
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/pkg/featuregate"
 	"github.com/applyset-operator/applyset-operator/pkg/text"
 )
 
@@ -80,6 +81,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	base := cfg.DeepCopy()
 
+	if refused := featuregate.CheckTarget(cfg.Name); refused != nil {
+		// The CRD refuses such a name; an object stored before its rule is
+		// not acted on: whatever enforced its gates goes, and status says why.
+		if err := errors.Join(r.removeLeftoverPolicies(ctx, cfg.Name), r.stripNotesOf(ctx, cfg.Name)); err != nil {
+			return reconcile.Result{}, err
+		}
+		refuseStatus(cfg, refused)
+		return r.report(ctx, base, cfg, reconcile.Result{}, nil)
+	}
+
 	crd := &apiextensionsv1.CustomResourceDefinition{}
 	err := r.Reader.Get(ctx, client.ObjectKey{Name: cfg.Name}, crd)
 	if client.IgnoreNotFound(err) != nil {
@@ -98,7 +109,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	// Errors bring the retry; status has reported them.
 	err = errors.Join(state.err, notes.err)
 
-	result := reconcile.Result{RequeueAfter: state.recheck()}
+	return r.report(ctx, base, cfg, reconcile.Result{RequeueAfter: state.recheck()}, err)
+}
+
+// report writes cfg's status where it differs from base's, with an Event
+// when the Ready condition changed, and returns result and err.
+func (r *Reconciler) report(ctx context.Context, base, cfg *featuresv1alpha1.CustomFeatureGates, result reconcile.Result, err error) (
+	reconcile.Result, error) {
 	if equality.Semantic.DeepEqual(base.Status, cfg.Status) {
 		return result, err
 	}

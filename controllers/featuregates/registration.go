@@ -117,8 +117,8 @@ func (r *Registrar) desiredWebhooks(ctx context.Context, gates []featuresv1alpha
 	}
 	var entries []*admissionv1ac.MutatingWebhookApplyConfiguration
 	for _, cfg := range gates {
-		if !cfg.DeletionTimestamp.IsZero() {
-			continue
+		if !cfg.DeletionTimestamp.IsZero() || featuregate.CheckTarget(cfg.Name) != nil {
+			continue // the reconciler reports the operator's own CRDs as refused
 		}
 		crd := &apiextensionsv1.CustomResourceDefinition{}
 		if err := r.Reader.Get(ctx, client.ObjectKey{Name: cfg.Name}, crd); err != nil {

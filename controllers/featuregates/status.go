@@ -45,6 +45,9 @@ const (
 	// counterparts of ReasonPolicyLoading and ReasonProbeFailed.
 	ReasonWebhookLoading     = "WebhookNotLoaded"
 	ReasonWebhookProbeFailed = "WebhookProbeFailed"
+	// ReasonOperatorCRD marks gates over one of the operator's own CRDs,
+	// which the operator does not enforce (featuregate.CheckTarget).
+	ReasonOperatorCRD = "OperatorCRD"
 )
 
 // enforcement is what status says of how one object's gates are enforced.
@@ -124,6 +127,27 @@ func computeStatus(cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv
 		}
 		apimeta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.ConditionStalled)
 	}
+}
+
+// refuseStatus reports gates that the operator does not enforce because
+// their object names one of its own CRDs: Ready False and Stalled, since only
+// deleting the object helps. It makes no API calls.
+func refuseStatus(cfg *featuresv1alpha1.CustomFeatureGates, refused error) {
+	status := &cfg.Status
+	status.FeatureGates, status.UnknownFieldPaths, status.DefaultedFieldPaths = nil, nil, nil
+	status.ObservedGeneration = cfg.Generation
+	msg := fmt.Sprintf("%v; no field is dropped, delete this object", refused)
+	for _, kind := range []string{featuresv1alpha1.ConditionReady, featuresv1alpha1.ConditionStalled} {
+		s := metav1.ConditionTrue
+		if kind == featuresv1alpha1.ConditionReady {
+			s = metav1.ConditionFalse
+		}
+		apimeta.SetStatusCondition(&status.Conditions, metav1.Condition{
+			Type: kind, Status: s, Reason: ReasonOperatorCRD, Message: msg, ObservedGeneration: cfg.Generation,
+		})
+	}
+	apimeta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.ConditionReconciling)
+	apimeta.RemoveStatusCondition(&status.Conditions, featuresv1alpha1.ConditionExplainNotes)
 }
 
 // enforced is the Ready condition of gates a schema can carry: whether the

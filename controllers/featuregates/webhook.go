@@ -99,6 +99,9 @@ func (d *dropper) Handle(ctx context.Context, req admission.Request) admission.R
 		return answerProbe(req)
 	}
 	crd := req.Resource.Resource + "." + req.Resource.Group
+	if featuregate.CheckTarget(crd) != nil {
+		return admission.Allowed("the operator's own CRDs are not gated")
+	}
 	defer func(start time.Time) { webhookDuration.WithLabelValues(crd).Observe(time.Since(start).Seconds()) }(time.Now())
 	cfg := &featuresv1alpha1.CustomFeatureGates{}
 	if err := d.Reader.Get(ctx, client.ObjectKey{Name: crd}, cfg); err != nil {

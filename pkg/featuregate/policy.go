@@ -169,10 +169,13 @@ func (s *Set) validatingPolicies(name string, gated admissionv1.NamedRuleWithOpe
 // ForCRD compiles the gates of cfg into the policies for crd, at its storage
 // version: what the operator writes, `kubectl feature-gates render` prints and
 // featuregatetest installs. It returns no policies when crd has no storage
-// version.
+// version, and an error for one of the operator's own CRDs (CheckTarget).
 func ForCRD(cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv1.CustomResourceDefinition) (Policies, error) {
 	if cfg.Name != crd.Name {
 		return Policies{}, fmt.Errorf("CustomFeatureGates %s names another CRD than %s", cfg.Name, crd.Name)
+	}
+	if err := CheckTarget(crd.Name); err != nil {
+		return Policies{}, err
 	}
 	set, err := Compile(FromAPI(cfg.Spec.FeatureGates))
 	if err != nil {

@@ -49,6 +49,16 @@ var _ = Describe("CustomFeatureGates validation", func() {
 			featureGates("widgets", "{}"),
 			rejected("metadata", invalid, "metadata.name must be the gated CRD's name, <plural>.<group>")),
 
+		Entry("the operator's ApplySets may not be gated",
+			featureGates("applysets.apply.applyset.dev", "{}"),
+			rejected("metadata", forbidden, "metadata.name: the operator's own CRDs (groups apply.applyset.dev and "+
+				"features.applyset.dev) may not be gated: gates over them could switch off the operator's safeguards")),
+		Entry("no CRD of the features group may be gated",
+			featureGates("x.features.applyset.dev", "{}"),
+			rejected("metadata", forbidden, "the operator's own CRDs (groups apply.applyset.dev and features.applyset.dev) may not be gated")),
+		Entry("a group that only ends like the operator's is accepted",
+			featureGates("widgets.notapply.applyset.dev", "{}"), accepted),
+
 		Entry("component is not empty when given",
 			featureGates("widgets.example.com", "{component: ''}"),
 			rejected("spec.component", invalid, "should be at least 1 chars long")),

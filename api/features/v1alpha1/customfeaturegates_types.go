@@ -188,12 +188,19 @@ const (
 	ConditionExplainNotes = "ExplainNotes"
 )
 
+// The rule refusing the operator's own CRDs judges creates only
+// (optionalOldSelf): a name never changes, and an object stored before the
+// rule must still take the status that says the operator does not act on it.
+
 // CustomFeatureGates declares feature gates over fields of another CRD. Its name is
-// the gated CRD's name (<plural>.<group>): one object per gated CRD.
+// the gated CRD's name (<plural>.<group>): one object per gated CRD. The
+// operator's own CRDs (groups apply.applyset.dev and features.applyset.dev)
+// may not be gated.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Cluster,shortName=cfg
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?){2,}$')",message="metadata.name must be the gated CRD's name, <plural>.<group>, e.g. widgets.example.com",reason=FieldValueInvalid,fieldPath=".metadata"
+// +kubebuilder:validation:XValidation:rule="oldSelf.hasValue() || !self.metadata.name.endsWith('.apply.applyset.dev') && !self.metadata.name.endsWith('.features.applyset.dev')",optionalOldSelf=true,message="metadata.name: the operator's own CRDs (groups apply.applyset.dev and features.applyset.dev) may not be gated: gates over them could switch off the operator's safeguards, such as the approval counter of ApplySets",reason=FieldValueForbidden,fieldPath=".metadata"
 // +kubebuilder:printcolumn:name="Gates",type=string,JSONPath=`.spec.featureGates[*].name`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`

@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -27,6 +28,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -162,3 +164,77 @@ var _ = Describe("Authority: a set can do no more than its author could", func()
 			client.DryRunAll), serviceAccountPolicy, "may not impersonate ServiceAccount "+other+"/admin")
 	})
 })
+
+var _ = Describe("Authority: the feature gates of a CRD are its owner's", func() {
+	const policy = "customfeaturegates-crd-authority"
+	var gates = []string{"customfeaturegates"}
+
+	It("refuses gates over a CRD their author may not update", func(ctx context.Context) {
+		const user = "gates-author"
+		grant(ctx, user, "", "features.applyset.dev", gates, nil, []string{"create"})
+		author := asUser(user)
+		manifest := featureGates("widgets.example.com", "{featureGates: [{name: Rules, preRelease: Alpha, fieldPaths: [.spec.rules]}]}")
+
+		Eventually(func(ctx context.Context) error { return author.Create(ctx, parse(manifest), client.DryRunAll) }).
+			WithContext(ctx).WithTimeout(policyTimeout).Should(HaveOccurred(), "the feature gates policy never took effect")
+		forbiddenByPolicy(author.Create(ctx, parse(manifest), client.DryRunAll), policy,
+			"metadata.name: gates-author may not update CustomResourceDefinition widgets.example.com, "+
+				"so they may not declare its feature gates")
+
+		By("granting the author the update of that CRD only")
+		grant(ctx, user, "", "apiextensions.k8s.io", []string{"customresourcedefinitions"}, []string{"widgets.example.com"}, []string{"update"})
+		Eventually(func(ctx context.Context) error { return author.Create(ctx, parse(manifest), client.DryRunAll) }).
+			WithContext(ctx).WithTimeout(policyTimeout).Should(Succeed())
+		forbiddenByPolicy(author.Create(ctx, parse(featureGates("gadgets.example.com", "{}")), client.DryRunAll), policy,
+			"gates-author may not update CustomResourceDefinition gadgets.example.com")
+	})
+
+	It("checks every change of the gates, not their labels", func(ctx context.Context) {
+		cfg := parse(featureGates("sprockets.example.com", "{featureGates: [{name: Rules, preRelease: Alpha, fieldPaths: [.spec.rules]}]}"))
+		Expect(k8sClient.Create(ctx, cfg)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) { Expect(k8sClient.Delete(ctx, cfg)).To(Succeed()) })
+		const user = "gates-editor"
+		grant(ctx, user, "", "features.applyset.dev", gates, nil, []string{"get", "update"})
+		editor := asUser(user)
+
+		enable := func(s map[string]any) { s["featureGates"].([]any)[0].(map[string]any)["enabled"] = true }
+		Eventually(func(ctx context.Context) error { return editLatest(ctx, editor, cfg, enable) }).
+			WithContext(ctx).WithTimeout(policyTimeout).Should(HaveOccurred(), "the feature gates policy never took effect")
+		forbiddenByPolicy(editLatest(ctx, editor, cfg, enable), policy,
+			"gates-editor may not update CustomResourceDefinition sprockets.example.com")
+
+		latest := cfg.DeepCopy()
+		Expect(editor.Get(ctx, client.ObjectKeyFromObject(cfg), latest)).To(Succeed())
+		latest.SetLabels(map[string]string{"team": "a"})
+		Expect(editor.Update(ctx, latest, client.DryRunAll)).To(Succeed())
+	})
+
+	It("refuses gates over the operator's own CRDs even to a cluster admin, saying why", func(ctx context.Context) {
+		out, err := env.Kubectl(ctx, featureGates("applysets.apply.applyset.dev",
+			"{featureGates: [{name: Frozen, preRelease: Alpha, fieldPaths: [.status.approval.sequence]}]}"),
+			"apply", "--server-side", "--dry-run=server", "-f", "-")
+		Expect(err).To(HaveOccurred(), out)
+		Expect(out).To(ContainSubstring("metadata.name: the operator's own CRDs (groups apply.applyset.dev and " +
+			"features.applyset.dev) may not be gated: gates over them could switch off the operator's safeguards"))
+	})
+})
+
+// policyTimeout bounds the wait for a policy to take effect, which a context
+// alone leaves unbounded.
+const policyTimeout = 30 * time.Second
+
+// editLatest reads obj's latest version as c, changes its spec and writes it
+// back as c in a dry run.
+func editLatest(ctx context.Context, c client.Client, obj *unstructured.Unstructured, change func(spec map[string]any)) error {
+	latest := obj.DeepCopy()
+	if err := c.Get(ctx, client.ObjectKeyFromObject(obj), latest); err != nil {
+		return err
+	}
+	spec, _ := latest.Object["spec"].(map[string]any)
+	if spec == nil {
+		spec = map[string]any{}
+		latest.Object["spec"] = spec
+	}
+	change(spec)
+	return c.Update(ctx, latest, client.DryRunAll)
+}

@@ -195,7 +195,8 @@ const (
 // CustomFeatureGates declares feature gates over fields of another CRD. Its name is
 // the gated CRD's name (<plural>.<group>): one object per gated CRD. The
 // operator's own CRDs (groups apply.applyset.dev and features.applyset.dev)
-// may not be gated.
+// may not be gated, and creating or changing the gates of a CRD needs the
+// right to update that CRD (config/policy).
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Cluster,shortName=cfg

@@ -133,7 +133,8 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&o.orphanGracePeriod, "orphan-grace-period", 5*time.Minute,
 		"How long an orphan is reported before --orphan-policy=delete deletes it.")
 	fs.StringVar(&o.defaultServiceAccount, "default-service-account", "default",
-		"Name of the ServiceAccount, in the ApplySet's own namespace, that an ApplySet naming none acts as; empty leaves such sets without an identity.")
+		"Name of the ServiceAccount, in the ApplySet's own namespace, that an ApplySet naming none acts as; empty leaves such sets without an identity. "+
+			"Set the same name in the ConfigMap applyset-operator-default-service-account, which the admission policy reads.")
 	fs.BoolVar(&o.singleTenant, "single-tenant", false,
 		"Let sets that name no ServiceAccount act as the operator itself, with all its permissions (needs the cluster-writer role). "+
 			"Only for clusters where everyone who may create an ApplySet is trusted as much as the operator.")

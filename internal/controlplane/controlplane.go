@@ -33,6 +33,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
@@ -243,7 +245,8 @@ func frontEtcd(env *envtest.Environment, front func(string) (string, error)) err
 }
 
 // installManifests creates the objects of the YAML files in dir, leaving out
-// kustomize's own files.
+// kustomize's own files, and the namespaces they name: the ServiceAccount
+// policy's parameters live in the operator's namespace, as they install.
 func installManifests(ctx context.Context, cfg *rest.Config, dir string) error {
 	c, err := client.New(cfg, client.Options{})
 	if err != nil {
@@ -271,6 +274,12 @@ func installManifests(ctx context.Context, cfg *rest.Config, dir string) error {
 			}
 			if len(obj.Object) == 0 {
 				continue
+			}
+			if ns := obj.GetNamespace(); ns != "" {
+				namespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
+				if err := c.Create(ctx, namespace); client.IgnoreAlreadyExists(err) != nil {
+					return fmt.Errorf("creating namespace %s for %s %s from %s: %w", ns, obj.GetKind(), obj.GetName(), file, err)
+				}
 			}
 			if err := c.Create(ctx, obj); err != nil {
 				return fmt.Errorf("installing %s %s from %s: %w", obj.GetKind(), obj.GetName(), file, err)

@@ -23,7 +23,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -47,6 +49,16 @@ var _ = Describe("The install path", func() {
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "applyset-operator-manager-rolebinding"}, binding)).To(Succeed())
 		Expect(binding.RoleRef.Name).To(Equal("applyset-operator-manager-role"))
 		Expect(binding.Subjects).To(ConsistOf(HaveField("Namespace", "applyset-operator-system")))
+
+		By("shipping the ServiceAccount policy's parameters where its binding reads them, as the manager's default says")
+		policyBinding := &admissionv1.ValidatingAdmissionPolicyBinding{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "applyset-operator-applyset-service-account-authority"}, policyBinding)).To(Succeed())
+		Expect(policyBinding.Spec.ParamRef).To(HaveValue(SatisfyAll(
+			HaveField("Namespace", "applyset-operator-system"), HaveField("Name", "applyset-operator-default-service-account"))))
+		params := &corev1.ConfigMap{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: "applyset-operator-system", Name: "applyset-operator-default-service-account"},
+			params)).To(Succeed())
+		Expect(params.Data).To(Equal(map[string]string{"serviceAccountName": "default"}))
 
 		By("granting the operator no write on objects it does not own: sets act as their ServiceAccounts")
 		role := &rbacv1.ClusterRole{}

@@ -165,6 +165,140 @@ var _ = Describe("Authority: a set can do no more than its author could", func()
 	})
 })
 
+var _ = Describe("Authority: an ApplySet acts as a ServiceAccount only for those who may impersonate it", func() {
+	const policy = "applyset-service-account-authority"
+	var sets = []string{"applysets"}
+	digest := "sha256:" + strings.Repeat("a", 64)
+
+	It("refuses an ApplySet naming a ServiceAccount its author may not impersonate, but not the default one", func(ctx context.Context) {
+		const user = "tenant-sa"
+		grant(ctx, user, home, "apply.applyset.dev", sets, nil, []string{"create"})
+		tenant := asUser(user)
+		manifest := applySet("{serviceAccountName: deployer}")
+
+		Eventually(func(ctx context.Context) error { return tenant.Create(ctx, parse(manifest), client.DryRunAll) }).
+			WithContext(ctx).WithTimeout(policyTimeout).Should(HaveOccurred(), "the ServiceAccount policy never took effect")
+		forbiddenByPolicy(tenant.Create(ctx, parse(manifest), client.DryRunAll), policy,
+			"spec.serviceAccountName: tenant-sa may not impersonate ServiceAccount "+home+"/deployer, "+
+				"so they may not write the spec of an ApplySet that acts as it (only the namespace's default account, default, needs no such right)")
+
+		By("naming the default ServiceAccount, or none, which needs no right")
+		Expect(tenant.Create(ctx, parse(applySet("{serviceAccountName: default}")), client.DryRunAll)).To(Succeed())
+		Expect(tenant.Create(ctx, parse(applySet("{}")), client.DryRunAll)).To(Succeed())
+
+		By("granting the author the impersonation of that account only")
+		grant(ctx, user, home, "", []string{"serviceaccounts"}, []string{"deployer"}, []string{"impersonate"})
+		Eventually(func(ctx context.Context) error { return tenant.Create(ctx, parse(manifest), client.DryRunAll) }).
+			WithContext(ctx).WithTimeout(policyTimeout).Should(Succeed())
+		forbiddenByPolicy(tenant.Create(ctx, parse(applySet("{serviceAccountName: admin}")), client.DryRunAll), policy,
+			"tenant-sa may not impersonate ServiceAccount "+home+"/admin")
+	})
+
+	It("checks every change of the spec but spec.approvedPlan of a set acting as a ServiceAccount", func(ctx context.Context) {
+		set := parse(applySet("{serviceAccountName: deployer, approval: Manual}"))
+		set.SetName("acting")
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) { Expect(k8sClient.Delete(ctx, set)).To(Succeed()) })
+		grant(ctx, "editor-sa", home, "apply.applyset.dev", sets, nil, []string{"get", "update"})
+		grant(ctx, "approver-sa", home, "apply.applyset.dev", sets, nil, []string{"get", "update", "approve"})
+		editor, approver := asUser("editor-sa"), asUser("approver-sa")
+
+		Eventually(func(ctx context.Context) error {
+			return editLatest(ctx, editor, set, func(s map[string]any) { s["suspend"] = true })
+		}).WithContext(ctx).WithTimeout(policyTimeout).Should(HaveOccurred(), "the ServiceAccount policy never took effect")
+		forbiddenByPolicy(editLatest(ctx, editor, set, func(s map[string]any) { s["suspend"] = true }), policy,
+			"spec.serviceAccountName: editor-sa may not impersonate ServiceAccount "+home+"/deployer")
+		forbiddenByPolicy(editLatest(ctx, approver, set, func(s map[string]any) { s["approval"] = "Auto" }), policy,
+			"approver-sa may not impersonate ServiceAccount "+home+"/deployer")
+
+		By("approving a plan, which needs the verb approve and no impersonation")
+		Expect(editLatest(ctx, approver, set, func(s map[string]any) { s["approvedPlan"] = digest })).To(Succeed())
+
+		By("changing only the labels, which leaves the spec as it was")
+		latest := set.DeepCopy()
+		Expect(editor.Get(ctx, client.ObjectKeyFromObject(set), latest)).To(Succeed())
+		latest.SetLabels(map[string]string{"team": "a"})
+		Expect(editor.Update(ctx, latest, client.DryRunAll)).To(Succeed())
+
+		By("granting the editor the impersonation of the set's account")
+		grant(ctx, "editor-sa", home, "", []string{"serviceaccounts"}, []string{"deployer"}, []string{"impersonate"})
+		Eventually(func(ctx context.Context) error {
+			return editLatest(ctx, editor, set, func(s map[string]any) { s["suspend"] = true })
+		}).WithContext(ctx).WithTimeout(policyTimeout).Should(Succeed())
+	})
+
+	It("reads the default ServiceAccount from its ConfigMap, and refuses to judge without it", func(ctx context.Context) {
+		const user = "tenant-params"
+		grant(ctx, user, home, "apply.applyset.dev", sets, nil, []string{"create"})
+		tenant := asUser(user)
+		key := client.ObjectKey{Namespace: "applyset-operator-system", Name: "default-service-account"}
+		params := &corev1.ConfigMap{}
+		Expect(k8sClient.Get(ctx, key, params)).To(Succeed())
+		Expect(params.Data).To(Equal(map[string]string{"serviceAccountName": "default"}))
+		restore := func(ctx context.Context) {
+			latest := &corev1.ConfigMap{}
+			err := k8sClient.Get(ctx, key, latest)
+			if apierrors.IsNotFound(err) {
+				Expect(k8sClient.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name},
+					Data: params.Data})).To(Succeed())
+				return
+			}
+			Expect(err).NotTo(HaveOccurred())
+			latest.Data = params.Data
+			Expect(k8sClient.Update(ctx, latest)).To(Succeed())
+		}
+		DeferCleanup(restore)
+		Eventually(func(ctx context.Context) error {
+			return tenant.Create(ctx, parse(applySet("{serviceAccountName: default}")), client.DryRunAll)
+		}).WithContext(ctx).WithTimeout(policyTimeout).Should(Succeed())
+
+		By("making deployer the default")
+		latest := params.DeepCopy()
+		latest.Data = map[string]string{"serviceAccountName": "deployer"}
+		Expect(k8sClient.Update(ctx, latest)).To(Succeed())
+		Eventually(func(ctx context.Context) error {
+			return tenant.Create(ctx, parse(applySet("{serviceAccountName: deployer}")), client.DryRunAll)
+		}).WithContext(ctx).WithTimeout(policyTimeout).Should(Succeed())
+		forbiddenByPolicy(tenant.Create(ctx, parse(applySet("{serviceAccountName: default}")), client.DryRunAll), policy,
+			"tenant-params may not impersonate ServiceAccount "+home+"/default")
+
+		By("deleting the ConfigMap, after which no ApplySet is written")
+		Expect(k8sClient.Delete(ctx, latest)).To(Succeed())
+		Eventually(func(ctx context.Context) error {
+			return k8sClient.Create(ctx, parse(applySet("{}")), client.DryRunAll)
+		}).WithContext(ctx).WithTimeout(policyTimeout).Should(MatchError(ContainSubstring("no params found")))
+		restore(ctx)
+		Eventually(func(ctx context.Context) error {
+			return k8sClient.Create(ctx, parse(applySet("{}")), client.DryRunAll)
+		}).WithContext(ctx).WithTimeout(policyTimeout).Should(Succeed())
+	})
+
+	It("checks every change of the spec but spec.approvedPlan of a ClusterApplySet, not only of its ServiceAccount", func(ctx context.Context) {
+		const clusterPolicy = "clusterapplyset-service-account-authority"
+		set := parse(clusterApplySet("{serviceAccountName: deployer, serviceAccountNamespace: " + other + "}"))
+		set.SetName("acting")
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) { Expect(k8sClient.Delete(ctx, set)).To(Succeed()) })
+		clusterSets := []string{"clusterapplysets"}
+		grant(ctx, "platform-editor", "", "apply.applyset.dev", clusterSets, nil, []string{"get", "update"})
+		grant(ctx, "platform-approver", "", "apply.applyset.dev", clusterSets, nil, []string{"get", "update", "approve"})
+		editor, approver := asUser("platform-editor"), asUser("platform-approver")
+
+		Eventually(func(ctx context.Context) error {
+			return editLatest(ctx, editor, set, func(s map[string]any) { s["suspend"] = true })
+		}).WithContext(ctx).WithTimeout(policyTimeout).Should(HaveOccurred(), "the ServiceAccount policy never took effect")
+		forbiddenByPolicy(editLatest(ctx, editor, set, func(s map[string]any) { s["suspend"] = true }), clusterPolicy,
+			"spec.serviceAccountName: platform-editor may not impersonate ServiceAccount "+other+"/deployer, "+
+				"so they may not write the spec of a ClusterApplySet that acts as it")
+		Expect(editLatest(ctx, approver, set, func(s map[string]any) { s["approvedPlan"] = digest })).To(Succeed())
+
+		grant(ctx, "platform-editor", other, "", []string{"serviceaccounts"}, []string{"deployer"}, []string{"impersonate"})
+		Eventually(func(ctx context.Context) error {
+			return editLatest(ctx, editor, set, func(s map[string]any) { s["suspend"] = true })
+		}).WithContext(ctx).WithTimeout(policyTimeout).Should(Succeed())
+	})
+})
+
 var _ = Describe("Authority: the feature gates of a CRD are its owner's", func() {
 	const policy = "customfeaturegates-crd-authority"
 	var gates = []string{"customfeaturegates"}

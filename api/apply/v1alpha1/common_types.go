@@ -97,6 +97,9 @@ type CommonSpec struct {
 	// the ApplySet's namespace; when none is named, the operator's default
 	// account of that namespace is used (--default-service-account). A
 	// ClusterApplySet names the account's namespace in serviceAccountNamespace.
+	// Whoever creates a set that names an account, or changes anything but
+	// approvedPlan in its spec, needs the verb impersonate on that account
+	// (config/policy), unless an ApplySet names the default one.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`

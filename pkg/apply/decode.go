@@ -51,8 +51,8 @@ type DecodeLimits struct {
 	// Nodes bounds the nodes (mappings, sequences, keys and scalars,
 	// aliases expanded) its documents decode to: the memory decoding takes
 	// grows with them, about 110 bytes each at its peak, not with the bytes
-	// read. Each document is counted from above by a scan that allocates
-	// nothing, before it is decoded.
+	// read. The stream is counted from above by a scan that allocates
+	// nothing, before any of it is read.
 	Nodes int64
 	// Counted are the nodes counted against Nodes before this stream: those
 	// of the other streams of the same input.
@@ -81,12 +81,18 @@ func (e *TooManyObjectsError) Error() string {
 // DecodeAtMost decodes as Decode does within limits, and gives the nodes
 // counted, limits.Counted included. It stops with a *TooManyObjectsError as soon as the stream holds
 // more than limits.Objects objects, and with a *TooManyNodesError before
-// decoding a document that would pass limits.Nodes, so that a hostile
-// stream costs no more than the limits' worth of decoding.
+// reading a stream that would pass limits.Nodes, so that a hostile stream
+// costs no more than the limits' worth of decoding.
 func DecodeAtMost(origin string, data []byte, limits DecodeLimits) ([]Input, int64, error) {
+	nodes := limits.Counted
+	if limits.Nodes > 0 {
+		// One scan of the whole stream, before the reader copies a byte of it.
+		if nodes += nodeBound(data, limits.Nodes-nodes); nodes > limits.Nodes {
+			return nil, nodes, fmt.Errorf("%s: %w", origin, &TooManyNodesError{Limit: limits.Nodes})
+		}
+	}
 	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	var inputs []Input
-	nodes := limits.Counted
 	for doc := 1; ; doc++ {
 		raw, err := reader.Read()
 		if errors.Is(err, io.EOF) {
@@ -98,13 +104,8 @@ func DecodeAtMost(origin string, data []byte, limits DecodeLimits) ([]Input, int
 		// The reader folds consecutive separators into the next document; count
 		// them as the empty documents a person sees.
 		doc += leadingSeparators(raw)
-		if len(bytes.TrimSpace(stripComments(raw))) == 0 {
+		if blank(raw) {
 			continue
-		}
-		if limits.Nodes > 0 {
-			if nodes += nodeBound(raw, limits.Nodes-nodes); nodes > limits.Nodes {
-				return nil, nodes, fmt.Errorf("%s document %d: %w", origin, doc, &TooManyNodesError{Limit: limits.Nodes})
-			}
 		}
 		// A key given twice is ambiguous: refuse it rather than guess which
 		// one the author meant (the strict reading fails on nothing else).
@@ -138,22 +139,25 @@ func DecodeAtMost(origin string, data []byte, limits DecodeLimits) ([]Input, int
 
 func leadingSeparators(doc []byte) int {
 	n := 0
-	for _, line := range bytes.Split(doc, []byte("\n")) {
+	for rest := doc; len(rest) > 0; n++ {
+		line, next, _ := bytes.Cut(rest, []byte("\n"))
 		if !bytes.Equal(bytes.TrimRight(line, " \t\r"), []byte("---")) {
 			break
 		}
-		n++
+		rest = next
 	}
 	return n
 }
 
-func stripComments(doc []byte) []byte {
-	var out []byte
-	for _, line := range bytes.Split(doc, []byte("\n")) {
-		if !bytes.HasPrefix(bytes.TrimSpace(line), []byte("#")) {
-			out = append(out, line...)
-			out = append(out, '\n')
+// blank tells whether doc holds nothing but blank lines, comments and
+// separators, reading it in place.
+func blank(doc []byte) bool {
+	for rest := doc; len(rest) > 0; {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte("\n"))
+		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 && trimmed[0] != '#' && !bytes.Equal(trimmed, []byte("---")) {
+			return false
 		}
 	}
-	return out
+	return true
 }

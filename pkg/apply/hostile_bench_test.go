@@ -27,9 +27,11 @@ import (
 )
 
 // BenchmarkRejectHostileInput measures the time and memory it takes to
-// refuse each kind of hostile source (run with -benchmem): the bounds the
+// refuse each kind of hostile source (run with -benchmem) within the
+// default limits of a set (5,000 objects, 200 nodes each): the bounds the
 // README states.
 func BenchmarkRejectHostileInput(b *testing.B) {
+	limits := DecodeLimits{Objects: 5000, Nodes: 5000 * 200}
 	var docs strings.Builder
 	for i := range 10000 {
 		fmt.Fprintf(&docs, "{apiVersion: v1, kind: ConfigMap, metadata: {name: c%d}}\n---\n", i)
@@ -48,6 +50,8 @@ func BenchmarkRejectHostileInput(b *testing.B) {
 		{name: "invalid-utf8", data: []byte("data: {k: \xff\xfe}\n")},
 		{name: "10000-documents", data: []byte(docs.String())},
 		{name: "gzip-bomb-64MiB", data: bomb.Bytes(), gzip: true},
+		{name: "16MiB-of-tiny-maps", data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: tiny}\ndata:\n  k:\n" +
+			strings.Repeat("  - {}\n", (16<<20)/7))},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
@@ -59,7 +63,9 @@ func BenchmarkRejectHostileInput(b *testing.B) {
 					}
 					continue
 				}
-				_, _ = Decode("src", c.data) // 10,000 documents decode; the set's object limit refuses them
+				if _, _, err := DecodeAtMost("src", c.data, limits); err == nil {
+					b.Fatal("the hostile input was decoded")
+				}
 			}
 		})
 	}

@@ -68,11 +68,11 @@ func TestGatherLimits(t *testing.T) {
 			limits: Limits{Bytes: 1 << 20, Objects: 4}, wantErr: "key a.yaml: the set declares more than the limit of 4 objects"},
 		{name: "an object of many tiny maps", keys: map[string]string{"a.yaml": "{apiVersion: v1, kind: ConfigMap, metadata: {name: x}, data: {k: [" +
 			strings.Repeat("{}, ", 200) + "]}}"}, limits: Limits{Bytes: 1 << 20, Objects: 2}, overBudget: true,
-			wantErr: "key a.yaml document 1: would decode to more than 400 YAML nodes (mappings, lists, keys and values), " +
+			wantErr: "key a.yaml: would decode to more than 400 YAML nodes (mappings, lists, keys and values), " +
 				"counted before decoding, 200 for each object the set may declare"},
 		{name: "nodes counted across keys", keys: map[string]string{"a.yaml": documents(1), "b.yaml": "{apiVersion: v1, kind: ConfigMap, " +
 			"metadata: {name: x}, data: {k: [" + strings.Repeat("{}, ", 75) + "]}}"}, limits: Limits{Bytes: 1 << 20, Objects: 2},
-			overBudget: true, wantErr: "key b.yaml document 1: would decode to more than 400 YAML nodes"},
+			overBudget: true, wantErr: "key b.yaml: would decode to more than 400 YAML nodes"},
 		{name: "within the nodes", keys: map[string]string{"a.yaml": documents(1), "b.yaml": "{apiVersion: v1, kind: ConfigMap, " +
 			"metadata: {name: x}, data: {k: [" + strings.Repeat("{}, ", 60) + "]}}"}, limits: Limits{Bytes: 1 << 20, Objects: 2}, want: 2},
 	}

@@ -161,3 +161,96 @@ func TestChildReachesNoNetwork(t *testing.T) {
 		t.Fatalf("the child reached the server (error %v)", err)
 	}
 }
+
+// BenchmarkReadHostile gives the time and the memory this process
+// allocates (run with -benchmem) to refuse each hostile build within the
+// default bounds of a set: 16 MiB of output, 256 MiB of memory in the
+// build's own process. The first is the artifact that allocated 9.6 GiB
+// before builds were bounded by what they produce.
+func BenchmarkReadHostile(b *testing.B) {
+	limits := Limits{MaxObjects: 5000, MaxBytes: 16 << 20, MaxDepth: 16}
+	cases := []struct {
+		name  string
+		files map[string]string
+	}{
+		{"generator-4MiB-file-used-40-times", hostileBuilds["generator files"](4 << 20)},
+		{"patch-of-400KiB-on-200-objects", hostileBuilds["patch targets"](3200 << 10)},
+		{"copy-doubling-16-times", doubling(16)},
+	}
+	for _, c := range cases {
+		files := tree(b, c.files)
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var limit *LimitError
+				if _, err := Read(b.Context(), files, "", limits); !errors.As(err, &limit) {
+					b.Fatalf("got %v, want a refusal at a limit", err)
+				}
+			}
+		})
+	}
+}
+
+func TestReadStopsABuildAtItsOutput(t *testing.T) {
+	// Six copies make 4 MiB of the 64 KiB value: no walk can tell, the build's output bound does.
+	_, err := Read(t.Context(), tree(t, doubling(6)), "", Limits{MaxObjects: 10, MaxBytes: 1 << 20, MaxDepth: 2})
+	var limit *LimitError
+	if !errors.As(err, &limit) {
+		t.Fatalf("got %v, want a *LimitError", err)
+	}
+	wantErr(t, err, "building kustomization.yaml: the build would produce more than 1 MiB")
+}
+
+func TestPatchesCountTheObjectsTheyTarget(t *testing.T) {
+	big := strings.Repeat("v", 8<<10)
+	files := map[string]string{"deployment.yaml": deployment}
+	var resources []string
+	for i := range 200 {
+		files[fmt.Sprintf("cm%d.yaml", i)] = fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm%d\n", i)
+		resources = append(resources, fmt.Sprintf("cm%d.yaml", i))
+	}
+	resources = append(resources, "deployment.yaml")
+	limits := Limits{MaxObjects: 1000, MaxBytes: 1 << 20, MaxDepth: 2}
+	for _, tt := range []struct {
+		name    string
+		patches string
+		refused bool
+	}{
+		{name: "a patch of the one Deployment", patches: "patches:\n- target: {kind: Deployment}\n  patch: |\n    - {op: add, path: /metadata/annotations, value: {a: " + big + "}}\n"},
+		{name: "a strategic merge patch naming its object", patches: "patchesStrategicMerge:\n- |\n  apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: app, annotations: {a: " + big + "}}\n"},
+		{name: "the same patch of every ConfigMap", refused: true,
+			patches: "patches:\n- target: {kind: ConfigMap}\n  patch: |\n    - {op: add, path: /metadata/annotations, value: {a: " + big + "}}\n"},
+		{name: "a pattern of kinds", refused: true,
+			patches: "patches:\n- target: {kind: Config.*}\n  patch: |\n    - {op: add, path: /metadata/annotations, value: {a: " + big + "}}\n"},
+		{name: "a common annotation on every object", refused: true, patches: "commonAnnotations: {a: " + big + "}\n"},
+		{name: "a patch transformer of every ConfigMap", refused: true, patches: "transformers:\n- |\n  apiVersion: builtin\n  kind: PatchTransformer\n" +
+			"  metadata: {name: p}\n  target: {kind: ConfigMap}\n  patch: '[{\"op\": \"add\", \"path\": \"/data\", \"value\": {\"a\": \"" + big + "\"}}]'\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			files["kustomization.yaml"] = "resources: [" + strings.Join(resources, ", ") + "]\n" + tt.patches
+			c, err := newWalker(tree(t, files), limits).walk("", 1, false)
+			if refused := err != nil; refused != tt.refused {
+				t.Fatalf("refused: %v (counted %d bytes), want refused %t", err, c.bytes, tt.refused)
+			}
+			if tt.refused {
+				wantErr(t, err, "the root kustomization would produce more than 1 MiB")
+			}
+		})
+	}
+}
+
+func TestDocumentKind(t *testing.T) {
+	for doc, want := range map[string]string{
+		"apiVersion: v1\nkind: ConfigMap\n":            "ConfigMap",
+		"kind: 'Deployment' # the app\n":               "Deployment",
+		"apiVersion: v1\nkind: List\nitems: []\n":      "",
+		"{\"kind\": \"ConfigMap\"}":                    "",
+		"metadata:\n  kind: Nested\n":                  "",
+		"apiVersion: v1\nkind: ConfigMapList\n":        "",
+		"apiVersion: example.com/v1\nkind: \"Task\"\n": "Task",
+	} {
+		if got := documentKind([]byte(doc)); got != want {
+			t.Errorf("documentKind(%q) = %q, want %q", doc, got, want)
+		}
+	}
+}

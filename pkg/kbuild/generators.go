@@ -47,9 +47,10 @@ func (w *walker) generated(dir string, src types.KvPairSources, secret bool) int
 	return n
 }
 
-// generatedByConfig is what a generator config in generators: writes, as
-// generated counts it for the same fields of a kustomization.
-func (w *walker) generatedByConfig(dir string, config map[string]any) int64 {
+// generatedByConfig is the kind of object a generator config in
+// generators: makes ("" for one the walk does not know) and what it writes
+// into it, as generated counts it for the same fields of a kustomization.
+func (w *walker) generatedByConfig(dir string, config map[string]any) (string, int64) {
 	src := types.KvPairSources{
 		LiteralSources: stringList(config["literals"]),
 		FileSources:    stringList(config["files"]),
@@ -57,11 +58,11 @@ func (w *walker) generatedByConfig(dir string, config map[string]any) int64 {
 	}
 	switch config["kind"] {
 	case "ConfigMapGenerator":
-		return w.generated(dir, src, false)
+		return "ConfigMap", w.generated(dir, src, false)
 	case "SecretGenerator":
-		return w.generated(dir, src, true)
+		return "Secret", w.generated(dir, src, true)
 	}
-	return 0
+	return "", 0
 }
 
 // sizeUnder is the size of the file at p, or of every file under the

@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 
 	"github.com/applyset-operator/applyset-operator/pkg/artifact"
 	"github.com/applyset-operator/applyset-operator/pkg/text"
@@ -33,6 +34,10 @@ import (
 
 // maxChildMessage bounds what is kept of a child's standard error.
 const maxChildMessage = 4 << 10
+
+// buildTime bounds one build: the builds of an operator run one at a time,
+// and kustomize builds 16 MiB of objects within seconds.
+const buildTime = time.Minute
 
 // LimitError is a build refused, or stopped, because what it would
 // produce or use is more than one of its limits.
@@ -47,9 +52,9 @@ func (e *LimitError) Error() string { return e.Message }
 // isolate builds the kustomization file of dir in a child process of this
 // binary. However its generators, patches and replacements multiply what
 // it reads, the build holds at most limits.MaxMemory of heap, its output is
-// read up to limits.MaxBytes, and it ends with ctx: the child is killed at
-// whichever comes first.
-func isolate(ctx context.Context, files *artifact.Tree, dir, file string, limits Limits) ([]byte, error) {
+// read up to limits.MaxBytes, and it ends with outer or after buildTime:
+// the child is killed at whichever comes first.
+func isolate(outer context.Context, files *artifact.Tree, dir, file string, limits Limits) ([]byte, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("building %s: finding this program to run the build in: %w", file, err)
@@ -63,6 +68,8 @@ func isolate(ctx context.Context, files *artifact.Tree, dir, file string, limits
 	if err := gob.NewEncoder(&in).Encode(req); err != nil {
 		return nil, fmt.Errorf("building %s: %w", file, err)
 	}
+	ctx, cancel := context.WithTimeout(outer, buildTime)
+	defer cancel()
 	cmd := exec.CommandContext(ctx, exe)
 	// The walk refuses every remote reference it knows of; should kustomize
 	// know one more, the child finds no git to run (and its HTTP client no
@@ -87,8 +94,10 @@ func isolate(ctx context.Context, files *artifact.Tree, dir, file string, limits
 	switch {
 	case tooMuch:
 		return nil, tooManyBytes(file, limits)
+	case outer.Err() != nil:
+		return nil, fmt.Errorf("building %s: %w", file, outer.Err())
 	case ctx.Err() != nil:
-		return nil, fmt.Errorf("building %s: %w", file, ctx.Err())
+		return nil, &LimitError{fmt.Sprintf("building %s: the build took longer than %s", file, buildTime)}
 	case waitErr != nil:
 		return nil, childError(file, waitErr, stderr.String(), limits)
 	case readErr != nil:

@@ -52,7 +52,9 @@ func (w *walker) pluginConfigs(dir string, data []byte, where string) (cost, err
 		if err != nil {
 			return err
 		}
-		c.bytes += w.generatedByConfig(dir, config)
+		kind, bytes := w.generatedByConfig(dir, config)
+		c.addKind(kind, 1)
+		c.bytes += bytes
 		return nil
 	})
 	return c, err

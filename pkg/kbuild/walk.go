@@ -77,6 +77,25 @@ func (l Limits) memory() int64 {
 type cost struct {
 	objects, bytes int64
 	height         int
+	// kinds count the objects by kind, for the patches that target a
+	// kind; "" counts those whose kind the walk does not tell (a List, JSON).
+	kinds map[string]int64
+}
+
+// add counts what other produces into c.
+func (c *cost) add(other cost) {
+	c.objects += other.objects
+	c.bytes += other.bytes
+	for kind, n := range other.kinds {
+		c.addKind(kind, n)
+	}
+}
+
+func (c *cost) addKind(kind string, n int64) {
+	if c.kinds == nil {
+		c.kinds = map[string]int64{}
+	}
+	c.kinds[kind] += n
 }
 
 // walker walks a graph of kustomizations as kustomize would build it,
@@ -187,12 +206,12 @@ func (w *walker) parse(dir, file string) (*types.Kustomization, error) {
 }
 
 func (w *walker) kustomizationCost(dir, file string, k *types.Kustomization, depth int, pluginConfigs bool) (cost, error) {
-	total := cost{objects: int64(len(k.ConfigMapGenerator) + len(k.SecretGenerator)), height: 1}
+	total := cost{height: 1}
 	for _, g := range k.ConfigMapGenerator {
-		total.bytes += w.generated(dir, g.KvPairSources, false)
+		total.add(cost{objects: 1, bytes: w.generated(dir, g.KvPairSources, false), kinds: map[string]int64{"ConfigMap": 1}})
 	}
 	for _, g := range k.SecretGenerator {
-		total.bytes += w.generated(dir, g.KvPairSources, true)
+		total.add(cost{objects: 1, bytes: w.generated(dir, g.KvPairSources, true), kinds: map[string]int64{"Secret": 1}})
 	}
 	if err := w.check(dir, depth, total); err != nil {
 		return cost{}, err
@@ -216,8 +235,9 @@ func (w *walker) kustomizationCost(dir, file string, k *types.Kustomization, dep
 				return cost{}, err
 			}
 			if group.counts {
-				total.objects += c.objects
-				total.bytes += c.bytes
+				total.add(c)
+			} else if group.field == "transformers" {
+				total.bytes += w.transformed(dir, ref, total)
 			}
 			total.height = max(total.height, c.height+1)
 			if err := w.check(dir, depth, total); err != nil {
@@ -225,7 +245,8 @@ func (w *walker) kustomizationCost(dir, file string, k *types.Kustomization, dep
 			}
 		}
 	}
-	return total, nil
+	total.bytes += w.patched(dir, k, total)
+	return total, w.check(dir, depth, total)
 }
 
 // reference is what one entry of resources, components, generators,
@@ -243,25 +264,18 @@ func (w *walker) reference(dir, ref, where string, depth int, pluginConfigs bool
 		if pluginConfigs {
 			return w.pluginConfigs(dir, data, target)
 		}
-		n, err := countDocuments(data, target)
-		return cost{objects: n, bytes: int64(len(data))}, err
+		c := cost{bytes: int64(len(data))}
+		err := eachDocument(data, target, func(doc []byte) error {
+			c.objects++
+			c.addKind(documentKind(doc), 1)
+			return nil
+		})
+		return c, err
 	}
 	if w.files.IsDir(target) {
 		return w.walk(target, depth+1, pluginConfigs)
 	}
 	return cost{}, fmt.Errorf("%s: %q is not in the artifact", where, ref)
-}
-
-// countDocuments counts the non-empty YAML documents of a resource file.
-// A List counts as one document though it stands for its items: its bytes
-// still count in full.
-func countDocuments(data []byte, where string) (int64, error) {
-	var n int64
-	err := eachDocument(data, where, func([]byte) error {
-		n++
-		return nil
-	})
-	return n, err
 }
 
 func eachDocument(data []byte, where string, fn func([]byte) error) error {

@@ -17,6 +17,7 @@ limitations under the License.
 package kbuild
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/applyset-operator/applyset-operator/pkg/artifact"
@@ -58,4 +59,15 @@ func BenchmarkWalkBillionLaughs(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+func FuzzDocumentKind(f *testing.F) {
+	for _, seed := range []string{"kind: ConfigMap\n", "apiVersion: v1\nkind: 'X' # c\n", "kind: List\n", "kind:\n", "{}"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		if kind := documentKind([]byte(doc)); kind != "" && !strings.Contains(doc, kind) {
+			t.Fatalf("documentKind(%q) = %q, which the document does not hold", doc, kind)
+		}
+	})
 }

@@ -68,14 +68,14 @@ var _ = Describe("Hostile input", Ordered, func() {
 			Expect(members(ctx, ns, set)).To(Equal(before), "a member was lost, or an object joined the set")
 			Expect(unlabelled(ctx, ns)).To(BeEmpty(), "an object was applied without the set's label")
 		},
-		Entry("an alias bomb", testenv.AliasBomb, applyv1alpha1.ReasonBudgetExceeded, "document 2: would decode to more than 1000000 YAML nodes"),
+		Entry("an alias bomb", testenv.AliasBomb, applyv1alpha1.ReasonBudgetExceeded, "key all.yaml: would decode to more than 1000000 YAML nodes"),
 		Entry("nesting 20,000 deep", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: deep}\ndata: "+
 			strings.Repeat("[", 20000)+strings.Repeat("]", 20000)+"\n", applyv1alpha1.ReasonInvalidInput, "exceeded max depth of 10000"),
 		Entry("10,000 documents", manyDocuments(10000), applyv1alpha1.ReasonInvalidInput,
 			"the set declares more than the limit of 5000 objects"),
 		Entry("a million tiny maps in one object", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: tiny}\ndata:\n  k:\n"+
 			strings.Repeat("  - {}\n", 1_000_000), applyv1alpha1.ReasonBudgetExceeded,
-			"document 2: would decode to more than 1000000 YAML nodes"),
+			"key all.yaml: would decode to more than 1000000 YAML nodes"),
 		Entry("invalid UTF-8", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad}\ndata: {k: \xff\xfe}\n",
 			applyv1alpha1.ReasonInvalidInput, "document 2: malformed YAML: yaml: invalid leading UTF-8 octet"),
 		Entry("a key given twice", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: twice}\ndata: {k: a}\ndata: {k: b}\n",

@@ -182,19 +182,12 @@ func (r *Reconciler) result(ctx context.Context, set applyv1alpha1.Set, o outcom
 		return reconcile.Result{RequeueAfter: requeue.Jitter(interval(spec))}, nil
 	case o.err == nil && o.pruned.Count(apply.Waiting) > 0:
 		return reconcile.Result{RequeueAfter: requeue.Jitter(waitDelay(0))}, nil
-	case o.err != nil && o.reason == applyv1alpha1.ReasonBudgetExceeded:
-		// Stalled, but what it reads, or how fast the cluster answers, may change.
-		log.FromContext(ctx).Info("Set is over one of its budgets", "error", o.err.Error())
-		return reconcile.Result{RequeueAfter: requeue.Jitter(interval(spec))}, nil
-	case o.err != nil && o.terminal && readsArtifacts(set):
-		// A tag may point to a fixed artifact without the set changing.
-		log.FromContext(ctx).Info("Set cannot progress until it or its artifacts change", "reason", o.reason, "error", o.err.Error())
+	case o.err != nil && retriedAtInterval(set, o):
+		log.FromContext(ctx).Info("Set cannot progress until it, what it reads or the cluster changes", "reason", o.reason, "error", o.err.Error())
 		return reconcile.Result{RequeueAfter: requeue.Jitter(interval(spec))}, nil
 	case o.err != nil && o.terminal:
 		log.FromContext(ctx).Info("Set cannot progress until it changes", "reason", o.reason, "error", o.err.Error())
 		return reconcile.Result{}, nil
-	case o.err != nil && o.reason == applyv1alpha1.ReasonConflict:
-		return reconcile.Result{RequeueAfter: requeue.Jitter(interval(spec))}, nil
 	case o.err != nil:
 		return reconcile.Result{}, o.err
 	}
@@ -232,8 +225,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set)
 	scope := applyset.Scope{Namespace: set.GetNamespace(), AdditionalNamespaces: sets.New(spec.AdditionalNamespaces...)}
 	read, reason, err := r.readObjects(ctx, sources, set, scope)
 	if err != nil {
-		terminal := reason == applyv1alpha1.ReasonInvalidInput || reason == applyv1alpha1.ReasonBudgetExceeded
-		return failure(o, reason, terminal, actorError(act, err))
+		return failure(o, reason, reason == applyv1alpha1.ReasonInvalidInput || reason == applyv1alpha1.ReasonBudgetExceeded, actorError(act, err))
 	}
 	objects := read.objects
 	o.warnings = &read.warnings
@@ -250,13 +242,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set)
 	if o.err != nil {
 		o.err = actorError(act, o.err)
 	}
-	if o.err == nil && !o.dryRun && (spec.WaitEnabled() || o.applied.Count(apply.Waiting) > 0) {
-		o.health = judgeMembers(checker, o.applied)
-	}
-	if checker.Exhausted() && o.err == nil {
-		return failure(o, applyv1alpha1.ReasonBudgetExceeded, true, healthBudgetError())
-	}
-	return o
+	return judged(o, checker, spec)
 }
 
 // awaitDependencies reports, with true, an outcome that stops the set here:
@@ -322,23 +308,12 @@ func (r *Reconciler) applyAndPrune(ctx context.Context, set applyv1alpha1.Set, p
 		}
 		o.listed, o.foreign = prune.Proven(), prune.Foreign()
 	}
-	if err := inventoryFits(set, inv, objects); err != nil {
-		return failure(o, applyv1alpha1.ReasonBudgetExceeded, true, err)
-	}
-	var wait bool
-	if o, wait = gateChanges(ctx, set, engine, objects, &applyOpts, prune, o); wait {
+	var stop bool
+	if o, stop = r.beforeWrites(ctx, set, engine, inv, objects, &applyOpts, prune, plan.Widened, o); stop {
 		return o
 	}
-	var err error
-	if o, err = r.spendApproval(ctx, set, o); err != nil {
-		return failure(o, applyv1alpha1.ReasonApplyFailed, false, err)
-	}
-	if !o.dryRun {
-		if err := r.writeParent(ctx, set, plan.Widened); err != nil {
-			return failure(o, applyv1alpha1.ReasonApplyFailed, false, err)
-		}
-	}
 
+	var err error
 	o.applied, err = engine.Apply(ctx, objects, applyOpts)
 	if err != nil {
 		reason := failureReason(err, applyv1alpha1.ReasonApplyFailed)
@@ -352,11 +327,8 @@ func (r *Reconciler) applyAndPrune(ctx context.Context, set applyv1alpha1.Set, p
 		// without prune, or until every object is applied.
 		return o
 	}
-	if o, wait = gateDeletes(set, prune, o); wait {
+	if o, stop = r.beforeDeletes(ctx, set, prune, o); stop {
 		return o
-	}
-	if o, err = r.spendApproval(ctx, set, o); err != nil {
-		return failure(o, applyv1alpha1.ReasonPruneFailed, false, err)
 	}
 	o.pruned, err = engine.ExecutePrune(ctx, prune)
 	if err != nil {

@@ -178,3 +178,16 @@ func readyForDependents(checker *health.Checker) func(*unstructured.Unstructured
 		return result.Status == health.Current, string(result.Status) + ": " + result.Message
 	}
 }
+
+// judged is o with the health of the members it applied, when the set
+// waits for them or left some for later, and stalled when judging them
+// spent the set's health budget.
+func judged(o outcome, checker *health.Checker, spec *applyv1alpha1.CommonSpec) outcome {
+	if o.err == nil && !o.dryRun && (spec.WaitEnabled() || o.applied.Count(apply.Waiting) > 0) {
+		o.health = judgeMembers(checker, o.applied)
+	}
+	if checker.Exhausted() && o.err == nil {
+		return failure(o, applyv1alpha1.ReasonBudgetExceeded, true, healthBudgetError())
+	}
+	return o
+}

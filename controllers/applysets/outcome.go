@@ -79,3 +79,13 @@ func failure(o outcome, reason string, terminal bool, err error) outcome {
 	o.reason, o.terminal, o.err = reason, terminal, err
 	return o
 }
+
+// retriedAtInterval tells whether a failure waits for the set's interval
+// rather than a change of the set or a backoff: a conflict another manager
+// may resolve, a budget what the set reads or how fast the cluster answers
+// may bring it within, and any stop of a set whose tag may come to point
+// to a fixed artifact.
+func retriedAtInterval(set applyv1alpha1.Set, o outcome) bool {
+	return o.reason == applyv1alpha1.ReasonConflict || o.reason == applyv1alpha1.ReasonBudgetExceeded ||
+		(o.terminal && readsArtifacts(set))
+}

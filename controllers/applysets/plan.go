@@ -38,57 +38,73 @@ const entryOverhead = 48
 // within maxPlanBytes, creates first and unchanged objects never.
 func plan(o outcome) *applyv1alpha1.Plan {
 	p := &applyv1alpha1.Plan{DryRun: ptr.To(o.dryRun)}
-	var n struct{ create, update, recreate, unchanged, prune, skipped, omitted int32 }
-	left := maxPlanBytes
-	fits := func(size int) bool {
-		if size > left {
-			n.omitted++
-			return false
-		}
-		left -= size
-		return true
-	}
-	for _, c := range o.applied.Changes {
-		switch c.Action {
-		case apply.Created:
-			n.create++
-			if r := ref(c.Ref); fits(refSize(r)) {
-				p.Create = append(p.Create, r)
-			}
-		case apply.Configured:
-			n.update++
-			if u := update(c); fits(updateSize(u)) {
-				p.Update = append(p.Update, u)
-			}
-		case apply.Recreated:
-			n.recreate++
-			if u := update(c); fits(updateSize(u)) {
-				p.Recreate = append(p.Recreate, u)
-			}
-		case apply.Unchanged:
-			n.unchanged++
-		}
-	}
+	l := planLists{left: maxPlanBytes}
+	l.applied(p, o.applied.Changes)
 	if o.approval != nil && (o.approval.awaiting || o.approval.spent) {
 		p.Digest = o.approval.digest
 	}
-	for _, c := range slices.Concat(o.pruned.Changes, held(o)) {
+	l.pruned(p, slices.Concat(o.pruned.Changes, held(o)))
+	p.Counts = &applyv1alpha1.PlanCounts{Create: nonZero(l.n.create), Update: nonZero(l.n.update), Recreate: nonZero(l.n.recreate),
+		Unchanged: nonZero(l.n.unchanged), Prune: nonZero(l.n.prune), Skipped: nonZero(l.n.skipped), Omitted: nonZero(l.n.omitted)}
+	return p
+}
+
+// planLists fills a plan's lists within what is left of its share, and
+// counts every change.
+type planLists struct {
+	left int
+	n    struct{ create, update, recreate, unchanged, prune, skipped, omitted int32 }
+}
+
+// fits takes size out of what is left, or counts the change as omitted.
+func (l *planLists) fits(size int) bool {
+	if size > l.left {
+		l.n.omitted++
+		return false
+	}
+	l.left -= size
+	return true
+}
+
+func (l *planLists) applied(p *applyv1alpha1.Plan, changes []apply.Change) {
+	for _, c := range changes {
+		switch c.Action {
+		case apply.Created:
+			l.n.create++
+			if r := ref(c.Ref); l.fits(refSize(r)) {
+				p.Create = append(p.Create, r)
+			}
+		case apply.Configured:
+			l.n.update++
+			if u := update(c); l.fits(updateSize(u)) {
+				p.Update = append(p.Update, u)
+			}
+		case apply.Recreated:
+			l.n.recreate++
+			if u := update(c); l.fits(updateSize(u)) {
+				p.Recreate = append(p.Recreate, u)
+			}
+		case apply.Unchanged:
+			l.n.unchanged++
+		}
+	}
+}
+
+func (l *planLists) pruned(p *applyv1alpha1.Plan, changes []apply.Change) {
+	for _, c := range changes {
 		switch c.Action {
 		case apply.Pruned:
-			n.prune++
-			if r := ref(c.Ref); fits(refSize(r)) {
+			l.n.prune++
+			if r := ref(c.Ref); l.fits(refSize(r)) {
 				p.Prune = append(p.Prune, r)
 			}
 		case apply.Skipped, apply.Failed:
-			n.skipped++
-			if s := (applyv1alpha1.SkippedPrune{ObjectReference: ref(c.Ref), Reason: c.Reason}); fits(refSize(s.ObjectReference) + len(s.Reason)) {
+			l.n.skipped++
+			if s := (applyv1alpha1.SkippedPrune{ObjectReference: ref(c.Ref), Reason: c.Reason}); l.fits(refSize(s.ObjectReference) + len(s.Reason)) {
 				p.Skipped = append(p.Skipped, s)
 			}
 		}
 	}
-	p.Counts = &applyv1alpha1.PlanCounts{Create: nonZero(n.create), Update: nonZero(n.update), Recreate: nonZero(n.recreate),
-		Unchanged: nonZero(n.unchanged), Prune: nonZero(n.prune), Skipped: nonZero(n.skipped), Omitted: nonZero(n.omitted)}
-	return p
 }
 
 func update(c apply.Change) applyv1alpha1.ObjectUpdate {

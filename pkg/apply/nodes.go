@@ -46,23 +46,38 @@ func nodeBound(doc []byte, most int64) int64 {
 		case ',', '[':
 			n += 3
 		case '&', '*':
-			if i > 0 && !startsNode(doc[i-1]) {
-				continue
+			if i == 0 || startsNode(doc[i-1]) {
+				var name string
+				name, i = nameAt(doc, i+1)
+				n += anchored(anchors, c, name, n)
 			}
-			end := i + 1
-			for end < len(doc) && !isBlank(doc[end]) && !isFlowIndicator(doc[end]) {
-				end++
-			}
-			name := string(doc[i+1 : end])
-			if at, ok := anchors[name]; c == '*' && ok {
-				n += n - at + 1
-			} else if c == '&' && !ok {
-				anchors[name] = n
-			}
-			i = end - 1
 		}
 	}
 	return n
+}
+
+// nameAt reads the anchor or alias name that starts at doc[i], and gives
+// the index of its last byte.
+func nameAt(doc []byte, i int) (string, int) {
+	end := i
+	for end < len(doc) && !isBlank(doc[end]) && !isFlowIndicator(doc[end]) {
+		end++
+	}
+	return string(doc[i:end]), end - 1
+}
+
+// anchored records an anchor (c '&') seen when n nodes were counted, and
+// gives the nodes an alias (c '*') may repeat: all counted since its
+// anchor, and its root.
+func anchored(anchors map[string]int64, c byte, name string, n int64) int64 {
+	at, ok := anchors[name]
+	switch {
+	case c == '*' && ok:
+		return n - at + 1
+	case c == '&' && !ok:
+		anchors[name] = n
+	}
+	return 0
 }
 
 func isBlank(c byte) bool {

@@ -88,7 +88,7 @@ func Fetch(ctx context.Context, hosts Hosts, a Artifact, limits Limits) (*artifa
 // download reads the body of a GET of u, of at most maxBytes, following
 // only redirects checkParsed lets owner's artifact be fetched from.
 func download(ctx context.Context, hosts Hosts, owner Owner, u *url.URL, maxBytes int64) ([]byte, error) {
-	client := hosts.Policy.HTTPClient(nil, u.Scheme == "http")
+	client := hosts.Policy.HTTPClient(nil, u.Scheme == schemeHTTP)
 	defer client.CloseIdleConnections()
 	checkRedirects(client, hosts, owner)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)

@@ -85,6 +85,9 @@ func CheckURL(hosts Hosts, a Artifact) (*url.URL, error) {
 	return u, nil
 }
 
+// schemeHTTP is the scheme of plain HTTP, which a policy allows apart.
+const schemeHTTP = "http"
+
 // checkParsed is CheckURL's check of a parsed URL, also made of every
 // redirect.
 func checkParsed(hosts Hosts, owner Owner, u *url.URL) error {
@@ -98,7 +101,7 @@ func checkParsed(hosts Hosts, owner Owner, u *url.URL) error {
 	switch u.Scheme {
 	case "https":
 		err = hosts.Policy.CheckHost(u.Host, "443", false)
-	case "http":
+	case schemeHTTP:
 		err = hosts.Policy.CheckHost(u.Host, "80", true)
 	default:
 		return fmt.Errorf("%s: only http and https artifact urls are fetched", u.Redacted())
@@ -121,7 +124,7 @@ func anyPath(hosts Hosts, owner Owner, u *url.URL) bool {
 		return false
 	}
 	port := "443"
-	if u.Scheme == "http" {
+	if u.Scheme == schemeHTTP {
 		port = "80"
 	}
 	// Plain HTTP is Policy's to allow; External only frees the path.

@@ -123,7 +123,7 @@ func childError(file string, err error, message string, limits Limits) error {
 		return fmt.Errorf("building %s: %s", file, strings.TrimSpace(message))
 	}
 	// Killed by a signal (the kernel's OOM killer among others) or crashed.
-	return fmt.Errorf("building %s: the build ended with %v: %s", file, exit, text.Truncate(strings.TrimSpace(message), 512))
+	return fmt.Errorf("building %s: the build ended with %w: %s", file, exit, text.Truncate(strings.TrimSpace(message), 512))
 }
 
 func tooManyBytes(file string, limits Limits) error {

@@ -36,11 +36,12 @@ import (
 // objects of in.
 func (w *walker) patched(dir string, k *types.Kustomization, in cost) int64 {
 	var n int64
+	//nolint:staticcheck // kustomize still applies the deprecated fields, so what they add counts
 	for _, p := range append(append([]types.Patch{}, k.Patches...), k.PatchesJson6902...) {
 		body := w.patchBody(dir, p.Path, p.Patch)
 		n += int64(len(body)) * selected(p.Target, body, in)
 	}
-	for _, p := range k.PatchesStrategicMerge {
+	for _, p := range k.PatchesStrategicMerge { //nolint:staticcheck // as above
 		body := w.patchBody(dir, "", string(p))
 		if !strings.Contains(string(p), "\n") {
 			body = w.patchBody(dir, string(p), "")
@@ -48,7 +49,7 @@ func (w *walker) patched(dir string, k *types.Kustomization, in cost) int64 {
 		n += int64(len(body)) * selected(nil, body, in)
 	}
 	var added int
-	for key, value := range k.CommonLabels {
+	for key, value := range k.CommonLabels { //nolint:staticcheck // as above
 		added += len(key) + len(value)
 	}
 	for key, value := range k.CommonAnnotations {

@@ -220,13 +220,14 @@ func (w *walker) kustomizationCost(dir, file string, k *types.Kustomization, dep
 		field   string
 		refs    []string
 		configs bool
-		counts  bool
+		// counts: its entries produce objects; transforms: they change them.
+		counts, transforms bool
 	}{
-		{"resources", k.Resources, pluginConfigs, true},
-		{"components", k.Components, pluginConfigs, true},
-		{"generators", k.Generators, true, true},
-		{"transformers", k.Transformers, true, false},
-		{"validators", k.Validators, true, false},
+		{"resources", k.Resources, pluginConfigs, true, false},
+		{"components", k.Components, pluginConfigs, true, false},
+		{"generators", k.Generators, true, true, false},
+		{"transformers", k.Transformers, true, false, true},
+		{"validators", k.Validators, true, false, false},
 	} {
 		for i, ref := range group.refs {
 			where := fmt.Sprintf("%s %s[%d]", file, group.field, i)
@@ -236,7 +237,7 @@ func (w *walker) kustomizationCost(dir, file string, k *types.Kustomization, dep
 			}
 			if group.counts {
 				total.add(c)
-			} else if group.field == "transformers" {
+			} else if group.transforms {
 				total.bytes += w.transformed(dir, ref, total)
 			}
 			total.height = max(total.height, c.height+1)

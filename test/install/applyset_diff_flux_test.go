@@ -43,7 +43,6 @@ import (
 )
 
 var _ = Describe("kubectl applyset diff of an ApplySet with a flux source", Ordered, func() {
-	const revision = "main@sha1:0123456789abcdef0123456789abcdef01234567"
 	var pluginDir, ns, sum string
 	// hits counts the requests source-controller answers.
 	var hits atomic.Int32
@@ -77,11 +76,11 @@ var _ = Describe("kubectl applyset diff of an ApplySet with a flux source", Orde
 			}
 		}))
 		DeferCleanup(srv.Close)
-		gitRepository(ctx, ns, "app", srv.URL+at("app"), sum, revision)
-		gitRepository(ctx, ns, "tampered", srv.URL+at("tampered"), claimed, revision)
-		gitRepository(ctx, ns, "ftp", "ftp://"+strings.TrimPrefix(srv.URL, "http://")+at("ftp"), sum, revision)
+		gitRepository(ctx, ns, "app", srv.URL+at("app"), sum)
+		gitRepository(ctx, ns, "tampered", srv.URL+at("tampered"), claimed)
+		gitRepository(ctx, ns, "ftp", "ftp://"+strings.TrimPrefix(srv.URL, "http://")+at("ftp"), sum)
 		// Its status names another namespace's artifact, whose digest its writer learnt.
-		gitRepository(ctx, ns, "thief", srv.URL+theirs, sum, revision)
+		gitRepository(ctx, ns, "thief", srv.URL+theirs, sum)
 	})
 
 	setYAML := func(object string) string {
@@ -98,7 +97,7 @@ spec:
 	It("reads the GitRepository as the user, fetches its artifact and diffs the objects under its path", func(ctx context.Context) {
 		stdout, stderr, code := runPlugin(ctx, pluginDir, setYAML("app"), append([]string{"diff", "-n", ns, "-f", "-"}, allowLoopback...)...)
 		Expect(code).To(Equal(1), stdout+stderr)
-		Expect(stderr).To(ContainSubstring(fmt.Sprintf("ApplySet/app: spec.sources[0] GitRepository %s/app revision %s is %s", ns, revision, sum)))
+		Expect(stderr).To(ContainSubstring(fmt.Sprintf("ApplySet/app: spec.sources[0] GitRepository %s/app revision %s is %s", ns, gitRevision, sum)))
 		Expect(stdout).To(MatchRegexp(`(?m)^\+\+\+ merged/v1\.ConfigMap\.` + ns + `\.app$`))
 		Expect(stdout).To(MatchRegexp(`(?m)^\+\+\+ merged/v1\.ConfigMap\.` + ns + `\.more$`))
 		Expect(stdout).To(MatchRegexp(`(?m)^\+  k: v$`))
@@ -127,7 +126,7 @@ spec:
 	It("refuses a tarball whose bytes do not match the artifact's digest, and previews nothing", func(ctx context.Context) {
 		stdout, stderr, code := runPlugin(ctx, pluginDir, setYAML("tampered"), append([]string{"diff", "-n", ns, "-f", "-"}, allowLoopback...)...)
 		Expect(code).To(Equal(2), stdout+stderr)
-		Expect(stderr).To(ContainSubstring(fmt.Sprintf("GitRepository %s/tampered revision %s", ns, revision)))
+		Expect(stderr).To(ContainSubstring(fmt.Sprintf("GitRepository %s/tampered revision %s", ns, gitRevision)))
 		Expect(stderr).To(ContainSubstring("the tarball does not match the artifact's digest: status.artifact.digest is " +
 			digest.FromString("another tarball").String()))
 		Expect(stderr).NotTo(ContainSubstring(strings.TrimPrefix(sum, "sha256:")), "the digest of the bytes served was told")
@@ -198,7 +197,10 @@ func fluxTarball(files map[string]string) []byte {
 
 // gitRepository creates a GitRepository and writes its status as
 // source-controller does once it has stored an artifact at url.
-func gitRepository(ctx context.Context, ns, name, url, sum, revision string) {
+// gitRevision is the revision every GitRepository of these specs stored.
+const gitRevision = "main@sha1:0123456789abcdef0123456789abcdef01234567"
+
+func gitRepository(ctx context.Context, ns, name, url, sum string) {
 	GinkgoHelper()
 	obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "GitRepository",
 		"metadata": map[string]any{"namespace": ns, "name": name},
@@ -206,9 +208,9 @@ func gitRepository(ctx context.Context, ns, name, url, sum, revision string) {
 	Expect(env.Client.Create(ctx, obj)).To(Succeed())
 	now := time.Now().UTC().Format(time.RFC3339)
 	obj.Object["status"] = map[string]any{
-		"artifact": map[string]any{"url": url, "digest": sum, "revision": revision, "path": "gitrepository/" + name + ".tar.gz", "lastUpdateTime": now},
+		"artifact": map[string]any{"url": url, "digest": sum, "revision": gitRevision, "path": "gitrepository/" + name + ".tar.gz", "lastUpdateTime": now},
 		"conditions": []any{map[string]any{"type": "Ready", "status": "True", "reason": "Succeeded",
-			"message": "stored artifact for revision '" + revision + "'", "lastTransitionTime": now}},
+			"message": "stored artifact for revision '" + gitRevision + "'", "lastTransitionTime": now}},
 	}
 	Expect(env.Client.Status().Update(ctx, obj)).To(Succeed())
 }

@@ -254,3 +254,13 @@ func TestDocumentKind(t *testing.T) {
 		}
 	}
 }
+
+func TestReadSaysWhyABuildFailedWithoutKustomizesWarnings(t *testing.T) {
+	files := map[string]string{"kustomization.yaml": "commonLabels: {a: b}\nresources: [cm.yaml]\n",
+		"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {labels: {x: y}}\n"}
+	_, err := Read(t.Context(), tree(t, files), "", testLimits)
+	wantErr(t, err, "building kustomization.yaml: ", "metadata.name")
+	if strings.Contains(err.Error(), "deprecated") {
+		t.Errorf("the error carries kustomize's warnings: %v", err)
+	}
+}

@@ -38,7 +38,8 @@ import (
 const childEnv = "APPLYSET_KBUILD_CHILD"
 
 // The exit codes of a child, besides 0 (its standard output is the build)
-// and 1 (its standard error says why the build failed).
+// and 1 (its standard output says why the build failed; kustomize writes
+// its warnings to standard error, which only a crash's message is read from).
 const (
 	exitMemory  = 3
 	exitBytes   = 4
@@ -53,7 +54,7 @@ func init() {
 	if os.Getenv(childEnv) == "" {
 		return
 	}
-	os.Exit(serveChild(os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(serveChild(os.Stdin, os.Stdout))
 }
 
 // request is what isolate sends a child.
@@ -67,17 +68,17 @@ type request struct {
 
 // serveChild builds the kustomization a request names and writes its YAML
 // to out, giving an exit code.
-func serveChild(in io.Reader, out, errOut io.Writer) int {
+func serveChild(in io.Reader, out io.Writer) int {
 	http.DefaultTransport = offline{}
 	var req request
 	if err := gob.NewDecoder(in).Decode(&req); err != nil {
-		fmt.Fprintf(errOut, "reading the build request: %v", err)
+		fmt.Fprintf(out, "reading the build request: %v", err)
 		return 1
 	}
 	watchHeap(req.MaxMemory)
 	resources, err := buildInMemory(req.Files, req.Dir)
 	if err != nil {
-		fmt.Fprint(errOut, err)
+		fmt.Fprint(out, err)
 		return 1
 	}
 	if int64(resources.Size()) > req.MaxObjects {
@@ -85,15 +86,14 @@ func serveChild(in io.Reader, out, errOut io.Writer) int {
 	}
 	data, err := resources.AsYaml()
 	if err != nil {
-		fmt.Fprint(errOut, err)
+		fmt.Fprint(out, err)
 		return 1
 	}
 	if int64(len(data)) > req.MaxBytes {
 		return exitBytes
 	}
 	if _, err := out.Write(data); err != nil {
-		fmt.Fprint(errOut, err)
-		return 1
+		return 1 // the parent went away
 	}
 	return 0
 }

@@ -99,15 +99,16 @@ func isolate(outer context.Context, files *artifact.Tree, dir, file string, limi
 	case ctx.Err() != nil:
 		return nil, &LimitError{fmt.Sprintf("building %s: the build took longer than %s", file, buildTime)}
 	case waitErr != nil:
-		return nil, childError(file, waitErr, stderr.String(), limits)
+		return nil, childError(file, waitErr, string(out), stderr.String(), limits)
 	case readErr != nil:
 		return nil, fmt.Errorf("building %s: reading the build: %w", file, readErr)
 	}
 	return out, nil
 }
 
-// childError says why a child ended without a build.
-func childError(file string, err error, message string, limits Limits) error {
+// childError says why a child ended without a build: the message it wrote
+// for a build that failed, what it wrote to standard error for a crash.
+func childError(file string, err error, message, crash string, limits Limits) error {
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) {
 		return fmt.Errorf("building %s: %w", file, err)
@@ -120,10 +121,10 @@ func childError(file string, err error, message string, limits Limits) error {
 	case exitObjects:
 		return &LimitError{fmt.Sprintf("building %s: the build would produce more than %d objects", file, limits.MaxObjects)}
 	case 1:
-		return fmt.Errorf("building %s: %s", file, strings.TrimSpace(message))
+		return fmt.Errorf("building %s: %s", file, text.Truncate(strings.TrimSpace(message), maxChildMessage))
 	}
 	// Killed by a signal (the kernel's OOM killer among others) or crashed.
-	return fmt.Errorf("building %s: the build ended with %w: %s", file, exit, text.Truncate(strings.TrimSpace(message), 512))
+	return fmt.Errorf("building %s: the build ended with %w: %s", file, exit, text.Truncate(strings.TrimSpace(crash), 512))
 }
 
 func tooManyBytes(file string, limits Limits) error {

@@ -97,6 +97,9 @@ type Reconciler struct {
 	// MaxReconcileTime bounds one reconcile of a set; 0 means
 	// DefaultMaxReconcileTime.
 	MaxReconcileTime time.Duration
+	// HealthCheckBudget bounds the CEL cost of a set's health checks in one
+	// reconcile; 0 means DefaultHealthCheckBudget.
+	HealthCheckBudget uint64
 
 	clients     sync.Map            // impersonated user, or "" for the operator -> identityClients
 	permissions *permissionAnswers  // shared by both kinds' reconcilers; nil asks every time
@@ -204,7 +207,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set)
 	if reason, err := checkParent(set, parent); err != nil {
 		return failure(o, reason, true, err)
 	}
-	checker, err := healthChecker(spec.HealthChecks)
+	checker, err := healthChecker(spec.HealthChecks, r.healthCheckBudget())
 	if err != nil {
 		return failure(o, applyv1alpha1.ReasonInvalidHealthCheck, true, err)
 	}
@@ -242,7 +245,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set)
 	if o.err != nil {
 		o.err = actorError(act, o.err)
 	}
-	return judged(o, checker, spec)
+	return judged(o, checker, r.healthCheckBudget(), spec)
 }
 
 // awaitDependencies reports, with true, an outcome that stops the set here:

@@ -17,6 +17,7 @@ limitations under the License.
 package applysets
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -42,4 +43,8 @@ func withinTime(ctx context.Context, budget time.Duration, reconcile func(contex
 			"of a set may hold a worker (the operator's --max-reconcile-time), so it was stopped: %w", budget, o.err))
 	}
 	return o
+}
+
+func (r *Reconciler) healthCheckBudget() uint64 {
+	return cmp.Or(r.HealthCheckBudget, DefaultHealthCheckBudget)
 }

@@ -95,7 +95,7 @@ func (r *Reconciler) recheck(ctx context.Context, set applyv1alpha1.Set) (outcom
 		return outcome{}, false
 	}
 	spec := set.GetCommonSpec()
-	checker, err := healthChecker(spec.HealthChecks)
+	checker, err := healthChecker(spec.HealthChecks, r.healthCheckBudget())
 	if err != nil {
 		return outcome{}, false
 	}
@@ -126,7 +126,7 @@ func (r *Reconciler) recheck(ctx context.Context, set applyv1alpha1.Set) (outcom
 	}
 	o := outcome{setID: r.parentKey(set).ID(), health: judged, now: time.Now(), timeout: timeout(spec), recheck: true}
 	if checker.Exhausted() {
-		o = failure(o, applyv1alpha1.ReasonBudgetExceeded, true, healthBudgetError())
+		o = failure(o, applyv1alpha1.ReasonBudgetExceeded, true, healthBudgetError(r.healthCheckBudget()))
 	}
 	return o, true
 }

@@ -99,6 +99,9 @@ type Options struct {
 	// MaxReconcileTime bounds one reconcile of a set; 0 means
 	// DefaultMaxReconcileTime.
 	MaxReconcileTime time.Duration
+	// HealthCheckBudget bounds the CEL cost of a set's health checks in one
+	// reconcile; 0 means DefaultHealthCheckBudget.
+	HealthCheckBudget uint64
 	// PermissionTTL is how long the answer to a permission check is reused
 	// by the sets acting as the same identity; 0 means
 	// DefaultPermissionTTL, a negative value asks every time.
@@ -164,7 +167,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			GroupKind:      schema.GroupKind{Group: applyv1alpha1.GroupVersion.Group, Kind: k.kind},
 			ToolingVersion: opts.ToolingVersion, DefaultServiceAccount: opts.DefaultServiceAccount, SingleTenant: opts.SingleTenant,
 			ApplyConcurrency: opts.ApplyConcurrency, ApprovalEnforced: probe.check, LegacyManagers: opts.LegacyManagers,
-			MaxReconcileTime: opts.MaxReconcileTime,
+			MaxReconcileTime: opts.MaxReconcileTime, HealthCheckBudget: opts.HealthCheckBudget,
 			Limits: declared.Limits{Bytes: cmp.Or(opts.MaxInputBytes, declared.DefaultLimits.Bytes),
 				Objects: cmp.Or(opts.MaxObjects, declared.DefaultLimits.Objects)},
 			Artifacts: artifacts, permissions: answers,

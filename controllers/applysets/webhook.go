@@ -69,7 +69,7 @@ func (v *Validator) Handle(_ context.Context, req admission.Request) admission.R
 	if err := v.decoder.Decode(req, set); err != nil {
 		return admission.Errored(http.StatusBadRequest, err)
 	}
-	if _, err := healthChecker(set.GetCommonSpec().HealthChecks); err != nil {
+	if _, err := healthChecker(set.GetCommonSpec().HealthChecks, 0); err != nil {
 		return admission.Denied(err.Error())
 	}
 	return admission.Allowed("")

@@ -68,8 +68,12 @@ func nameAt(doc []byte, i int) (string, int) {
 
 // anchored records an anchor (c '&') seen when n nodes were counted, and
 // gives the nodes an alias (c '*') may repeat: all counted since its
-// anchor, and its root.
+// anchor, and its root. A name is never empty: "* " and " & " in prose
+// are neither.
 func anchored(anchors map[string]int64, c byte, name string, n int64) int64 {
+	if name == "" {
+		return 0
+	}
 	at, ok := anchors[name]
 	switch {
 	case c == '*' && ok:

@@ -48,14 +48,15 @@ func TestNodeBound(t *testing.T) {
 		doc  string
 		want int64
 	}{
-		"a scalar":                    {"hello", 1},
-		"a mapping":                   {"a: 1\nb: 2\n", 5},
-		"dashes in names":             {"name: my-app-name\nimage: a/b:1.2-rc\n", 7},
-		"a block sequence":            {"- a\n- b\n-\n", 4},
-		"JSON":                        {`{"a":[1,2],"b":{}}`, 18},
-		"an alias repeats its anchor": {"a: &x [1, 2]\nb: *x\n", 20},
-		"a star inside a word":        {"a: b*c\n", 3},
-		"an unknown alias":            {"a: *nowhere\n", 3},
+		"a scalar":                        {"hello", 1},
+		"a mapping":                       {"a: 1\nb: 2\n", 5},
+		"dashes in names":                 {"name: my-app-name\nimage: a/b:1.2-rc\n", 7},
+		"a block sequence":                {"- a\n- b\n-\n", 4},
+		"JSON":                            {`{"a":[1,2],"b":{}}`, 18},
+		"an alias repeats its anchor":     {"a: &x [1, 2]\nb: *x\n", 20},
+		"a star inside a word":            {"a: b*c\n", 3},
+		"an unknown alias":                {"a: *nowhere\n", 3},
+		"prose of bullets and ampersands": {"description: |\n  * one & two\n  * three &\n  * four\n", 3},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -400,9 +400,10 @@ func (e *Engine) applyTaking(ctx context.Context, p objectPlan, applyOpts []clie
 }
 
 // applyObject applies obj, which takes the API server's answer; a refusal
-// the permission check contradicts is retried (retryForbidden).
+// the permission check contradicts, or one of a kind the API server's
+// admission policies do not know yet, is retried (retryTransient).
 func (e *Engine) applyObject(ctx context.Context, obj *unstructured.Unstructured, opts ...client.ApplyOption) error {
-	return e.retryForbidden(ctx, func() error {
+	return e.retryTransient(ctx, func() error {
 		return e.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), opts...)
 	})
 }

@@ -107,7 +107,7 @@ func (e *Engine) release(ctx context.Context, m member, opts DisbandOptions) err
 		if opts.DryRun {
 			patchOpts = append(patchOpts, client.DryRunAll)
 		}
-		err := e.retryForbidden(ctx, func() error {
+		err := e.retryTransient(ctx, func() error {
 			return e.Client.Patch(ctx, obj.DeepCopy(), client.RawPatch(types.MergePatchType, []byte(patch)), patchOpts...)
 		})
 		if !apierrors.IsConflict(err) || attempt == releaseAttempts {

@@ -59,6 +59,11 @@ type Engine struct {
 	// refuses although this engine's permission check just allowed it
 	// (transient.go); 0 means DefaultForbiddenRetry.
 	ForbiddenRetry time.Duration
+	// AdmissionLagRetry bounds how long a write is retried that the API
+	// server's mutating admission policies refuse because they do not know
+	// its kind yet (AdmissionLag, transient.go); 0 means
+	// DefaultAdmissionLagRetry.
+	AdmissionLagRetry time.Duration
 	// LegacyManagers name the field managers whose update entries an apply
 	// removes, with kubectl's last-applied annotation, once it has applied an
 	// object, so that the set owns exactly what it declares (handover.go).

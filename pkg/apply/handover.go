@@ -201,7 +201,7 @@ func (e *Engine) patchHandover(ctx context.Context, obj *unstructured.Unstructur
 		return nil, err
 	}
 	patched := obj.DeepCopy()
-	err = e.retryForbidden(ctx, func() error {
+	err = e.retryTransient(ctx, func() error {
 		return e.Client.Patch(ctx, patched, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(e.FieldManager))
 	})
 	return patched, err

@@ -290,7 +290,7 @@ func (e *Engine) deleteAll(ctx context.Context, members []member, dryRun bool) (
 				opts = append(opts, client.DryRunAll)
 			}
 			changes[i] = Change{Ref: m.ref, Action: Pruned}
-			err := e.retryForbidden(gctx, func() error { return e.Client.Delete(gctx, m.obj, opts...) })
+			err := e.retryTransient(gctx, func() error { return e.Client.Delete(gctx, m.obj, opts...) })
 			if client.IgnoreNotFound(err) != nil {
 				changes[i], errs[i] = failed(m.ref, err), fmt.Errorf("pruning %s: %w", m.ref, err)
 			}

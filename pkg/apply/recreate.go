@@ -69,7 +69,7 @@ func (e *Engine) recreate(ctx context.Context, p objectPlan, fields []string, ap
 	old.SetGroupVersionKind(p.existing.GroupVersionKind())
 	old.SetNamespace(ref.Namespace)
 	old.SetName(ref.Name)
-	err := e.retryForbidden(ctx, func() error {
+	err := e.retryTransient(ctx, func() error {
 		return e.Client.Delete(ctx, old, client.Preconditions{UID: &uid}, client.PropagationPolicy(metav1.DeletePropagationBackground))
 	})
 	if client.IgnoreNotFound(err) != nil {

@@ -40,10 +40,37 @@ const (
 	DefaultForbiddenRetry = 10 * time.Second
 	// grantLife is how long an allowed check counts as just allowed.
 	grantLife = time.Minute
-	// firstForbiddenDelay and maxForbiddenDelay space the retries.
-	firstForbiddenDelay = 200 * time.Millisecond
-	maxForbiddenDelay   = 2 * time.Second
+	// firstTransientDelay and maxTransientDelay space the retries.
+	firstTransientDelay = 200 * time.Millisecond
+	maxTransientDelay   = 2 * time.Second
 )
+
+// A write of a custom resource made soon after its CRD was created may be
+// refused by the API server's mutating admission policy plugin, with 503
+// "Resource kind ... not found. There can be a delay between when
+// CustomResourceDefinitions are created and when they are available.",
+// whenever a MutatingAdmissionPolicy matches it: the plugin reads the
+// schemas of custom kinds from the server's own OpenAPI document, which it
+// polls every 5 seconds, and refuses what it cannot convert. Such a write is
+// retried for a bounded time too.
+const (
+	// DefaultAdmissionLagRetry bounds how long such a write is retried.
+	DefaultAdmissionLagRetry = 30 * time.Second
+)
+
+// admissionLag matches the whole message of that refusal.
+var admissionLag = regexp.MustCompile(`^Resource kind \S.* not found\. There can be a delay between when CustomResourceDefinitions are created and when they are available\.?$`)
+
+// AdmissionLag reports whether err is the mutating admission policy
+// plugin's refusal of a kind it does not know yet: a 503 that passes once
+// the plugin has read the kind's schema.
+func AdmissionLag(err error) bool {
+	var status apierrors.APIStatus
+	if !apierrors.IsServiceUnavailable(err) || !errors.As(err, &status) {
+		return false
+	}
+	return admissionLag.MatchString(status.Status().Message)
+}
 
 // authorizerDenial matches the whole message the API server's authorization
 // filter writes: the Forbidden status names the resource, then the user and
@@ -74,32 +101,45 @@ func (e *Engine) transientlyForbidden(err error) (Permission, bool) {
 	return p, ok && e.permissions().grantedRecently(p, time.Now())
 }
 
-// retryForbidden runs write, and runs it again while the API server refuses
-// it a permission the engine's check just allowed, for at most
-// ForbiddenRetry. A refusal that outlasts the bound is returned, saying so.
-func (e *Engine) retryForbidden(ctx context.Context, write func() error) error {
+// retryTransient runs write, and runs it again while the API server refuses
+// it for a reason that passes on its own: a permission the engine's check
+// just allowed (for at most ForbiddenRetry), or a kind its mutating
+// admission policies do not know yet (AdmissionLag, for at most
+// AdmissionLagRetry). A refusal that outlasts its bound is returned, saying so.
+func (e *Engine) retryTransient(ctx context.Context, write func() error) error {
 	err := write()
-	p, transient := e.transientlyForbidden(err)
-	if !transient {
-		return err
-	}
 	start := time.Now()
-	deadline := start.Add(cmp.Or(e.ForbiddenRetry, DefaultForbiddenRetry))
 	log := logr.FromContextOrDiscard(ctx)
-	for delay := firstForbiddenDelay; transient; delay = min(2*delay, maxForbiddenDelay) {
-		if time.Now().Add(delay).After(deadline) {
-			return fmt.Errorf("%w (refused for %s although a permission check allowed %s moments before)",
-				err, time.Since(start).Round(time.Second), p)
+	for delay := firstTransientDelay; ; delay = min(2*delay, maxTransientDelay) {
+		p, forbidden := e.transientlyForbidden(err)
+		lag := !forbidden && AdmissionLag(err)
+		if !forbidden && !lag {
+			return err
 		}
-		log.Info("Retrying a write the API server refused although a permission check just allowed it",
-			"permission", p.String(), "retryIn", delay.String())
+		bound := cmp.Or(e.ForbiddenRetry, DefaultForbiddenRetry)
+		if lag {
+			bound = cmp.Or(e.AdmissionLagRetry, DefaultAdmissionLagRetry)
+		}
+		if time.Since(start)+delay > bound {
+			if forbidden {
+				return fmt.Errorf("%w (refused for %s although a permission check allowed %s moments before)",
+					err, time.Since(start).Round(time.Second), p)
+			}
+			return fmt.Errorf("%w (still refused after %s: the API server's mutating admission policies do not know this kind yet)",
+				err, time.Since(start).Round(time.Second))
+		}
+		if forbidden {
+			log.Info("Retrying a write the API server refused although a permission check just allowed it",
+				"permission", p.String(), "retryIn", delay.String())
+		} else {
+			log.Info("Retrying a write the API server refused while its mutating admission policies learn a new kind",
+				"error", err.Error(), "retryIn", delay.String())
+		}
 		select {
 		case <-ctx.Done():
 			return err
 		case <-time.After(delay):
 		}
 		err = write()
-		p, transient = e.transientlyForbidden(err)
 	}
-	return err
 }

@@ -184,3 +184,91 @@ var _ = Describe("A write refused although the permission check allowed it", fun
 		Expect(attempts.Load()).To(BeEquivalentTo(1), "an admission denial was retried")
 	})
 })
+
+// A write of a custom resource that the API server's mutating admission
+// policy plugin refuses with 503 while it has not read the kind's schema:
+// the answer is made up in front of a real API server, which stores the
+// write once the made-up refusals stop.
+var _ = Describe("A write refused while the admission policies learn a new kind", func() {
+	var (
+		ns       string
+		setID    string
+		attempts atomic.Int32
+	)
+
+	BeforeEach(func(ctx context.Context) {
+		namespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "lag-"}}
+		Expect(k8sClient.Create(ctx, namespace)).To(Succeed())
+		ns = namespace.Name
+		setID = applyset.ParentKey{GroupKind: schema.GroupKind{Group: "apply.applyset.dev", Kind: "ApplySet"}, Namespace: ns, Name: "set"}.ID()
+		attempts.Store(0)
+	})
+
+	// engineRefusing refuses the first refusals applies with the plugin's
+	// 503, then lets them through; the retry is bounded by bound.
+	withWatch := func() client.WithWatch {
+		c, err := client.NewWithWatch(env.Config, client.Options{Scheme: k8sClient.Scheme(), Mapper: k8sClient.RESTMapper()})
+		Expect(err).NotTo(HaveOccurred())
+		return c
+	}
+	engineRefusing := func(refusals int32, bound time.Duration) *Engine {
+		c := interceptor.NewClient(withWatch(), interceptor.Funcs{
+			Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+				if attempts.Add(1) <= refusals {
+					return admissionLagError("/v1, Kind=ConfigMap")
+				}
+				return c.Apply(ctx, obj, opts...)
+			},
+		})
+		return &Engine{Client: c, FieldManager: fieldManager, AdmissionLagRetry: bound}
+	}
+	configMap := func(name string) []Object {
+		inputs, err := Decode("test", fmt.Appendf(nil, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s}\ndata: {k: v}\n", name))
+		Expect(err).NotTo(HaveOccurred())
+		objs, _, err := Check(inputs, Target{Scope: applyset.Scope{Namespace: ns}, DefaultNamespace: ns, Mapper: k8sClient.RESTMapper()})
+		Expect(err).NotTo(HaveOccurred())
+		return objs
+	}
+
+	It("is retried, and applied once the plugin knows the kind", func(ctx context.Context) {
+		engine := engineRefusing(3, 10*time.Second)
+
+		cs, err := engine.Apply(ctx, configMap("late"), ApplyOptions{SetID: setID})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cs.Count(Created)).To(Equal(1))
+		Expect(attempts.Load()).To(BeEquivalentTo(4))
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "late"}, &corev1.ConfigMap{})).To(Succeed())
+	})
+
+	It("surfaces once the bound is spent, saying why it was retried", func(ctx context.Context) {
+		engine := engineRefusing(1000, 2*time.Second)
+
+		cs, err := engine.Apply(ctx, configMap("never"), ApplyOptions{SetID: setID})
+		Expect(apierrors.IsServiceUnavailable(err)).To(BeTrue(), "%v", err)
+		Expect(err).To(MatchError(ContainSubstring("the API server's mutating admission policies do not know this kind yet")))
+		Expect(cs.Count(Failed)).To(Equal(1))
+		Expect(attempts.Load()).To(BeNumerically(">", 2))
+		Expect(attempts.Load()).To(BeNumerically("<", 10), "the retries are spaced")
+	})
+
+	It("is not retried when the API server is unavailable for another reason", func(ctx context.Context) {
+		c := interceptor.NewClient(withWatch(), interceptor.Funcs{
+			Apply: func(context.Context, client.WithWatch, runtime.ApplyConfiguration, ...client.ApplyOption) error {
+				attempts.Add(1)
+				return apierrors.NewServiceUnavailable("etcd is down")
+			},
+		})
+		engine := &Engine{Client: c, FieldManager: fieldManager}
+
+		_, err := engine.Apply(ctx, configMap("down"), ApplyOptions{SetID: setID})
+		Expect(apierrors.IsServiceUnavailable(err)).To(BeTrue(), "%v", err)
+		Expect(attempts.Load()).To(BeEquivalentTo(1))
+	})
+})
+
+// admissionLagError is the mutating admission policy plugin's refusal of a
+// kind whose schema it has not read, as the API server answers it.
+func admissionLagError(kind string) error {
+	return apierrors.NewServiceUnavailable("Resource kind " + kind +
+		" not found. There can be a delay between when CustomResourceDefinitions are created and when they are available.")
+}

@@ -99,3 +99,25 @@ func FuzzRefusedPermission(f *testing.F) {
 		}
 	})
 }
+
+func TestAdmissionLag(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"the plugin's refusal", admissionLagError("example.com/v1, Kind=Widget"), true},
+		{"wrapped", fmt.Errorf("applying: %w", admissionLagError("example.com/v1, Kind=Widget")), true},
+		{"another 503", apierrors.NewServiceUnavailable("the server is currently unable to handle the request"), false},
+		{"the words in another status", apierrors.NewInternalError(errors.New(
+			"Resource kind example.com/v1, Kind=Widget not found. There can be a delay between when CustomResourceDefinitions are created and when they are available.")), false},
+		{"a NotFound", apierrors.NewNotFound(schema.GroupResource{Group: "example.com", Resource: "widgets"}, "w"), false},
+		{"no error", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := AdmissionLag(tc.err); got != tc.want {
+				t.Errorf("AdmissionLag(%v) = %v, want %v", tc.err, got, tc.want)
+			}
+		})
+	}
+}

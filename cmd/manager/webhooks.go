@@ -25,15 +25,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/open-policy-agent/cert-controller/pkg/rotator"
-	admissionregv1 "k8s.io/api/admissionregistration/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/applyset-operator/applyset-operator/controllers/applysets"
@@ -46,7 +41,9 @@ import (
 // the certificate Secret.
 var defaultCertDir = filepath.Join(os.TempDir(), "k8s-webhook-server", "serving-certs")
 
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;update
+// The certificate rotation updates the certificate Secret, by name, in the
+// operator's namespace: config/rbac/webhook_cert_role.yaml grants that, as a
+// Role, which kubebuilder markers cannot limit to one name and namespace.
 
 // webhookOptions say where the operator's webhooks are served (the feature-gate
 // field dropper and the ApplySet validator) and how the API server reaches and
@@ -71,7 +68,8 @@ func (o *webhookOptions) bindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.certDir, "webhook-cert-dir", defaultCertDir,
 		"Directory holding tls.crt and tls.key (and ca.crt) of the webhook server.")
 	fs.StringVar(&o.configuration, "webhook-configuration", featuregates.DefaultConfigurationName,
-		"Name of the MutatingWebhookConfiguration holding one entry per CustomFeatureGates.")
+		"Name of the MutatingWebhookConfiguration holding one entry per CustomFeatureGates; the operator does not create it, "+
+			"and config/rbac lets it write only the one the install ships, "+featuregates.DefaultConfigurationName+".")
 	fs.StringVar(&o.service, "webhook-service", "",
 		"namespace/name of the Service in front of the manager; defaults to applyset-operator-webhook-service in $POD_NAMESPACE.")
 	fs.StringVar(&o.url, "webhook-url", "",
@@ -80,7 +78,8 @@ func (o *webhookOptions) bindFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.certRotation, "cert-rotation", true,
 		"Keep a self-signed CA and serving certificate in --webhook-cert-secret and the caBundle of the webhook entries current.")
 	fs.StringVar(&o.certSecret, "webhook-cert-secret", "applyset-operator-webhook-server-cert",
-		"Secret, in the Service's namespace, holding the rotated certificate; mounted at --webhook-cert-dir.")
+		"Secret, in the Service's namespace, holding the rotated certificate; mounted at --webhook-cert-dir. "+
+			"The install ships it, and config/rbac lets the operator update that one Secret alone.")
 }
 
 // endpoint works out how the API server reaches the webhook server.
@@ -130,11 +129,9 @@ func setupWebhooks(mgr ctrl.Manager, o webhookOptions, backend featuregates.Back
 	certsReady := make(chan struct{})
 	if ep.Service != nil && o.certRotation {
 		svc := ep.Service
-		if err := placeConfigurations(mgr, ep, o.configuration); err != nil {
-			// The registrars write them once their controllers run; until
-			// then the rotator reports each as missing.
-			setupLog.Error(err, "Could not create the webhook configurations ahead of the certificate rotator")
-		}
+		// Both configurations are part of the install (config/webhook): the
+		// rotator finds them from its first pass, and the operator, which
+		// may update them by name only, creates neither.
 		if err := rotator.AddRotator(mgr, &rotator.CertRotator{
 			SecretKey:      types.NamespacedName{Namespace: svc.Namespace, Name: o.certSecret},
 			CertDir:        o.certDir,
@@ -173,35 +170,6 @@ func setupWebhooks(mgr ctrl.Manager, o webhookOptions, backend featuregates.Back
 	return applysets.SetupWebhook(mgr, server, &applysets.ValidationRegistrar{
 		Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Endpoint: ep,
 	})
-}
-
-// placeConfigurations creates the webhook configurations whose caBundle the
-// rotator keeps, empty and owned as the registrars own them, where they do
-// not exist yet: the registrars write their entries only once their
-// controllers run (the feature gates' only once a CustomFeatureGates object
-// exists), and the rotator logs every configuration it cannot find as an
-// error on each pass.
-func placeConfigurations(mgr ctrl.Manager, ep webhooks.Endpoint, mutating string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	owner, err := ep.Owner(ctx, mgr.GetAPIReader())
-	if err != nil {
-		return err
-	}
-	var refs []metav1.OwnerReference
-	if owner != nil {
-		refs = []metav1.OwnerReference{{APIVersion: *owner.APIVersion, Kind: *owner.Kind, Name: *owner.Name, UID: *owner.UID}}
-	}
-	for _, config := range []client.Object{
-		&admissionregv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: mutating, OwnerReferences: refs}},
-		&admissionregv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: applysets.DefaultValidationConfiguration, OwnerReferences: refs}},
-	} {
-		err := mgr.GetClient().Create(ctx, config, client.FieldOwner(identity.WebhooksFieldManager))
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("creating %T %s: %w", config, config.GetName(), err)
-		}
-	}
-	return nil
 }
 
 // deferredServer starts the webhook server once its certificate exists: the

@@ -40,7 +40,10 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/webhooks"
 )
 
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=get;list;watch;create;update;patch
+// As the feature gates' configuration, the ValidatingWebhookConfiguration is
+// shipped by the install and written by name only.
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=get;list;watch
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=update;patch,resourceNames=applyset-operator-applysets
 
 const (
 	// validationPath is where the webhook that checks sets is served.
@@ -85,7 +88,8 @@ type ValidationRegistrar struct {
 	Endpoint      webhooks.Endpoint
 }
 
-// Reconcile applies the configuration. Its one entry fails open: while no
+// Reconcile applies the configuration, which the install ships: a missing
+// one is an error, retried, not created. Its one entry fails open: while no
 // replica answers, sets are admitted, and a bad expression stalls the set
 // at reconcile instead.
 func (r *ValidationRegistrar) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
@@ -110,6 +114,12 @@ func (r *ValidationRegistrar) Reconcile(ctx context.Context, _ reconcile.Request
 	}
 	if owner != nil {
 		config.WithOwnerReferences(owner)
+	}
+	// The install ships the configuration; the operator may not create it.
+	existing := &admissionregv1.ValidatingWebhookConfiguration{}
+	existing.Name = r.Configuration
+	if err := webhooks.RequireShipped(ctx, r.Client, existing, "ValidatingWebhookConfiguration"); err != nil {
+		return reconcile.Result{}, err
 	}
 	if err := r.Client.Apply(ctx, config, client.FieldOwner(identity.WebhooksFieldManager), client.ForceOwnership); err != nil {
 		return reconcile.Result{}, fmt.Errorf("applying ValidatingWebhookConfiguration %s: %w", r.Configuration, err)

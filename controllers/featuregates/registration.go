@@ -24,6 +24,7 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	admissionv1ac "k8s.io/client-go/applyconfigurations/admissionregistration/v1"
 	"k8s.io/client-go/tools/events"
@@ -50,7 +51,11 @@ const (
 	webhookTimeoutSeconds = 5
 )
 
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations,verbs=get;list;watch;create;update;patch
+// The operator writes only its own MutatingWebhookConfiguration, which the
+// install ships (config/webhook), by name: entries by server-side apply (patch),
+// caBundle by the certificate rotation (update). It never creates it.
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations,verbs=get;list;watch
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations,verbs=update;patch,resourceNames=applyset-operator-featuregates
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get
 
 // Registrar keeps the operator's MutatingWebhookConfiguration in step with the
@@ -88,7 +93,7 @@ func (r *Registrar) Reconcile(ctx context.Context, _ reconcile.Request) (reconci
 }
 
 // register writes the configuration with one entry per object of gates whose
-// CRD exists.
+// CRD exists; it does not create the configuration, which the install ships.
 func (r *Registrar) register(ctx context.Context, gates []featuresv1alpha1.CustomFeatureGates) error {
 	desired, err := r.desiredWebhooks(ctx, gates)
 	if err != nil {
@@ -102,6 +107,12 @@ func (r *Registrar) register(ctx context.Context, gates []featuresv1alpha1.Custo
 		return err
 	} else if owner != nil {
 		config.WithOwnerReferences(owner)
+	}
+	// The install ships the configuration; the operator may not create it.
+	existing := &admissionv1.MutatingWebhookConfiguration{}
+	existing.Name = r.Configuration
+	if err := webhooks.RequireShipped(ctx, r.Client, existing, "MutatingWebhookConfiguration"); err != nil {
+		return err
 	}
 	if err := r.Client.Apply(ctx, config, client.FieldOwner(identity.WebhooksFieldManager), client.ForceOwnership); err != nil {
 		return fmt.Errorf("applying MutatingWebhookConfiguration %s: %w", r.Configuration, err)
@@ -184,6 +195,7 @@ func (w webhookBackend) state(ctx context.Context, crd string) (enforcement, err
 	}
 	config := &admissionv1.MutatingWebhookConfiguration{}
 	if err := w.r.Client.Get(ctx, client.ObjectKey{Name: state.configuration}, config); err != nil {
+		state.missing = apierrors.IsNotFound(err)
 		return state, client.IgnoreNotFound(err)
 	}
 	state.registered = slices.ContainsFunc(config.Webhooks, func(wh admissionv1.MutatingWebhook) bool { return wh.Name == crd })

@@ -24,6 +24,7 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
@@ -69,6 +70,8 @@ var _ = Describe("Registrar", func() {
 			createGated(ctx, crd, featuresv1alpha1.FeatureGate{Name: "Size", PreRelease: featuresv1alpha1.Alpha, FieldPaths: []string{".spec.size"}})
 			names = append(names, crd.Name)
 		}
+		// Shipped empty, as the install ships the operator's own.
+		Expect(k8sClient.Create(ctx, &admissionv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: configuration}})).To(Succeed())
 		DeferCleanup(func(ctx context.Context) {
 			Expect(k8sClient.Delete(ctx, &admissionv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: configuration}})).To(Succeed())
 		})
@@ -126,6 +129,31 @@ var _ = Describe("Registrar", func() {
 		By("deleting the CRD of the other")
 		Expect(k8sClient.Delete(ctx, simpleCRD("gizmos", "Gizmo"))).To(Succeed())
 		Eventually(func() *admissionv1.MutatingWebhook { return entry(reconcileAndGet(), names[0]) }).Should(BeNil())
+	})
+
+	It("does not create a configuration the install should have shipped, and says so", func(ctx context.Context) {
+		cfg := &featuresv1alpha1.CustomFeatureGates{ObjectMeta: metav1.ObjectMeta{Name: "gadgets.registrar.example.com"}}
+		cfg.Spec.FeatureGates = []featuresv1alpha1.FeatureGate{{Name: "Size", PreRelease: featuresv1alpha1.Alpha, FieldPaths: []string{".spec.size"}}}
+		Expect(k8sClient.Create(ctx, cfg)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) { Expect(k8sClient.Delete(ctx, cfg)).To(Succeed()) })
+		recorder := events.NewFakeRecorder(100)
+		r := &Registrar{Client: k8sClient, Reader: k8sClient, Recorder: recorder, Configuration: "registrar-not-shipped",
+			Endpoint: webhooks.Endpoint{URL: "https://127.0.0.1:1"}}
+
+		_, err := r.Reconcile(ctx, reconcile.Request{})
+		Expect(webhooks.IsMissing(err)).To(BeTrue(), "%v", err)
+		Expect(err).To(MatchError(ContainSubstring("MutatingWebhookConfiguration registrar-not-shipped does not exist: it is part of the install")))
+		Expect(recorder.Events).To(Receive(And(ContainSubstring("Warning WebhookRegistrationFailed"), ContainSubstring("apply the install again"))))
+		err = k8sClient.Get(ctx, client.ObjectKey{Name: "registrar-not-shipped"}, &admissionv1.MutatingWebhookConfiguration{})
+		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the registrar created the configuration: %v", err)
+
+		By("the reconciler's Ready saying the same")
+		state, err := webhookBackend{&Reconciler{Client: k8sClient, Options: Options{WebhookConfiguration: "registrar-not-shipped"}}}.state(ctx, cfg.Name)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(state.missing).To(BeTrue())
+		_, reason, msg, _ := enforced(cfg, state)
+		Expect(reason).To(Equal(ReasonWebhookConfigMissing))
+		Expect(msg).To(ContainSubstring("MutatingWebhookConfiguration registrar-not-shipped does not exist"))
 	})
 
 	It("tells every CustomFeatureGates why the configuration could not be written", func(ctx context.Context) {

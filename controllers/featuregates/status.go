@@ -50,6 +50,10 @@ const (
 	ReasonOperatorCRD = "OperatorCRD"
 )
 
+// ReasonWebhookConfigMissing says the MutatingWebhookConfiguration the
+// install ships does not exist; the operator does not create it.
+const ReasonWebhookConfigMissing = "WebhookConfigurationMissing"
+
 // enforcement is what status says of how one object's gates are enforced.
 type enforcement struct {
 	backend Backend
@@ -57,6 +61,8 @@ type enforcement struct {
 	configuration string
 	// registered says the webhook entry, or the policies, are in place.
 	registered bool
+	// missing says the webhook configuration does not exist.
+	missing bool
 	// loaded says the API server runs the policies as written.
 	loaded bool
 	// err says why the policies could not be written, or probed when
@@ -172,6 +178,10 @@ func enforced(cfg *featuresv1alpha1.CustomFeatureGates, e enforcement) (ready me
 	case e.configuration == "":
 		return metav1.ConditionFalse, ReasonWebhooksOff,
 			fmt.Sprintf("%s; the operator runs with --disable-webhooks, so no field is dropped", summary), false
+	case e.missing:
+		return metav1.ConditionFalse, ReasonWebhookConfigMissing, fmt.Sprintf(
+			"%s; MutatingWebhookConfiguration %s does not exist: it is part of the install (config/webhook), "+
+				"and the operator does not create it; apply the install again", summary, e.configuration), true
 	case !e.registered:
 		return metav1.ConditionFalse, ReasonWebhookPending,
 			fmt.Sprintf("%s; registering the webhook for it in MutatingWebhookConfiguration %s", summary, e.configuration), true

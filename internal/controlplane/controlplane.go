@@ -40,6 +40,8 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
 
 // modulePath identifies the project's go.mod when looking for the checkout's root.
@@ -137,8 +139,9 @@ type Options struct {
 }
 
 // Start runs a new control plane, installs the CRDs from config/crd/bases
-// (waiting until they are established) and the admission policies from
-// config/policy.
+// (waiting until they are established), the admission policies from
+// config/policy, and the objects of the install the operator needs but may
+// not create (Shipped).
 //
 // It also prepares a serving address and certificate for a local webhook
 // server: WebhookServing and WebhookCA give them.
@@ -192,6 +195,9 @@ func StartWith(ctx context.Context, opts Options) (*ControlPlane, error) {
 	}
 	cp := &ControlPlane{Config: cfg, BinaryDir: bin, env: env, certDir: certDir}
 	if err := installManifests(ctx, cfg, filepath.Join(root, "config", "policy")); err != nil {
+		return nil, errors.Join(err, cp.Stop())
+	}
+	if err := installShipped(ctx, cfg, root); err != nil {
 		return nil, errors.Join(err, cp.Stop())
 	}
 	if opts.ControllerManager {
@@ -349,4 +355,56 @@ func (c *ControlPlane) Stop() error {
 // EtcdURL is etcd's client address, which also serves its /metrics.
 func (c *ControlPlane) EtcdURL() string {
 	return c.env.ControlPlane.Etcd.URL.String()
+}
+
+// Shipped says whether an object of the install (config/default, built as
+// `kubectl apply -k` builds it) is one the operator needs to run but may not
+// create, so that a control plane without the install has it too: the two
+// webhook configurations the operator fills in.
+func Shipped(kind, name string) bool {
+	switch kind {
+	case "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration":
+		return true
+	}
+	return false
+}
+
+// Install builds config/default as `kubectl apply -k` does and returns its
+// objects.
+func Install(root string) ([]*unstructured.Unstructured, error) {
+	dir := filepath.Join(root, "config", "default")
+	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
+	if err != nil {
+		return nil, fmt.Errorf("building %s: %w", dir, err)
+	}
+	var objs []*unstructured.Unstructured
+	for _, res := range resources.Resources() {
+		m, err := res.Map()
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, &unstructured.Unstructured{Object: m})
+	}
+	return objs, nil
+}
+
+// installShipped creates the objects of the install that Shipped names.
+func installShipped(ctx context.Context, cfg *rest.Config, root string) error {
+	objs, err := Install(root)
+	if err != nil {
+		return err
+	}
+	c, err := client.New(cfg, client.Options{})
+	if err != nil {
+		return err
+	}
+	for _, obj := range objs {
+		if !Shipped(obj.GetKind(), obj.GetName()) {
+			continue
+		}
+		if err := c.Create(ctx, obj); err != nil {
+			return fmt.Errorf("installing %s %s from config/default: %w", obj.GetKind(), obj.GetName(), err)
+		}
+	}
+	return nil
 }

@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/applyset-operator/applyset-operator/controllers/applysets"
+	"github.com/applyset-operator/applyset-operator/controllers/featuregates"
 )
 
 var _ = Describe("The install path", func() {
@@ -74,6 +75,39 @@ var _ = Describe("The install path", func() {
 			}
 		}
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "applyset-operator-cluster-writer"}, &rbacv1.ClusterRole{})).NotTo(Succeed())
+
+		By("granting writes of Secrets and webhook configurations by name only, and no create of either")
+		shipped := map[string]string{
+			"mutatingwebhookconfigurations":   featuregates.DefaultConfigurationName,
+			"validatingwebhookconfigurations": applysets.DefaultValidationConfiguration,
+		}
+		for _, rule := range role.Rules {
+			writes := slices.ContainsFunc(rule.Verbs, func(v string) bool { return v != "get" && v != "list" && v != "watch" })
+			if slices.Contains(rule.Resources, "secrets") {
+				Expect(writes).To(BeFalse(), "the operator may write every Secret: %v", rule)
+			}
+			for resource, name := range shipped {
+				if writes && slices.Contains(rule.Resources, resource) {
+					Expect(rule.Verbs).To(ConsistOf("update", "patch"), "the operator may create %s", resource)
+					Expect(rule.ResourceNames).To(Equal([]string{name}), "the operator may write any of %s", resource)
+				}
+			}
+		}
+		certRole := &rbacv1.Role{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: "applyset-operator-system", Name: "applyset-operator-webhook-cert-role"}, certRole)).To(Succeed())
+		Expect(certRole.Rules).To(ConsistOf(SatisfyAll(
+			HaveField("Resources", Equal([]string{"secrets"})), HaveField("Verbs", Equal([]string{"update"})),
+			HaveField("ResourceNames", Equal([]string{"applyset-operator-webhook-server-cert"})))))
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: "applyset-operator-system", Name: "applyset-operator-webhook-server-cert"},
+			&corev1.Secret{})).To(Succeed(), "the certificate Secret is not shipped under the name the Role grants")
+		certBinding := &rbacv1.RoleBinding{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: "applyset-operator-system", Name: "applyset-operator-webhook-cert-rolebinding"}, certBinding)).To(Succeed())
+		Expect(certBinding.Subjects).To(ConsistOf(SatisfyAll(HaveField("Name", "applyset-operator-controller-manager"),
+			HaveField("Namespace", "applyset-operator-system"))))
+
+		By("shipping the webhook configurations the operator fills in, under the names its role grants")
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: featuregates.DefaultConfigurationName}, &admissionv1.MutatingWebhookConfiguration{})).To(Succeed())
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: applysets.DefaultValidationConfiguration}, &admissionv1.ValidatingWebhookConfiguration{})).To(Succeed())
 	})
 
 	It("adds the cluster-writer role for the opt-in modes through its component", func(ctx context.Context) {

@@ -17,8 +17,12 @@ limitations under the License.
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
+	"time"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -26,6 +30,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/applyset-operator/applyset-operator/controllers/featuregates"
 )
@@ -33,12 +38,24 @@ import (
 // setupFeatureGates adds the CustomFeatureGates reconciler, with the backend
 // --featuregate-backend resolves to, to mgr, and returns that backend.
 func setupFeatureGates(mgr ctrl.Manager, cfg *rest.Config, opts options) (featuregates.Backend, error) {
-	backend, err := featureGateBackend(cfg, opts.featureGateBackend)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	backend, missing, err := featureGateBackend(ctx, cfg, opts.featureGateBackend)
 	if err != nil {
 		return "", err
 	}
-	setupLog.Info("Feature gates enforced by the " + string(backend) + " backend")
-	gateOpts := featuregates.Options{WebhookConfiguration: opts.webhooks.configuration, Backend: backend}
+	switch {
+	case backend == featuregates.BackendPolicy && len(missing) > 0:
+		setupLog.Error(errors.New("the operator lacks rights on admission policies: "+strings.Join(missing, ", ")),
+			"--featuregate-backend=policy enforces no gate: add config/components/policy-backend to the install and restart, "+
+				"or run with --featuregate-backend=webhook or auto")
+	case opts.featureGateBackend == backendAuto && backend == featuregates.BackendWebhook && len(missing) > 0:
+		setupLog.Info("Feature gates enforced by the webhook backend: the operator may not write admission policies "+
+			"(config/components/policy-backend grants that); the policy backend would need them", "missing", missing)
+	default:
+		setupLog.Info("Feature gates enforced by the " + string(backend) + " backend")
+	}
+	gateOpts := featuregates.Options{WebhookConfiguration: opts.webhooks.configuration, Backend: backend, MissingPolicyRights: missing}
 	if opts.webhooks.disabled {
 		gateOpts.WebhookConfiguration = ""
 	}
@@ -48,28 +65,41 @@ func setupFeatureGates(mgr ctrl.Manager, cfg *rest.Config, opts options) (featur
 	return backend, nil
 }
 
-// backendAuto picks the feature gate backend from what the API server serves.
+// backendAuto picks the feature gate backend from what the API server serves
+// and what the operator may do.
 const backendAuto = "auto"
 
-// featureGateBackend resolves --featuregate-backend: auto is the policy
-// backend where the API server serves MutatingAdmissionPolicies in
-// admissionregistration.k8s.io/v1, and the webhook elsewhere.
-func featureGateBackend(cfg *rest.Config, flag string) (featuregates.Backend, error) {
-	switch backend := featuregates.Backend(flag); backend {
-	case featuregates.BackendWebhook, featuregates.BackendPolicy:
-		return backend, nil
-	case backendAuto:
+// featureGateBackend resolves --featuregate-backend, and returns the rights
+// on admission policies the operator lacks (featuregates.PolicyRights). auto
+// is the policy backend where the API server serves MutatingAdmissionPolicies
+// in admissionregistration.k8s.io/v1 and the operator holds those rights
+// (config/components/policy-backend), and the webhook elsewhere.
+func featureGateBackend(ctx context.Context, cfg *rest.Config, flag string) (featuregates.Backend, []string, error) {
+	backend := featuregates.Backend(flag)
+	switch backend {
+	case featuregates.BackendWebhook, featuregates.BackendPolicy, backendAuto:
 	default:
-		return "", fmt.Errorf("--featuregate-backend=%s: want auto, policy or webhook", flag)
+		return "", nil, fmt.Errorf("--featuregate-backend=%s: want auto, policy or webhook", flag)
+	}
+	c, err := client.New(cfg, client.Options{})
+	if err != nil {
+		return "", nil, err
+	}
+	missing, err := featuregates.MissingPolicyRights(ctx, c)
+	if err != nil {
+		return "", nil, fmt.Errorf("--featuregate-backend=%s: %w", flag, err)
+	}
+	if backend != backendAuto {
+		return backend, missing, nil
 	}
 	served, err := servesPolicies(cfg)
 	if err != nil {
-		return "", fmt.Errorf("--featuregate-backend=auto: %w", err)
+		return "", nil, fmt.Errorf("--featuregate-backend=auto: %w", err)
 	}
-	if served {
-		return featuregates.BackendPolicy, nil
+	if served && len(missing) == 0 {
+		return featuregates.BackendPolicy, nil, nil
 	}
-	return featuregates.BackendWebhook, nil
+	return featuregates.BackendWebhook, missing, nil
 }
 
 // servesPolicies asks discovery whether the API server serves

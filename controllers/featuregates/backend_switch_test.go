@@ -54,16 +54,43 @@ var _ = Describe("Moving from the policy backend to the webhook", func() {
 	})
 })
 
+// Without config/components/policy-backend the operator may not write
+// admission policies: asked for the policy backend all the same, it writes
+// none, watches none, and says in Ready what it lacks.
+var _ = Describe("The policy backend without its rights", func() {
+	It("writes no policy and says which rights are missing and where they come from", func(ctx context.Context) {
+		crd := gadgetsCRD()
+		crd.Name, crd.Spec.Group = "gadgets.forbidden.example.com", "forbidden.example.com"
+		cfg := createGated(ctx, crd, featuresv1alpha1.FeatureGate{Name: "A", PreRelease: featuresv1alpha1.Alpha, FieldPaths: []string{".spec.a"}})
+		stop := runOperatorWith(Options{WebhookConfiguration: DefaultConfigurationName, Backend: BackendPolicy,
+			MissingPolicyRights: []string{"create mutatingadmissionpolicies", "patch mutatingadmissionpolicies"}})
+		DeferCleanup(stop)
+
+		Eventually(ready(ctx, cfg)).Should(SatisfyAll(
+			HaveField("Status", metav1.ConditionFalse), HaveField("Reason", ReasonPolicyForbidden),
+			HaveField("Message", ContainSubstring("create mutatingadmissionpolicies, patch mutatingadmissionpolicies")),
+			HaveField("Message", ContainSubstring("config/components/policy-backend"))))
+		err := k8sClient.Get(ctx, client.ObjectKey{Name: featuregate.PolicyName(crd.Name)}, &admissionv1.MutatingAdmissionPolicy{})
+		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "a policy was written: %v", err)
+	})
+})
+
 // runOperator starts the feature gate controllers and webhook with backend,
 // and returns what stops them.
 func runOperator(backend Backend) func() error {
 	GinkgoHelper()
+	return runOperatorWith(Options{WebhookConfiguration: DefaultConfigurationName, Backend: backend})
+}
+
+// runOperatorWith is runOperator with the reconciler's options.
+func runOperatorWith(opts Options) func() error {
+	GinkgoHelper()
 	stop, err := env.RunManager(func(mgr ctrl.Manager) error {
-		if err := SetupWithManager(mgr, Options{WebhookConfiguration: DefaultConfigurationName, Backend: backend}); err != nil {
+		if err := SetupWithManager(mgr, opts); err != nil {
 			return err
 		}
 		return SetupWebhook(mgr, mgr.GetWebhookServer(), &Registrar{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(),
-			Endpoint: webhooks.Endpoint{URL: env.WebhookURL(), CABundle: env.WebhookCA()}, Backend: backend})
+			Endpoint: webhooks.Endpoint{URL: env.WebhookURL(), CABundle: env.WebhookCA()}, Backend: opts.Backend})
 	})
 	Expect(err).NotTo(HaveOccurred())
 	return stop

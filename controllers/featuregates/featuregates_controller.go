@@ -65,6 +65,12 @@ type Options struct {
 	// Backend enforces the gates: BackendWebhook (the default) or
 	// BackendPolicy.
 	Backend Backend
+	// MissingPolicyRights are the PolicyRights the operator lacks, as
+	// MissingPolicyRights found them at start. The policy backend needs them
+	// all: without them it writes nothing and status says what is missing.
+	// The webhook backend removes the policies an earlier run left only with
+	// them.
+	MissingPolicyRights []string
 }
 
 // Reconcile evaluates one CustomFeatureGates object.

@@ -23,6 +23,7 @@ import (
 	"slices"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -38,13 +39,55 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/featuregate"
 )
 
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingadmissionpolicies;mutatingadmissionpolicybindings;validatingadmissionpolicies;validatingadmissionpolicybindings,verbs=get;list;watch;create;update;patch;delete
+// The rights the policy backend needs are not in config/rbac: whoever may
+// create a MutatingAdmissionPolicy may rewrite any request the API server
+// admits (the API server runs no admission on the policies themselves, and
+// RBAC cannot limit a create to a name), which is as much as cluster-admin.
+// The opt-in component config/components/policy-backend grants them
+// (PolicyRights); without it the operator uses the webhook backend.
+
+// PolicyRights are the rights on admission policies the policy backend
+// needs: it watches the policies it owns, applies them (patch, which creates
+// them) and deletes those the gates no longer need. The webhook backend
+// needs get and delete of them to remove what an earlier policy-backend run
+// left.
+func PolicyRights() []authorizationv1.ResourceAttributes {
+	var rights []authorizationv1.ResourceAttributes
+	for _, resource := range []string{"mutatingadmissionpolicies", "mutatingadmissionpolicybindings",
+		"validatingadmissionpolicies", "validatingadmissionpolicybindings"} {
+		for _, verb := range []string{"get", "list", "watch", "create", "patch", "delete"} {
+			rights = append(rights, authorizationv1.ResourceAttributes{
+				Group: admissionv1.SchemeGroupVersion.Group, Version: admissionv1.SchemeGroupVersion.Version, Resource: resource, Verb: verb})
+		}
+	}
+	return rights
+}
+
+// MissingPolicyRights asks the API server, as c's identity, for each of
+// PolicyRights, and returns those it refuses, as "verb resource".
+func MissingPolicyRights(ctx context.Context, c client.Client) ([]string, error) {
+	var missing []string
+	for _, right := range PolicyRights() {
+		review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &right}}
+		if err := c.Create(ctx, review); err != nil {
+			return nil, fmt.Errorf("asking whether the operator may %s %s: %w", right.Verb, right.Resource, err)
+		}
+		if !review.Status.Allowed {
+			missing = append(missing, right.Verb+" "+right.Resource)
+		}
+	}
+	return missing, nil
+}
 
 // policyBackend enforces the gates with admission policies the API server runs.
 type policyBackend struct{ r *Reconciler }
 
 func (p policyBackend) enforce(ctx context.Context, cfg *featuresv1alpha1.CustomFeatureGates, crd *apiextensionsv1.CustomResourceDefinition) (
 	enforcement, error) {
+	if len(p.r.MissingPolicyRights) > 0 {
+		// Status says what is missing; nothing is tried that would be refused.
+		return enforcement{backend: BackendPolicy, forbidden: p.r.MissingPolicyRights}, nil
+	}
 	// Status reports a failed write or probe; the error brings the retry.
 	policies, err := p.r.applyPolicies(ctx, cfg, crd)
 	state := enforcement{backend: BackendPolicy, err: err, registered: err == nil}
@@ -60,11 +103,18 @@ func (p policyBackend) enforce(ctx context.Context, cfg *featuresv1alpha1.Custom
 // forget deletes the policies of the deleted CustomFeatureGates: the garbage
 // collector would too, but only where one runs.
 func (p policyBackend) forget(ctx context.Context, gates string) error {
+	if len(p.r.MissingPolicyRights) > 0 {
+		return nil // it could write none
+	}
 	return p.r.deletePolicies(ctx, p.r.Client, gates)
 }
 
-// watch has a policy deleted or changed by hand written again.
+// watch has a policy deleted or changed by hand written again; without the
+// rights to them there is none to watch, and no informer that could not list.
 func (p policyBackend) watch(b *builder.Builder) *builder.Builder {
+	if len(p.r.MissingPolicyRights) > 0 {
+		return b
+	}
 	return b.Owns(&admissionv1.MutatingAdmissionPolicy{}).Owns(&admissionv1.MutatingAdmissionPolicyBinding{}).
 		Owns(&admissionv1.ValidatingAdmissionPolicy{}).Owns(&admissionv1.ValidatingAdmissionPolicyBinding{})
 }
@@ -133,7 +183,12 @@ func (r *Reconciler) policyLoaded(ctx context.Context, cfg *featuresv1alpha1.Cus
 // gates: their gate states are frozen, and they would go on dropping fields
 // whose gates are on. It reads live, so that the webhook backend starts no
 // informers for policy types, which its API server may not serve.
+// Without the rights of the policy backend the operator could have written
+// none, and asks nothing.
 func (r *Reconciler) removeLeftoverPolicies(ctx context.Context, gates string) error {
+	if len(r.MissingPolicyRights) > 0 {
+		return nil
+	}
 	return r.deletePolicies(ctx, r.Reader, gates)
 }
 

@@ -54,6 +54,10 @@ const (
 // install ships does not exist; the operator does not create it.
 const ReasonWebhookConfigMissing = "WebhookConfigurationMissing"
 
+// ReasonPolicyForbidden says the policy backend was asked for and the
+// operator lacks the rights it needs (config/components/policy-backend).
+const ReasonPolicyForbidden = "PolicyBackendForbidden"
+
 // enforcement is what status says of how one object's gates are enforced.
 type enforcement struct {
 	backend Backend
@@ -63,6 +67,8 @@ type enforcement struct {
 	registered bool
 	// missing says the webhook configuration does not exist.
 	missing bool
+	// forbidden lists the rights the policy backend lacks.
+	forbidden []string
 	// loaded says the API server runs the policies as written.
 	loaded bool
 	// err says why the policies could not be written, or probed when
@@ -163,6 +169,10 @@ func enforced(cfg *featuresv1alpha1.CustomFeatureGates, e enforcement) (ready me
 	if e.backend == BackendPolicy {
 		policies := featuregate.PolicyName(cfg.Name)
 		switch {
+		case len(e.forbidden) > 0:
+			return metav1.ConditionFalse, ReasonPolicyForbidden, fmt.Sprintf("%s; not enforced: --featuregate-backend=policy needs rights "+
+				"the operator lacks (%s); add config/components/policy-backend to the install and restart the operator, "+
+				"or run it with --featuregate-backend=webhook or auto", summary, strings.Join(e.forbidden, ", ")), false
 		case e.err != nil && e.probeFailed:
 			return metav1.ConditionFalse, ReasonProbeFailed, fmt.Sprintf("%s; admission policies %s are written, %v", summary, policies, e.err), true
 		case e.err != nil:

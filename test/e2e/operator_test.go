@@ -95,24 +95,14 @@ var _ = Describe("The operator installed with kubectl apply -k", Ordered, func()
 		}
 	})
 
-	It("drops gated fields of the README's sample through admission policies, the default backend", func() {
-		Expect(logsOf(managerPods()[0])).To(ContainSubstring("Feature gates enforced by the policy backend"))
+	It("generates its certificate and drops gated fields of the README's sample through the webhook Service, "+
+		"the backend of the default install", func() {
+		// auto: the API server serves MutatingAdmissionPolicies, but the
+		// default install does not let the operator write them.
+		Expect(logsOf(managerPods()[0])).To(ContainSubstring("Feature gates enforced by the webhook backend: the operator may not write admission policies"))
 		run("kubectl", "apply", "-f", "config/samples/try/widgets_crd.yaml")
 		run("kubectl", "apply", "-f", "config/samples/features_v1alpha1_customfeaturegates.yaml")
 		run("kubectl", "wait", "cfg/widgets.example.com", "--for", "condition=Ready", "--timeout", "2m")
-		run("kubectl", "get", "mutatingadmissionpolicy", "featuregates.widgets.example.com")
-		Eventually(func(g Gomega) {
-			spec, _, err := dryRunWidget()
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(spec).To(HaveKey("replicas"))
-			g.Expect(spec).NotTo(HaveKey("autoscaling"))
-			g.Expect(spec).NotTo(HaveKey("color"))
-		}).Should(Succeed())
-	})
-
-	It("generates its certificate and drops gated fields through the webhook Service under --featuregate-backend=webhook", func() {
-		run("kubectl", "apply", "--server-side", "-k", "test/e2e/testdata/webhook")
-		run("kubectl", "rollout", "status", "-n", namespace, "deployment/"+deployment, "--timeout", "3m")
 
 		var secret struct{ Data map[string]string }
 		out := run("kubectl", "get", "secret", "-n", namespace, "applyset-operator-webhook-server-cert", "-o", "json")
@@ -152,10 +142,29 @@ var _ = Describe("The operator installed with kubectl apply -k", Ordered, func()
 			g.Expect(spec).NotTo(HaveKey("color"))
 			g.Expect(warnings).To(ContainSubstring("spec.color is deprecated"))
 		}).Should(Succeed())
-		Eventually(func() error {
-			_, _, err := kubectl("get", "mutatingadmissionpolicy", "featuregates.widgets.example.com")
-			return err
-		}).Should(MatchError(ContainSubstring("NotFound")), "the policy backend's policies are removed")
+		_, _, err := kubectl("get", "mutatingadmissionpolicy", "featuregates.widgets.example.com")
+		Expect(err).To(MatchError(ContainSubstring("NotFound")), "the default install wrote an admission policy")
+	})
+
+	It("drops them through admission policies once config/components/policy-backend grants the operator their rights", func() {
+		run("kubectl", "apply", "--server-side", "-k", "test/e2e/testdata/policy-backend")
+		// The rights are read at start.
+		run("kubectl", "rollout", "restart", "-n", namespace, "deployment/"+deployment)
+		run("kubectl", "rollout", "status", "-n", namespace, "deployment/"+deployment, "--timeout", "3m")
+		Eventually(func() string { return logsOf(managerPods()[0]) }).Should(ContainSubstring("Feature gates enforced by the policy backend"))
+		run("kubectl", "wait", "cfg/widgets.example.com", "--for", "condition=Ready", "--timeout", "2m")
+		run("kubectl", "get", "mutatingadmissionpolicy", "featuregates.widgets.example.com")
+		Eventually(func(g Gomega) {
+			spec, _, err := dryRunWidget()
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(spec).To(HaveKey("replicas"))
+			g.Expect(spec).NotTo(HaveKey("autoscaling"))
+			g.Expect(spec).NotTo(HaveKey("color"))
+		}).Should(Succeed())
+		Eventually(func() string {
+			out, _, _ := kubectl("get", "mutatingwebhookconfiguration", "applyset-operator-featuregates", "-o", "jsonpath={.webhooks[*].name}")
+			return out
+		}).Should(BeEmpty(), "the webhook entry stayed beside the policies")
 	})
 
 	It("applies and prunes an ApplySet with only the shipped RBAC", func() {

@@ -83,6 +83,11 @@ var _ = Describe("The install path", func() {
 		}
 		for _, rule := range role.Rules {
 			writes := slices.ContainsFunc(rule.Verbs, func(v string) bool { return v != "get" && v != "list" && v != "watch" })
+			if slices.Contains(rule.APIGroups, "admissionregistration.k8s.io") {
+				Expect(rule.Verbs).NotTo(ContainElement("create"), "the default install may create admission configuration: %v", rule)
+				Expect(rule.Resources).NotTo(ContainElement(ContainSubstring("admissionpolic")),
+					"the default install may write admission policies, as much as cluster-admin: %v", rule)
+			}
 			if slices.Contains(rule.Resources, "secrets") {
 				Expect(writes).To(BeFalse(), "the operator may write every Secret: %v", rule)
 			}
@@ -115,6 +120,15 @@ var _ = Describe("The install path", func() {
 		Expect(err).NotTo(HaveOccurred(), out)
 		Expect(out).To(ContainSubstring("name: applyset-operator-cluster-writer"))
 		Expect(out).To(MatchRegexp(`(?s)kind: ClusterRoleBinding.*name: applyset-operator-cluster-writer.*subjects:\s*- kind: ServiceAccount\s*name: applyset-operator-controller-manager\s*namespace: applyset-operator-system`))
+	})
+
+	It("adds the policy backend's rights through its component, and only there", func(ctx context.Context) {
+		out, err := env.Kubectl(ctx, "", "kustomize", filepath.Join("test", "install", "testdata", "policy-backend"))
+		Expect(err).NotTo(HaveOccurred(), out)
+		Expect(out).To(MatchRegexp(`(?s)kind: ClusterRole\n.*name: applyset-operator-policy-backend\nrules:.*- mutatingadmissionpolicies`))
+		Expect(out).To(MatchRegexp(`(?s)kind: ClusterRoleBinding.*name: applyset-operator-policy-backend.*subjects:\s*- kind: ServiceAccount\s*name: applyset-operator-controller-manager\s*namespace: applyset-operator-system`))
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "applyset-operator-policy-backend"}, &rbacv1.ClusterRole{})).NotTo(Succeed(),
+			"the default install holds the policy backend's rights")
 	})
 
 	It("accepts the samples", func(ctx context.Context) {

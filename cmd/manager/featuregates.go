@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -55,7 +56,10 @@ func setupFeatureGates(mgr ctrl.Manager, cfg *rest.Config, opts options) (featur
 	default:
 		setupLog.Info("Feature gates enforced by the " + string(backend) + " backend")
 	}
-	gateOpts := featuregates.Options{WebhookConfiguration: opts.webhooks.configuration, Backend: backend, MissingPolicyRights: missing}
+	// Writes of namespaced gated kinds are probed in the operator's own
+	// namespace, where config/rbac lets the probe identity make dry runs.
+	gateOpts := featuregates.Options{WebhookConfiguration: opts.webhooks.configuration, Backend: backend, MissingPolicyRights: missing,
+		ProbeNamespace: os.Getenv("POD_NAMESPACE")}
 	if opts.webhooks.disabled {
 		gateOpts.WebhookConfiguration = ""
 	}

@@ -60,7 +60,7 @@ var _ = Describe("webhooks with certificate rotation", func() {
 		c := env.Client
 
 		const ns = "applyset-operator-system"
-		// The control plane made it for the policies' parameters (config/policy).
+		// The control plane has the install's namespace already.
 		Expect(client.IgnoreAlreadyExists(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))).To(Succeed())
 		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "applyset-operator-webhook-server-cert"}}
 		Expect(c.Create(ctx, secret)).To(Succeed())

@@ -54,6 +54,9 @@ type Reconciler struct {
 	Reader   client.Reader
 	Recorder events.EventRecorder
 	Options
+
+	// writes asks whether writes of a gated kind are admitted; nil asks not.
+	writes *writeProbe
 }
 
 // Options configure the CustomFeatureGates reconciler.
@@ -71,6 +74,9 @@ type Options struct {
 	// The webhook backend removes the policies an earlier run left only with
 	// them.
 	MissingPolicyRights []string
+	// ProbeNamespace is where writes of namespaced gated kinds are probed
+	// (as ProbeUser, dry runs only); DefaultProbeNamespace when empty.
+	ProbeNamespace string
 }
 
 // Reconcile evaluates one CustomFeatureGates object.
@@ -82,6 +88,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 		if err := r.stripNotesOf(ctx, req.Name); err != nil {
 			return reconcile.Result{}, err
+		}
+		if r.writes != nil {
+			r.writes.forget(req.Name)
 		}
 		return reconcile.Result{}, r.enforcer().forget(ctx, req.Name)
 	}
@@ -108,6 +117,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	state, err := r.enforcer().enforce(ctx, cfg, crd)
 	if err != nil {
 		return reconcile.Result{}, err
+	}
+	if r.writes != nil && crd != nil && state.inForce() {
+		state.written = r.writes.check(ctx, cfg, crd, r.Backend)
 	}
 	notes := r.writeNotes(ctx, cfg, crd)
 	computeStatus(cfg, crd, state)
@@ -147,6 +159,11 @@ func (r *Reconciler) report(ctx context.Context, base, cfg *featuresv1alpha1.Cus
 // reach them all.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	r := &Reconciler{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(identity.EventReporter), Options: opts}
+	var err error
+	if r.writes, err = newWriteProbe(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()},
+		opts.ProbeNamespace); err != nil {
+		return err
+	}
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("customfeaturegates").
 		For(&featuresv1alpha1.CustomFeatureGates{}).

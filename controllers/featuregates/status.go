@@ -58,6 +58,13 @@ const ReasonWebhookConfigMissing = "WebhookConfigurationMissing"
 // operator lacks the rights it needs (config/components/policy-backend).
 const ReasonPolicyForbidden = "PolicyBackendForbidden"
 
+// Reasons of the write probe (admission.go): the gates are in force, but a
+// write of the gated kind is not admitted yet, or the probe may not ask.
+const (
+	ReasonAwaitingAdmission     = "AwaitingAdmission"
+	ReasonAdmissionProbeRefused = "AdmissionProbeForbidden"
+)
+
 // enforcement is what status says of how one object's gates are enforced.
 type enforcement struct {
 	backend Backend
@@ -69,6 +76,8 @@ type enforcement struct {
 	missing bool
 	// forbidden lists the rights the policy backend lacks.
 	forbidden []string
+	// written is the write probe's answer, made once the gates are in force.
+	written writeAdmission
 	// loaded says the API server runs the policies as written.
 	loaded bool
 	// err says why the policies could not be written, or probed when
@@ -84,7 +93,16 @@ func (e enforcement) recheck() time.Duration {
 	if e.registered && !e.loaded && e.err == nil {
 		return time.Second
 	}
-	return 0
+	return e.written.retry
+}
+
+// inForce says the backend enforces the gates as written: what remains to
+// ask is whether writes of the gated kind get through (written).
+func (e enforcement) inForce() bool {
+	if e.backend == BackendPolicy {
+		return len(e.forbidden) == 0 && e.err == nil && e.registered && e.loaded
+	}
+	return e.configuration != "" && !e.missing && e.registered && e.err == nil && e.loaded
 }
 
 // computeStatus fills in the status from the gates, the target CRD (nil when
@@ -182,7 +200,7 @@ func enforced(cfg *featuresv1alpha1.CustomFeatureGates, e enforcement) (ready me
 			return metav1.ConditionFalse, ReasonPolicyLoading,
 				fmt.Sprintf("%s; admission policies %s are written, waiting for the API server to load them", summary, policies), true
 		}
-		return metav1.ConditionTrue, ReasonGatesEvaluated, fmt.Sprintf("%s; enforced by the API server, admission policies %s", summary, policies), false
+		return e.written.ready(fmt.Sprintf("%s; enforced by the API server, admission policies %s", summary, policies))
 	}
 	switch {
 	case e.configuration == "":
@@ -202,7 +220,25 @@ func enforced(cfg *featuresv1alpha1.CustomFeatureGates, e enforcement) (ready me
 		return metav1.ConditionFalse, ReasonWebhookLoading, fmt.Sprintf(
 			"%s; registered in MutatingWebhookConfiguration %s, waiting for the API server to call the webhook through it", summary, e.configuration), true
 	}
-	return metav1.ConditionTrue, ReasonGatesEvaluated, fmt.Sprintf("%s; enforced by the webhook, MutatingWebhookConfiguration %s", summary, e.configuration), false
+	return e.written.ready(fmt.Sprintf("%s; enforced by the webhook, MutatingWebhookConfiguration %s", summary, e.configuration))
+}
+
+// ready is the Ready condition of gates in force, as said by enforced:
+// True once a write of the gated kind is admitted.
+func (w writeAdmission) ready(enforced string) (metav1.ConditionStatus, string, string, bool) {
+	switch {
+	case !w.made && w.skipped != "":
+		return metav1.ConditionTrue, ReasonGatesEvaluated, enforced + "; " + w.skipped, false
+	case !w.made:
+		return metav1.ConditionTrue, ReasonGatesEvaluated, enforced, false
+	case w.answer == featuregate.WriteProbeForbidden:
+		return metav1.ConditionFalse, ReasonAdmissionProbeRefused, fmt.Sprintf("%s; whether writes of %s are admitted is unknown: "+
+			"%s may not create them in namespace %s (config/rbac grants it that), %v", enforced, w.resource, ProbeUser, w.namespace, w.err), true
+	case w.answer == featuregate.WriteNotAdmitted:
+		return metav1.ConditionFalse, ReasonAwaitingAdmission, fmt.Sprintf("%s; a dry-run create of %s that sets the gated fields "+
+			"is not admitted yet: %v", enforced, w.resource, w.err), true
+	}
+	return metav1.ConditionTrue, ReasonGatesEvaluated, enforced + "; writes of " + w.resource + " are admitted", false
 }
 
 // gatesSummary counts the enabled gates, from the status computeStatus filled.

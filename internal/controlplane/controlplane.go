@@ -22,6 +22,7 @@ package controlplane
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -31,6 +32,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -360,11 +362,14 @@ func (c *ControlPlane) EtcdURL() string {
 // Shipped says whether an object of the install (config/default, built as
 // `kubectl apply -k` builds it) is one the operator needs to run but may not
 // create, so that a control plane without the install has it too: the two
-// webhook configurations the operator fills in.
+// webhook configurations the operator fills in, and the identity of the
+// feature gates' write probe with its namespace, the operator's.
 func Shipped(kind, name string) bool {
 	switch kind {
-	case "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration":
+	case "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "Namespace":
 		return true
+	case "Role", "RoleBinding":
+		return name == "applyset-operator-featuregate-probe"
 	}
 	return false
 }
@@ -398,6 +403,10 @@ func installShipped(ctx context.Context, cfg *rest.Config, root string) error {
 	if err != nil {
 		return err
 	}
+	// Namespaces first, before what lives in them.
+	slices.SortStableFunc(objs, func(a, b *unstructured.Unstructured) int {
+		return cmp.Compare(boolInt(a.GetKind() != "Namespace"), boolInt(b.GetKind() != "Namespace"))
+	})
 	for _, obj := range objs {
 		if !Shipped(obj.GetKind(), obj.GetName()) {
 			continue
@@ -407,4 +416,11 @@ func installShipped(ctx context.Context, cfg *rest.Config, root string) error {
 		}
 	}
 	return nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -69,9 +69,10 @@ var _ = Describe("The install path", func() {
 				Expect(rule.Verbs).To(ConsistOf("get", "list", "watch"), "the default install may write any object")
 			}
 			if slices.Contains(rule.Verbs, "impersonate") && !slices.Equal(rule.Resources, []string{"serviceaccounts"}) {
-				// Besides ServiceAccounts, only the approval policy's probe user, by name.
+				// Besides ServiceAccounts, only the two probe users, by name.
 				Expect(rule.Resources).To(Equal([]string{"users"}), "the operator may impersonate more than ServiceAccounts")
-				Expect(rule.ResourceNames).To(Equal([]string{applysets.ApprovalProbeUser}), "the operator may impersonate any user")
+				Expect(rule.ResourceNames).To(HaveLen(1), "the operator may impersonate any user")
+				Expect(rule.ResourceNames[0]).To(BeElementOf(applysets.ApprovalProbeUser, featuregates.ProbeUser), "the operator may impersonate another user")
 			}
 		}
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "applyset-operator-cluster-writer"}, &rbacv1.ClusterRole{})).NotTo(Succeed())
@@ -109,6 +110,24 @@ var _ = Describe("The install path", func() {
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: "applyset-operator-system", Name: "applyset-operator-webhook-cert-rolebinding"}, certBinding)).To(Succeed())
 		Expect(certBinding.Subjects).To(ConsistOf(SatisfyAll(HaveField("Name", "applyset-operator-controller-manager"),
 			HaveField("Namespace", "applyset-operator-system"))))
+
+		By("letting the feature gates' write probe create objects in the operator's namespace only, and only as dry runs")
+		probeBinding := &rbacv1.RoleBinding{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: "applyset-operator-system", Name: "applyset-operator-featuregate-probe"}, probeBinding)).To(Succeed())
+		Expect(probeBinding.RoleRef.Kind).To(Equal("Role"))
+		Expect(probeBinding.Subjects).To(ConsistOf(SatisfyAll(HaveField("Kind", "User"), HaveField("Name", featuregates.ProbeUser))))
+		probeRole := &rbacv1.Role{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: "applyset-operator-system", Name: probeBinding.RoleRef.Name}, probeRole)).To(Succeed())
+		Expect(probeRole.Rules).To(ConsistOf(HaveField("Verbs", Equal([]string{"create"}))))
+		bindings := &rbacv1.ClusterRoleBindingList{}
+		Expect(k8sClient.List(ctx, bindings)).To(Succeed())
+		for _, b := range bindings.Items {
+			for _, s := range b.Subjects {
+				Expect(s.Name).NotTo(Equal(featuregates.ProbeUser), "ClusterRoleBinding %s grants the probe user rights cluster-wide", b.Name)
+			}
+		}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "applyset-operator-featuregate-probe-dry-run-only"},
+			&admissionv1.ValidatingAdmissionPolicyBinding{})).To(Succeed())
 
 		By("shipping the webhook configurations the operator fills in, under the names its role grants")
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: featuregates.DefaultConfigurationName}, &admissionv1.MutatingWebhookConfiguration{})).To(Succeed())

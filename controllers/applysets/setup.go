@@ -49,9 +49,9 @@ import (
 )
 
 // A set reads and writes as its ServiceAccount, so the operator needs only to
-// impersonate ServiceAccounts and to see that they exist. Acting as the
-// operator itself (--single-tenant) needs the optional cluster-writer role.
-// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=impersonate;get;list;watch
+// impersonate ServiceAccounts and to see that they exist (in the cache). Acting
+// as the operator itself (--single-tenant) needs the optional cluster-writer role.
+// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=impersonate;list;watch
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 
 // sourceIndex indexes sets by the ConfigMaps and Secrets they read: kind/namespace/name.

@@ -42,7 +42,7 @@ import (
 
 // As the feature gates' configuration, the ValidatingWebhookConfiguration is
 // shipped by the install and written by name only.
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=get;list;watch
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=list;watch
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=update;patch,resourceNames=applyset-operator-applysets
 
 const (

@@ -54,7 +54,7 @@ const (
 // The operator writes only its own MutatingWebhookConfiguration, which the
 // install ships (config/webhook), by name: entries by server-side apply (patch),
 // caBundle by the certificate rotation (update). It never creates it.
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations,verbs=get;list;watch
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations,verbs=list;watch
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations,verbs=update;patch,resourceNames=applyset-operator-featuregates
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get
 

@@ -377,18 +377,28 @@ func Shipped(kind, name string) bool {
 // Install builds config/default as `kubectl apply -k` does and returns its
 // objects.
 func Install(root string) ([]*unstructured.Unstructured, error) {
-	dir := filepath.Join(root, "config", "default")
+	return Build(filepath.Join(root, "config", "default"))
+}
+
+// Build builds the kustomization in dir as `kubectl apply -k` does and
+// returns its objects.
+func Build(dir string) ([]*unstructured.Unstructured, error) {
 	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
 	if err != nil {
 		return nil, fmt.Errorf("building %s: %w", dir, err)
 	}
 	var objs []*unstructured.Unstructured
 	for _, res := range resources.Resources() {
-		m, err := res.Map()
+		// Through JSON, so that numbers are int64 and float64 as a client reads them.
+		data, err := res.MarshalJSON()
 		if err != nil {
 			return nil, err
 		}
-		objs = append(objs, &unstructured.Unstructured{Object: m})
+		obj := &unstructured.Unstructured{}
+		if err := obj.UnmarshalJSON(data); err != nil {
+			return nil, err
+		}
+		objs = append(objs, obj)
 	}
 	return objs, nil
 }

@@ -127,6 +127,9 @@ var _ = Describe("The operator's own rights", func() {
 		By("phase 1: the policy backend, certificates rotated through the webhook Service, leader election and secure metrics")
 		certDir := GinkgoT().TempDir()
 		metricsPort := freePort()
+		// The suite's other spec runs a rotator in this process too.
+		certRotatorName = "cert-rotator-audit"
+		DeferCleanup(func() { certRotatorName = "cert-rotator" })
 		stop := runOperator(env, operator, metricsPort,
 			"--featuregate-backend=auto", "--webhook-service="+operatorNamespace+"/applyset-operator-webhook-service",
 			"--webhook-port="+strconv.Itoa(freePort()), "--webhook-cert-dir="+certDir)

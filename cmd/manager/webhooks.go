@@ -37,6 +37,11 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/webhooks"
 )
 
+// certRotatorName names the certificate rotator's controller. Controller
+// names are unique within a process, and the manager's tests start several
+// managers in one.
+var certRotatorName = "cert-rotator"
+
 // defaultCertDir is controller-runtime's default, where the Deployment mounts
 // the certificate Secret.
 var defaultCertDir = filepath.Join(os.TempDir(), "k8s-webhook-server", "serving-certs")
@@ -144,7 +149,8 @@ func setupWebhooks(mgr ctrl.Manager, o webhookOptions, backend featuregates.Back
 				{Name: o.configuration, Type: rotator.Mutating},
 				{Name: applysets.DefaultValidationConfiguration, Type: rotator.Validating},
 			},
-			FieldOwner: identity.CertsFieldManager,
+			FieldOwner:     identity.CertsFieldManager,
+			ControllerName: certRotatorName,
 			// Every replica serves the webhook, so every replica needs the files.
 			RequireLeaderElection: false,
 		}); err != nil {

@@ -25,6 +25,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -72,6 +73,31 @@ var _ = Describe("The policy backend without its rights", func() {
 			HaveField("Message", ContainSubstring("config/components/policy-backend"))))
 		err := k8sClient.Get(ctx, client.ObjectKey{Name: featuregate.PolicyName(crd.Name)}, &admissionv1.MutatingAdmissionPolicy{})
 		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "a policy was written: %v", err)
+	})
+})
+
+// Back on the webhook without the policy backend's rights, the operator
+// cannot delete what an earlier run with them left; it says so.
+var _ = Describe("Policies left behind, without the rights to delete them", func() {
+	It("are named, and left in place", func(ctx context.Context) {
+		cfg := &featuresv1alpha1.CustomFeatureGates{ObjectMeta: metav1.ObjectMeta{Name: "gadgets.left.example.com"},
+			Spec: featuresv1alpha1.CustomFeatureGatesSpec{FeatureGates: []featuresv1alpha1.FeatureGate{
+				{Name: "A", PreRelease: featuresv1alpha1.Alpha, FieldPaths: []string{".spec.a"}}}}}
+		Expect(k8sClient.Create(ctx, cfg)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) { Expect(k8sClient.Delete(ctx, cfg)).To(Succeed()) })
+		set, err := featuregate.Compile(featuregate.FromAPI(cfg.Spec.FeatureGates))
+		Expect(err).NotTo(HaveOccurred())
+		policy := set.Policies(featuregate.Target{CRD: cfg.Name, Group: "left.example.com", Version: "v1", Plural: "gadgets"}).Mutating
+		policy.OwnerReferences = []metav1.OwnerReference{{APIVersion: featuresv1alpha1.GroupVersion.String(), Kind: "CustomFeatureGates",
+			Name: cfg.Name, UID: cfg.UID, Controller: ptr.To(true)}}
+		Expect(k8sClient.Create(ctx, policy)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) { Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, policy))).To(Succeed()) })
+
+		r := &Reconciler{Client: k8sClient, Reader: k8sClient, Options: Options{MissingPolicyRights: []string{"delete mutatingadmissionpolicies"}}}
+		err = r.removeLeftoverPolicies(ctx, cfg.Name)
+		Expect(err).To(MatchError(ContainSubstring("MutatingAdmissionPolicy " + policy.Name + ", which a run with the policy backend left")))
+		Expect(err).To(MatchError(ContainSubstring("config/components/policy-backend")))
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(policy), policy)).To(Succeed())
 	})
 })
 

@@ -42,7 +42,8 @@ import (
 // The rights the policy backend needs are not in config/rbac: whoever may
 // create a MutatingAdmissionPolicy may rewrite any request the API server
 // admits (the API server runs no admission on the policies themselves, and
-// RBAC cannot limit a create to a name), which is as much as cluster-admin.
+// the policies' names follow the gated CRDs, so RBAC cannot list them ahead),
+// which is as much as cluster-admin.
 // The opt-in component config/components/policy-backend grants them
 // (PolicyRights); without it the operator uses the webhook backend.
 
@@ -183,12 +184,9 @@ func (r *Reconciler) policyLoaded(ctx context.Context, cfg *featuresv1alpha1.Cus
 // gates: their gate states are frozen, and they would go on dropping fields
 // whose gates are on. It reads live, so that the webhook backend starts no
 // informers for policy types, which its API server may not serve.
-// Without the rights of the policy backend the operator could have written
-// none, and asks nothing.
+// Without the rights of the policy backend it may still read them, and says
+// which are left rather than delete them.
 func (r *Reconciler) removeLeftoverPolicies(ctx context.Context, gates string) error {
-	if len(r.MissingPolicyRights) > 0 {
-		return nil
-	}
 	return r.deletePolicies(ctx, r.Reader, gates)
 }
 
@@ -216,6 +214,11 @@ func (r *Reconciler) deletePolicyObject(ctx context.Context, reader client.Reade
 	ref := metav1.GetControllerOf(obj)
 	if ref == nil || ref.Kind != "CustomFeatureGates" || ref.Name != gates {
 		return nil // not ours
+	}
+	if len(r.MissingPolicyRights) > 0 {
+		return fmt.Errorf("%s %s, which a run with the policy backend left, still enforces the gates as they were then, "+
+			"and the operator may not delete it (config/components/policy-backend grants that): delete it",
+			reflect.TypeOf(obj).Elem().Name(), obj.GetName())
 	}
 	if err := r.Client.Delete(ctx, obj, client.Preconditions{UID: ptr.To(obj.GetUID())}); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("deleting %s: %w", obj.GetName(), err)

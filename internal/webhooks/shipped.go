@@ -27,9 +27,11 @@ import (
 
 // The install ships the operator's webhook configurations empty
 // (config/webhook), and the operator may update and patch them by name only
-// (config/rbac): RBAC cannot limit a create to a name, so it may not create
-// any. A registrar therefore makes sure its configuration exists before it
-// applies its entries, and says so when it does not, instead of creating it.
+// (config/rbac), and create none: a right to create webhook configurations
+// is a right to intercept any write, and RBAC names no object in a plain
+// create. A registrar therefore makes sure its configuration exists before
+// it applies its entries (an apply would create it), and says so when it
+// does not, instead of creating it.
 
 // MissingError says that a webhook configuration the install ships does not
 // exist.

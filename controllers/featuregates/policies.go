@@ -53,10 +53,12 @@ import (
 // needs get and delete of them to remove what an earlier policy-backend run
 // left.
 func PolicyRights() []authorizationv1.ResourceAttributes {
-	var rights []authorizationv1.ResourceAttributes
-	for _, resource := range []string{"mutatingadmissionpolicies", "mutatingadmissionpolicybindings",
-		"validatingadmissionpolicies", "validatingadmissionpolicybindings"} {
-		for _, verb := range []string{"get", "list", "watch", "create", "patch", "delete"} {
+	resources := []string{"mutatingadmissionpolicies", "mutatingadmissionpolicybindings",
+		"validatingadmissionpolicies", "validatingadmissionpolicybindings"}
+	verbs := []string{"get", "list", "watch", "create", "patch", "delete"}
+	rights := make([]authorizationv1.ResourceAttributes, 0, len(resources)*len(verbs))
+	for _, resource := range resources {
+		for _, verb := range verbs {
 			rights = append(rights, authorizationv1.ResourceAttributes{
 				Group: admissionv1.SchemeGroupVersion.Group, Version: admissionv1.SchemeGroupVersion.Version, Resource: resource, Verb: verb})
 		}

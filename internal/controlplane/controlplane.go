@@ -366,7 +366,7 @@ func (c *ControlPlane) EtcdURL() string {
 // feature gates' write probe with its namespace, the operator's.
 func Shipped(kind, name string) bool {
 	switch kind {
-	case "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "Namespace":
+	case "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", namespaceKind:
 		return true
 	case "Role", "RoleBinding":
 		return name == "applyset-operator-featuregate-probe"
@@ -403,6 +403,9 @@ func Build(dir string) ([]*unstructured.Unstructured, error) {
 	return objs, nil
 }
 
+// namespaceKind is the kind of the objects installed first.
+const namespaceKind = "Namespace"
+
 // installShipped creates the objects of the install that Shipped names.
 func installShipped(ctx context.Context, cfg *rest.Config, root string) error {
 	objs, err := Install(root)
@@ -415,13 +418,14 @@ func installShipped(ctx context.Context, cfg *rest.Config, root string) error {
 	}
 	// Namespaces first, before what lives in them.
 	slices.SortStableFunc(objs, func(a, b *unstructured.Unstructured) int {
-		return cmp.Compare(boolInt(a.GetKind() != "Namespace"), boolInt(b.GetKind() != "Namespace"))
+		return cmp.Compare(boolInt(a.GetKind() != namespaceKind), boolInt(b.GetKind() != namespaceKind))
 	})
 	for _, obj := range objs {
 		if !Shipped(obj.GetKind(), obj.GetName()) {
 			continue
 		}
-		if err := c.Create(ctx, obj); err != nil {
+		// The namespace may be there already: config/policy's parameters live in it.
+		if err := c.Create(ctx, obj); client.IgnoreAlreadyExists(err) != nil {
 			return fmt.Errorf("installing %s %s from config/default: %w", obj.GetKind(), obj.GetName(), err)
 		}
 	}

@@ -103,16 +103,16 @@ func zeroOf(node *apiextensionsv1.JSONSchemaProps) any {
 type WriteProbeAnswer int
 
 const (
-	// WriteAdmitted: the write passed mutating admission. It was stored (as
+	// WriteAdmitted is a write that passed mutating admission. It was stored (as
 	// a dry run), or refused only later: by validation (422), a validating
 	// policy or webhook, or a webhook's decision on its content.
 	WriteAdmitted WriteProbeAnswer = iota
-	// WriteNotAdmitted: the API server refused it before or during mutating
+	// WriteNotAdmitted is a write the API server refused before or during mutating
 	// admission, or could not answer: the 503 of a kind the mutating
 	// policies do not know yet, a policy that failed, a webhook that could
 	// not be called, a policy plugin not ready, a kind not served yet.
 	WriteNotAdmitted
-	// WriteProbeForbidden: the identity that probes may not create the kind,
+	// WriteProbeForbidden is a write refused because the identity that probes may not create the kind,
 	// so the answer says nothing of admission.
 	WriteProbeForbidden
 )

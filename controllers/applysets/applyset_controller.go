@@ -33,10 +33,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
@@ -45,14 +43,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
-	"github.com/applyset-operator/applyset-operator/internal/identity"
 	sharing "github.com/applyset-operator/applyset-operator/internal/replicas"
 	"github.com/applyset-operator/applyset-operator/internal/requeue"
+	"github.com/applyset-operator/applyset-operator/internal/setrun"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/declared"
-	"github.com/applyset-operator/applyset-operator/pkg/health"
-	"github.com/applyset-operator/applyset-operator/pkg/inventory"
 )
 
 // Reconciler reconciles one kind: ApplySet or ClusterApplySet.
@@ -98,7 +94,7 @@ type Reconciler struct {
 	// DefaultMaxReconcileTime.
 	MaxReconcileTime time.Duration
 	// HealthCheckBudget bounds the CEL cost of a set's health checks in one
-	// reconcile; 0 means DefaultHealthCheckBudget.
+	// reconcile; 0 means setrun.DefaultHealthCheckBudget.
 	HealthCheckBudget uint64
 
 	clients     sync.Map            // impersonated user, or "" for the operator -> identityClients
@@ -207,7 +203,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set)
 	if reason, err := checkParent(set, parent); err != nil {
 		return failure(o, reason, true, err)
 	}
-	checker, err := healthChecker(spec.HealthChecks, r.healthCheckBudget())
+	checker, err := setrun.Checker(spec.HealthChecks, r.healthCheckBudget())
 	if err != nil {
 		return failure(o, applyv1alpha1.ReasonInvalidHealthCheck, true, err)
 	}
@@ -225,25 +221,12 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set)
 	if o, wait := r.awaitDependencies(ctx, set, engine.Client, act, o); wait {
 		return o
 	}
-	scope := applyset.Scope{Namespace: set.GetNamespace(), AdditionalNamespaces: sets.New(spec.AdditionalNamespaces...)}
-	read, reason, err := r.readObjects(ctx, sources, set, scope)
-	if err != nil {
-		return failure(o, reason, reason == applyv1alpha1.ReasonInvalidInput || reason == applyv1alpha1.ReasonBudgetExceeded, actorError(act, err))
-	}
-	objects := read.objects
-	o.warnings = &read.warnings
-	counts := declared.CountBySource(set, objects, read.gathered)
-	if err := declared.RefuseEmpty(set, set.GetSetStatus(), objects, counts); err != nil {
-		return failure(o, applyv1alpha1.ReasonEmptySource, true, err)
-	}
-	o.sources = counts
-	o.artifactChanges = declared.ArtifactChanges(set.GetSetStatus().Sources, counts)
-	for _, obj := range objects {
-		o.declared = append(o.declared, obj.Ref())
-	}
-	o = r.applyAndPrune(ctx, set, parent, engine, objects, checker, o)
-	if o.err != nil {
-		o.err = actorError(act, o.err)
+	run := &setrun.Run{Mode: setrun.Apply, Set: set, Stored: set.GetSetStatus(), Parent: parent, Engine: engine, Sources: sources,
+		Mapper: r.Mapper, Limits: r.Limits, Artifacts: r.Artifacts, Checker: checker, Approval: o.approvalMode(),
+		Identity: act.String(), Writes: &setWrites{r: r, set: set}}
+	o = o.merge(run.Do(ctx))
+	if o.sources != nil {
+		o.artifactChanges = declared.ArtifactChanges(set.GetSetStatus().Sources, o.sources)
 	}
 	return judged(o, checker, r.healthCheckBudget(), spec)
 }
@@ -276,89 +259,6 @@ func actorError(act actor, err error) error {
 		return fmt.Errorf("%s %w", act, err)
 	}
 	return err
-}
-
-// applyAndPrune follows kubectl's protocol: widen the hints before applying, so
-// that an interrupted apply leaves no member outside them; apply; prune only
-// when every apply succeeded; then narrow the hints to what is left. The prune
-// is planned first, across the namespaces and kinds of the current hints, the
-// recorded members and the new set, so that a set that loses a namespace or a
-// kind prunes its members there, and so that a missing permission stops the
-// set before it changes anything. Only recorded members are pruned
-// (inventory); whatever else carries the set's label is foreign and left alone.
-func (r *Reconciler) applyAndPrune(ctx context.Context, set applyv1alpha1.Set, parent applyset.Parent,
-	engine *apply.Engine, objects []apply.Object, checker *health.Checker, o outcome) (result outcome) {
-	inv := inventory.FromStatus(set.GetSetStatus().Members)
-	plan := declared.NewPlan(set, parent, objects, inv.Refs(), o.setID, o.dryRun)
-	applyOpts := plan.Apply
-	applyOpts.Ready = readyForDependents(checker)
-	defer func() { result = recordInventory(result, inv, objects) }()
-
-	var prune *apply.PrunePlan
-	if plan.Prune != nil {
-		plan.Prune.Proven = inv.Proof(identity.MembersFieldManager)
-		plan.Prune.Cascade = inv.Cascade
-		plan.Prune.BeforeDelete = r.beforeDelete(set)
-		var err error
-		prune, err = engine.PlanPrune(ctx, *plan.Prune)
-		var denied *apply.AccessError
-		if errors.As(err, &denied) {
-			// Say at once everything the identity lacks, for the apply too.
-			err = apply.JoinAccessErrors(err, engine.CheckApply(ctx, objects, applyOpts))
-		}
-		if err != nil {
-			return failure(o, failureReason(err, applyv1alpha1.ReasonPruneFailed), false, err)
-		}
-		o.listed, o.foreign = prune.Proven(), prune.Foreign()
-	}
-	var stop bool
-	if o, stop = r.beforeWrites(ctx, set, engine, inv, objects, &applyOpts, prune, plan.Widened, o); stop {
-		return o
-	}
-
-	var err error
-	o.applied, err = engine.Apply(ctx, objects, applyOpts)
-	if err != nil {
-		reason := failureReason(err, applyv1alpha1.ReasonApplyFailed)
-		if len(o.applied.Conflicts) > 0 {
-			reason = applyv1alpha1.ReasonConflict
-		}
-		return failure(o, reason, errors.Is(err, apply.ErrOverlap), err)
-	}
-	if prune == nil || o.applied.Count(apply.Waiting) > 0 {
-		// Members that left the set keep their label, and the hints stay wide:
-		// without prune, or until every object is applied.
-		return o
-	}
-	if o, stop = r.beforeDeletes(ctx, set, prune, o); stop {
-		return o
-	}
-	o.pruned, err = engine.ExecutePrune(ctx, prune)
-	if err != nil {
-		return failure(o, applyv1alpha1.ReasonPruneFailed, false, err)
-	}
-	if !o.dryRun {
-		if err := r.writeParent(ctx, set, plan.Narrowed(o.pruned)); err != nil {
-			return failure(o, applyv1alpha1.ReasonApplyFailed, false, err)
-		}
-	}
-	return o
-}
-
-// recordInventory sets the set's members after a real reconcile from what it
-// listed, applied and released, whether it succeeded or not: an object
-// created before a later step failed is a member all the same.
-func recordInventory(o outcome, inv inventory.Inventory, objects []apply.Object) outcome {
-	if o.dryRun {
-		return o
-	}
-	declaredObjects := make(map[apply.ObjectRef]*unstructured.Unstructured, len(objects))
-	for _, obj := range objects {
-		declaredObjects[obj.Ref()] = obj.Object
-	}
-	next := inv.Next(inventory.Observed{Listed: o.listed, Applied: o.applied.Changes, Released: o.pruned.Changes, Declared: declaredObjects})
-	o.inventory = &next
-	return o
 }
 
 // failureReason is ReasonAccessDenied for a missing permission, otherwise fallback.

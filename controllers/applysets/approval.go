@@ -29,7 +29,6 @@ import (
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
-	"github.com/applyset-operator/applyset-operator/pkg/declared"
 	"github.com/applyset-operator/applyset-operator/pkg/text"
 )
 
@@ -121,88 +120,6 @@ func planDigest(status *applyv1alpha1.ApplySetStatus) string {
 	return status.Plan.Digest
 }
 
-// approved reports whether the set's spec.approvedPlan names digest.
-func approved(set applyv1alpha1.Set, digest string) bool {
-	return ptr.Deref(set.GetCommonSpec().ApprovedPlan, "") == digest
-}
-
-// gateChanges decides, under Manual, what the apply may write: it previews
-// the apply, names its plan by digest and, unless spec.approvedPlan names
-// that digest, reports the preview as awaiting approval (true). An
-// approved plan is applied exactly: applyOpts.Only holds its writes, and
-// the prune plan made before it is the one executed. A preview that fails
-// stops the set as the apply would (true).
-func gateChanges(ctx context.Context, set applyv1alpha1.Set, engine *apply.Engine, objects []apply.Object,
-	applyOpts *apply.ApplyOptions, prune *apply.PrunePlan, o outcome) (outcome, bool) {
-	if o.approval == nil || o.approval.mode != applyv1alpha1.ApprovalManual {
-		return o, false
-	}
-	preview := *applyOpts
-	preview.DryRun, preview.Ready = true, nil
-	previewed, err := engine.Apply(ctx, objects, preview)
-	if err != nil {
-		o.applied, o.dryRun = previewed, true
-		return failure(o, failureReason(err, applyv1alpha1.ReasonApplyFailed), errors.Is(err, apply.ErrOverlap), err), true
-	}
-	what := declared.Approvable{What: declared.ApproveChanges, Writes: previewed.Intent}
-	if prune != nil {
-		what.Deletes = prune.Deletes()
-	}
-	applyOpts.Only = previewed.Intent
-	if what.Empty() {
-		return o, false // nothing to approve; nothing is written should that change meanwhile
-	}
-	o.approval.digest = declared.PlanDigest(set, what)
-	if approved(set, o.approval.digest) {
-		o.approval.spent = true
-		return o, false
-	}
-	o.approval.awaiting, o.dryRun = true, true
-	o.applied = previewed
-	if prune != nil {
-		o.pruned = prune.Preview()
-	}
-	return o, true
-}
-
-// gateDeletes decides, under Prune, whether the prune may run: a prune that
-// deletes something waits (true) until spec.approvedPlan names its digest.
-func gateDeletes(set applyv1alpha1.Set, prune *apply.PrunePlan, o outcome) (outcome, bool) {
-	if o.approval == nil || o.approval.mode != applyv1alpha1.ApprovalPrune {
-		return o, false
-	}
-	deletes := prune.Deletes()
-	if len(deletes) == 0 {
-		return o, false
-	}
-	o.approval.digest = declared.PlanDigest(set, declared.Approvable{What: declared.ApproveDeletes, Deletes: deletes})
-	if approved(set, o.approval.digest) {
-		o.approval.spent = true
-		return o, false
-	}
-	o.approval.awaiting, o.approval.held = true, prune.Preview()
-	return o, true
-}
-
-// spendApproval records the approval o spends before the first write it
-// allows: the sequence, which every digest includes, moves on at once, so
-// that however the reconcile ends no later plan has the digest approved.
-// The write is refused when the set changed since it was read.
-func (r *Reconciler) spendApproval(ctx context.Context, set applyv1alpha1.Set, o outcome) (outcome, error) {
-	if o.approval == nil || !o.approval.spent || o.approval.recorded || o.dryRun {
-		return o, nil
-	}
-	status := set.GetSetStatus()
-	before := status.DeepCopy()
-	setApproval(status, o)
-	if err := r.writeStatusLocked(ctx, set, before); err != nil {
-		*status = *before
-		return o, fmt.Errorf("recording the approval of plan %s before applying it: %w", o.approval.digest, err)
-	}
-	o.approval.recorded = true
-	return o, nil
-}
-
 // held are the deletes o holds for approval.
 func held(o outcome) []apply.Change {
 	if o.approval == nil {
@@ -266,35 +183,14 @@ func (a *awaitingDeletion) Error() string {
 		"or set spec.deletionPolicy to Orphan to keep them", a.deletes.Count(apply.Pruned), a.digest)
 }
 
-// gateDeletion decides whether the deletion of a set under approval may
-// delete what plan deletes: once its digest is approved, that approval
-// covers every later pass of the same deletion (the inventory only shrinks
-// while the set is deleted). It returns an *awaitingDeletion until then.
-func (r *Reconciler) gateDeletion(ctx context.Context, set applyv1alpha1.Set, plan *apply.PrunePlan) error {
-	mode, err := r.approvalMode(ctx, set)
-	if err != nil || mode == applyv1alpha1.ApprovalAuto || deletionApproved(set) || len(plan.Deletes()) == 0 {
-		return err
-	}
-	if err := r.approvalEnforced(ctx, set); err != nil {
-		return err
-	}
-	digest := declared.PlanDigest(set, declared.Approvable{What: declared.ApproveDeletion, Deletes: plan.Deletes()})
-	if !approved(set, digest) {
-		return &awaitingDeletion{digest: digest, deletes: plan.Preview()}
-	}
+// approvedDeletion records that the set's deletion was approved: that
+// approval covers every later pass of the same deletion (the inventory only
+// shrinks while the set is deleted).
+func (r *Reconciler) approvedDeletion(set applyv1alpha1.Set, digest string) {
 	status := set.GetSetStatus()
 	setApproval(status, outcome{now: time.Now(), approval: &approvalOutcome{digest: digest, spent: true}})
 	status.Approval.DeletionApproved = ptr.To(true)
 	r.Recorder.Eventf(set, nil, "Normal", ReasonApprovedPlanApplied, "Delete", "Deleting the members: approved plan %s", digest)
-	return nil
-}
-
-// deletionApproved is true once the set's deletion was approved: the
-// inventory only shrinks while the set is deleted, so that approval covers
-// every later pass.
-func deletionApproved(set applyv1alpha1.Set) bool {
-	a := set.GetSetStatus().Approval
-	return a != nil && ptr.Deref(a.DeletionApproved, false) && !set.GetDeletionTimestamp().IsZero()
 }
 
 // markDeletionAwaiting shows the deletion's plan and says how to approve it.

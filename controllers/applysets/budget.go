@@ -24,6 +24,7 @@ import (
 	"time"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/setrun"
 )
 
 // DefaultMaxReconcileTime is how long one reconcile of a set may hold a
@@ -46,5 +47,5 @@ func withinTime(ctx context.Context, budget time.Duration, reconcile func(contex
 }
 
 func (r *Reconciler) healthCheckBudget() uint64 {
-	return cmp.Or(r.HealthCheckBudget, DefaultHealthCheckBudget)
+	return cmp.Or(r.HealthCheckBudget, setrun.DefaultHealthCheckBudget)
 }

@@ -23,7 +23,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -31,10 +30,10 @@ import (
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/requeue"
+	"github.com/applyset-operator/applyset-operator/internal/setrun"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/declared"
-	"github.com/applyset-operator/applyset-operator/pkg/inventory"
 	"github.com/applyset-operator/applyset-operator/pkg/text"
 )
 
@@ -124,12 +123,10 @@ func (r *Reconciler) letGo(ctx context.Context, set applyv1alpha1.Set) (reconcil
 }
 
 // releaseMembers deletes (deletionPolicy Delete) or disbands (Orphan) the
-// members the inventory proves, found by the set's label in the kinds and
-// namespaces of its hints and its inventory; whatever else carries the label
-// is left alone. Members a prune keeps (owned by another object, a CRD or
-// Namespace others' objects live in) are released instead, so that no label
-// points at a set that is gone. It
-// returns what the deletion still waits for.
+// members the inventory proves, as one run of the set (setrun.Delete): the
+// same code previews the deletion in the plugin. It returns what the
+// deletion still waits for; an *awaitingDeletion while its plan awaits
+// approval.
 func (r *Reconciler) releaseMembers(ctx context.Context, set applyv1alpha1.Set, parent applyset.Parent) (string, error) {
 	act, err := r.actorOf(set)
 	if err != nil {
@@ -139,26 +136,28 @@ func (r *Reconciler) releaseMembers(ctx context.Context, set applyv1alpha1.Set, 
 	if err != nil {
 		return "", err
 	}
-	inv := inventory.FromStatus(set.GetSetStatus().Members)
-	proof := inv.Proof(identity.MembersFieldManager)
-	prune, disband := declared.Release(set, parent, inv.Refs(), proof)
-	var cs apply.ChangeSet
-	if disband != nil {
-		cs, err = engine.Disband(ctx, *disband)
-	} else {
-		prune.BeforeDelete, prune.Cascade = r.beforeDelete(set), inv.Cascade
-		cs, err = r.pruneAll(ctx, set, engine, *prune)
-		if err == nil && waitingDeletes(cs) == "" && cs.Count(apply.Skipped) > 0 {
-			// What the prune kept is released, so no label points at a set that is gone.
-			var released apply.ChangeSet
-			released, err = engine.Disband(ctx, apply.DisbandOptions{SetID: prune.SetID, Scope: prune.Scope, Kinds: prune.Kinds,
-				Proven: only(skippedRefs(cs), proof)})
-			cs.Changes = append(cs.Changes, released.Changes...)
+	mode, err := r.approvalMode(ctx, set)
+	if err != nil {
+		return "", err
+	}
+	if mode != applyv1alpha1.ApprovalAuto {
+		if err := r.approvalEnforced(ctx, set); err != nil {
+			return "", err
 		}
 	}
-	if err != nil {
-		return "", actorError(act, err)
+	run := &setrun.Run{Mode: setrun.Delete, Set: set, Stored: set.GetSetStatus(), Parent: parent, Engine: engine, Approval: mode,
+		Identity: act.String(), Writes: &setWrites{r: r, set: set}}
+	res := run.Do(ctx)
+	if a := res.Approval; a != nil && a.Awaiting {
+		return "", &awaitingDeletion{digest: a.Digest, deletes: a.Held}
 	}
+	if a := res.Approval; a != nil && a.Spent {
+		r.approvedDeletion(set, a.Digest)
+	}
+	if res.Err != nil {
+		return "", res.Err
+	}
+	cs := res.Pruned
 	r.recordRelease(set, cs)
 	if waiting := waitingDeletes(cs); waiting != "" {
 		return waiting, nil
@@ -168,19 +167,6 @@ func (r *Reconciler) releaseMembers(ctx context.Context, set applyv1alpha1.Set, 
 		return fmt.Sprintf("waiting for the %d members just deleted to be gone", n), nil
 	}
 	return "", nil
-}
-
-// pruneAll deletes what the prune plans, once approved where the set is
-// under approval (gateDeletion).
-func (r *Reconciler) pruneAll(ctx context.Context, set applyv1alpha1.Set, engine *apply.Engine, opts apply.PruneOptions) (apply.ChangeSet, error) {
-	plan, err := engine.PlanPrune(ctx, opts)
-	if err != nil {
-		return apply.ChangeSet{}, err
-	}
-	if err := r.gateDeletion(ctx, set, plan); err != nil {
-		return apply.ChangeSet{}, err
-	}
-	return engine.ExecutePrune(ctx, plan)
 }
 
 // recordRelease says what the deletion did to the members, and what it left.
@@ -194,24 +180,6 @@ func (r *Reconciler) recordRelease(set applyv1alpha1.Set, cs apply.ChangeSet) {
 	}
 	if cs.Count(apply.Pruned)+cs.Count(apply.Disbanded)+cs.Count(apply.Skipped)+cs.Count(apply.Foreign) > 0 {
 		r.Recorder.Eventf(set, nil, "Normal", ReasonReleased, "Delete", "%s", text.Truncate(msg, maxEventMessage))
-	}
-}
-
-// skippedRefs are the members a prune kept.
-func skippedRefs(cs apply.ChangeSet) sets.Set[apply.ObjectRef] {
-	out := sets.New[apply.ObjectRef]()
-	for _, c := range cs.Changes {
-		if c.Action == apply.Skipped {
-			out.Insert(c.Ref)
-		}
-	}
-	return out
-}
-
-// only narrows proof to refs.
-func only(refs sets.Set[apply.ObjectRef], proof apply.Proof) apply.Proof {
-	return func(ref apply.ObjectRef, obj *metav1.PartialObjectMetadata) bool {
-		return refs.Has(ref) && proof(ref, obj)
 	}
 }
 

@@ -23,10 +23,10 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/setrun"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/health"
 	"github.com/applyset-operator/applyset-operator/pkg/text"
@@ -50,38 +50,6 @@ type unhealthyMember struct {
 }
 
 func (h *memberHealth) allCurrent() bool { return h.summary.Current == h.summary.Total() }
-
-// DefaultHealthCheckBudget bounds the CEL cost of a set's health checks in
-// one reconcile: about a second of one core (a unit takes 100 to 150 ns,
-// make bench BENCH=HealthCheckCost), two hundred times what a condition
-// check of a thousand members costs, so that a set's expressions hold a
-// worker no longer than that.
-const DefaultHealthCheckBudget = 10_000_000
-
-// healthBudgetError says that the set's health checks spent budget.
-func healthBudgetError(budget uint64) error {
-	return fmt.Errorf("the set's health checks cost more than %d (about %s of CPU) in one reconcile, so some members were "+
-		"not judged; make spec.healthChecks cheaper, or split the set", budget, time.Duration(budget)*100*time.Nanosecond)
-}
-
-// healthChecker compiles the spec's health checks, within budget (0 for none).
-func healthChecker(checks []applyv1alpha1.HealthCheck, budget uint64) (*health.Checker, error) {
-	converted := make([]health.Check, 0, len(checks))
-	for _, c := range checks {
-		gv, err := schema.ParseGroupVersion(c.APIVersion)
-		if err != nil {
-			return nil, fmt.Errorf("spec.healthChecks: %w", err)
-		}
-		converted = append(converted, health.Check{GroupKind: schema.GroupKind{Group: gv.Group, Kind: c.Kind},
-			Current: c.Current, Failed: c.Failed, InProgress: c.InProgress})
-	}
-	checker, err := health.NewChecker(converted)
-	if err != nil {
-		return nil, fmt.Errorf("spec.healthChecks: %w", err)
-	}
-	checker.Limit(budget)
-	return checker, nil
-}
 
 // judgeMembers judges every member the apply left, from the objects it
 // returned or read: waiting costs no reads of its own. Members the apply
@@ -188,7 +156,7 @@ func judged(o outcome, checker *health.Checker, budget uint64, spec *applyv1alph
 		o.health = judgeMembers(checker, o.applied)
 	}
 	if checker.Exhausted() && o.err == nil {
-		return failure(o, applyv1alpha1.ReasonBudgetExceeded, true, healthBudgetError(budget))
+		return failure(o, applyv1alpha1.ReasonBudgetExceeded, true, setrun.HealthBudgetError(budget))
 	}
 	return o
 }

@@ -17,62 +17,13 @@ limitations under the License.
 package applysets
 
 import (
-	"context"
-	"errors"
 	"slices"
 
 	"golang.org/x/sync/semaphore"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
-	"github.com/applyset-operator/applyset-operator/pkg/apply"
-	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/declared"
 )
-
-// readInputs are the declared objects, checked, with what the check left
-// out and what was gathered (the digests and revisions of the artifacts
-// read, by source index).
-type readInputs struct {
-	objects  []apply.Object
-	warnings []string
-	gathered declared.Gathered
-}
-
-// readObjects gathers, decodes and checks the declared objects, reading the
-// sources, the Secrets of oci sources and the objects of flux sources, with
-// reader, the set's identity. An oci or flux source that could not be
-// fetched fails the read: it never reads as an empty source.
-func (r *Reconciler) readObjects(ctx context.Context, reader client.Reader, set applyv1alpha1.Set, scope applyset.Scope) (
-	readInputs, string, error) {
-	gathered, err := declared.GatherWith(ctx, reader, set, r.Limits, r.Artifacts)
-	var denied *apply.AccessError
-	switch {
-	case errors.As(err, &denied):
-		return readInputs{}, applyv1alpha1.ReasonAccessDenied, err
-	case errors.Is(err, declared.ErrSourceNotFound):
-		return readInputs{}, applyv1alpha1.ReasonSourceNotFound, err
-	case errors.Is(err, declared.ErrArtifactUnavailable):
-		return readInputs{}, applyv1alpha1.ReasonArtifactUnavailable, err
-	case errors.Is(err, declared.ErrBudgetExceeded):
-		return readInputs{}, applyv1alpha1.ReasonBudgetExceeded, err
-	case err != nil:
-		return readInputs{}, applyv1alpha1.ReasonInvalidInput, err
-	}
-	objects, checked, err := apply.Check(gathered.Inputs, apply.Target{Scope: scope, DefaultNamespace: set.GetNamespace(), Mapper: r.Mapper})
-	if err != nil {
-		return readInputs{}, applyv1alpha1.ReasonInvalidInput, err
-	}
-	// A malformed depends-on annotation or a circle is bad input too.
-	if _, err := apply.Order(objects); err != nil {
-		return readInputs{}, applyv1alpha1.ReasonInvalidInput, err
-	}
-	read := readInputs{objects: objects, gathered: gathered}
-	for _, w := range checked {
-		read.warnings = append(read.warnings, w.String())
-	}
-	return read, "", nil
-}
 
 // Sets read from sources may each hold up to Limits.Bytes of input while
 // they are reconciled, decoded several times over; a set of inline objects

@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/setrun"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/inventory"
 )
@@ -88,4 +89,31 @@ func failure(o outcome, reason string, terminal bool, err error) outcome {
 func retriedAtInterval(set applyv1alpha1.Set, o outcome) bool {
 	return o.reason == applyv1alpha1.ReasonConflict || o.reason == applyv1alpha1.ReasonBudgetExceeded ||
 		(o.terminal && readsArtifacts(set))
+}
+
+// merge takes what a run of the set found and did into o.
+func (o outcome) merge(res setrun.Result) outcome {
+	o.applied, o.pruned, o.dryRun = res.Applied, res.Pruned, o.dryRun || res.DryRun
+	o.err, o.reason, o.terminal = res.Err, res.Reason, res.Terminal
+	o.warnings, o.listed, o.foreign, o.inventory = res.Warnings, res.Listed, res.Foreign, res.Inventory
+	if res.Sources != nil {
+		// The inputs were read, and declare something (or may declare nothing).
+		o.sources = res.Sources
+		for _, obj := range res.Objects {
+			o.declared = append(o.declared, obj.Ref())
+		}
+	}
+	if a := res.Approval; a != nil && o.approval != nil {
+		o.approval.digest, o.approval.awaiting, o.approval.held = a.Digest, a.Awaiting, a.Held
+		o.approval.spent, o.approval.recorded = a.Spent, a.Recorded
+	}
+	return o
+}
+
+// approvalMode is the approval the set is held to, Auto when none.
+func (o outcome) approvalMode() applyv1alpha1.Approval {
+	if o.approval == nil {
+		return applyv1alpha1.ApprovalAuto
+	}
+	return o.approval.mode
 }

@@ -22,23 +22,19 @@ import (
 	"k8s.io/utils/ptr"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/setrun"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
-
-// maxPlanBytes is status.plan's share of status: its counts cover every
-// object, its lists name the first that fit, so that however many objects
-// a set declares, its status can be written.
-const maxPlanBytes = 128 << 10
 
 // entryOverhead is what JSON adds to an object reference: keys, quotes,
 // commas.
 const entryOverhead = 48
 
 // plan is what the reconcile did, or would do: counted in full, listed
-// within maxPlanBytes, creates first and unchanged objects never.
+// within setrun.MaxPlanBytes, creates first and unchanged objects never.
 func plan(o outcome) *applyv1alpha1.Plan {
 	p := &applyv1alpha1.Plan{DryRun: ptr.To(o.dryRun)}
-	l := planLists{left: maxPlanBytes}
+	l := planLists{left: setrun.MaxPlanBytes}
 	l.applied(p, o.applied.Changes)
 	if o.approval != nil && (o.approval.awaiting || o.approval.spent) {
 		p.Digest = o.approval.digest

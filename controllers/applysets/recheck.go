@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/setrun"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
 
@@ -95,7 +96,7 @@ func (r *Reconciler) recheck(ctx context.Context, set applyv1alpha1.Set) (outcom
 		return outcome{}, false
 	}
 	spec := set.GetCommonSpec()
-	checker, err := healthChecker(spec.HealthChecks, r.healthCheckBudget())
+	checker, err := setrun.Checker(spec.HealthChecks, r.healthCheckBudget())
 	if err != nil {
 		return outcome{}, false
 	}
@@ -126,7 +127,7 @@ func (r *Reconciler) recheck(ctx context.Context, set applyv1alpha1.Set) (outcom
 	}
 	o := outcome{setID: r.parentKey(set).ID(), health: judged, now: time.Now(), timeout: timeout(spec), recheck: true}
 	if checker.Exhausted() {
-		o = failure(o, applyv1alpha1.ReasonBudgetExceeded, true, healthBudgetError(r.healthCheckBudget()))
+		o = failure(o, applyv1alpha1.ReasonBudgetExceeded, true, setrun.HealthBudgetError(r.healthCheckBudget()))
 	}
 	return o, true
 }

@@ -100,7 +100,7 @@ type Options struct {
 	// DefaultMaxReconcileTime.
 	MaxReconcileTime time.Duration
 	// HealthCheckBudget bounds the CEL cost of a set's health checks in one
-	// reconcile; 0 means DefaultHealthCheckBudget.
+	// reconcile; 0 means setrun.DefaultHealthCheckBudget.
 	HealthCheckBudget uint64
 	// PermissionTTL is how long the answer to a permission check is reused
 	// by the sets acting as the same identity; 0 means

@@ -32,6 +32,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/setrun"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/health"
@@ -182,8 +183,8 @@ func TestPlanFitsItsShare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(data) > maxPlanBytes {
-		t.Errorf("the plan takes %d bytes, more than its share of %d", len(data), maxPlanBytes)
+	if len(data) > setrun.MaxPlanBytes {
+		t.Errorf("the plan takes %d bytes, more than its share of %d", len(data), setrun.MaxPlanBytes)
 	}
 	listed := len(p.Create)
 	if listed == 0 || count(p.Counts.Create) != objects || count(p.Counts.Unchanged) != objects || count(p.Counts.Omitted) != objects-listed {

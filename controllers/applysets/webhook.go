@@ -37,6 +37,7 @@ import (
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/internal/setrun"
 	"github.com/applyset-operator/applyset-operator/internal/webhooks"
 )
 
@@ -72,7 +73,7 @@ func (v *Validator) Handle(_ context.Context, req admission.Request) admission.R
 	if err := v.decoder.Decode(req, set); err != nil {
 		return admission.Errored(http.StatusBadRequest, err)
 	}
-	if _, err := healthChecker(set.GetCommonSpec().HealthChecks, 0); err != nil {
+	if _, err := setrun.Checker(set.GetCommonSpec().HealthChecks, 0); err != nil {
 		return admission.Denied(err.Error())
 	}
 	return admission.Allowed("")

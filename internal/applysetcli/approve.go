@@ -26,7 +26,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
-	"github.com/applyset-operator/applyset-operator/pkg/declared"
 )
 
 type approveOptions struct {
@@ -140,7 +139,7 @@ func (a *approveOptions) showPlan(ctx context.Context, o *Options, c *clients, c
 	previewed := set.DeepCopyObject().(applyv1alpha1.Set)
 	// A typed read leaves the kind out, and the set's ID is made of it.
 	previewed.GetObjectKind().SetGroupVersionKind(applyv1alpha1.GroupVersion.WithKind(kind))
-	p, err := d.previewSet(ctx, o, cl, c, previewed)
+	p, res, err := d.previewSet(ctx, o, cl, c, previewed, approvalOf(set))
 	if err != nil {
 		return err
 	}
@@ -150,7 +149,10 @@ func (a *approveOptions) showPlan(ctx context.Context, o *Options, c *clients, c
 	if len(p.problems) > 0 {
 		return fmt.Errorf("the preview ran into problems, so it cannot show the plan: %w", errors.Join(p.problems...))
 	}
-	seen := declared.PlanDigest(set, approvable(set, p))
+	seen := ""
+	if res.Approval != nil {
+		seen = res.Approval.Digest
+	}
 	if seen != awaited {
 		return fmt.Errorf("the preview here is plan %s, not the plan awaiting approval (%s): the set or the cluster changed since "+
 			"the operator planned it, or your rights show you less than its ServiceAccount sees; run approve again, "+
@@ -160,10 +162,11 @@ func (a *approveOptions) showPlan(ctx context.Context, o *Options, c *clients, c
 	return nil
 }
 
-// approvable is what the set's approval mode approves of a preview.
-func approvable(set applyv1alpha1.Set, p *preview) declared.Approvable {
+// approvalOf is the approval a set awaiting one is held to: Prune when its
+// spec says so, else Manual (its own, or its namespace's rule).
+func approvalOf(set applyv1alpha1.Set) applyv1alpha1.Approval {
 	if set.GetCommonSpec().ApprovalMode() == applyv1alpha1.ApprovalPrune {
-		return declared.Approvable{What: declared.ApproveDeletes, Deletes: p.deletes}
+		return applyv1alpha1.ApprovalPrune
 	}
-	return declared.Approvable{What: declared.ApproveChanges, Writes: p.changes.Intent, Deletes: p.deletes}
+	return applyv1alpha1.ApprovalManual
 }

@@ -22,14 +22,14 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/internal/setrun"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
-	"github.com/applyset-operator/applyset-operator/pkg/declared"
-	"github.com/applyset-operator/applyset-operator/pkg/inventory"
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
 
@@ -116,43 +116,39 @@ func deleteSet(cmd *cobra.Command, o *Options, c *clients, ref membership.Parent
 	return nil
 }
 
-// previewDeletion prints what deleting set does to its members, from a
-// server-side dry run of the operator's own rule (declared.Release).
+// previewDeletion prints what deleting set does to its members: the
+// operator's deletion run (setrun.DeletePreview), with server-side dry-run
+// and the user's rights.
 func previewDeletion(ctx context.Context, w io.Writer, cl client.Client, set applyv1alpha1.Set, key applyset.ParentKey, name string) error {
 	members := set.GetSetStatus().Members
-	if why := declared.KeepsMembers(set); why != "" {
-		fmt.Fprintf(w, "Deleting %s leaves its %d members as they are: %s.\n", name, len(members), why)
+	run := &setrun.Run{Mode: setrun.DeletePreview, Set: set, Stored: set.GetSetStatus(),
+		Parent: applyset.ParseParent(key, set.GetLabels(), set.GetAnnotations()),
+		Engine: &apply.Engine{Client: cl, FieldManager: identity.MembersFieldManager}}
+	res := run.Do(ctx)
+	switch {
+	case res.Kept != "":
+		fmt.Fprintf(w, "Deleting %s leaves its %d members as they are: %s.\n", name, len(members), res.Kept)
 		return nil
+	case res.Err != nil:
+		return fmt.Errorf("previewing the deletion of %s: %w", name, res.Err)
 	}
-	parent := applyset.ParseParent(key, set.GetLabels(), set.GetAnnotations())
-	if !identity.ReleasesMembersOf(parent) {
-		fmt.Fprintf(w, "Deleting %s touches no member: its ApplySet labels are not the operator's.\n", name)
-		return nil
-	}
-	inv := inventory.FromStatus(members)
-	engine := &apply.Engine{Client: cl, FieldManager: identity.MembersFieldManager}
-	prune, disband := declared.Release(set, parent, inv.Refs(), inv.Proof(identity.MembersFieldManager))
-	var (
-		cs  apply.ChangeSet
-		err error
-	)
-	if disband != nil {
-		disband.DryRun = true
-		cs, err = engine.Disband(ctx, *disband)
-	} else {
-		prune.DryRun = true
-		cs, err = engine.Prune(ctx, *prune)
-	}
-	if err != nil {
-		return fmt.Errorf("previewing the deletion of %s: %w", name, err)
-	}
+	cs := res.Pruned
 	fmt.Fprintf(w, "Deleting %s (deletionPolicy %s):\n", name, set.GetCommonSpec().DeletionPolicy)
+	released := sets.New[apply.ObjectRef]()
+	for _, ch := range cs.Changes {
+		if ch.Action == apply.Skipped {
+			released.Insert(ch.Ref)
+		}
+	}
 	for _, ch := range cs.Changes {
 		switch ch.Action {
 		case apply.Pruned:
 			fmt.Fprintf(w, "  delete   %s\n", ch.Ref)
 		case apply.Disbanded:
-			fmt.Fprintf(w, "  release  %s\n", ch.Ref)
+			if !released.Has(ch.Ref) { // one the prune kept is said with why, below
+				fmt.Fprintf(w, "  release  %s\n", ch.Ref)
+			}
+			released.Insert(ch.Ref)
 		case apply.Skipped:
 			fmt.Fprintf(w, "  release  %s: not deleted, %s\n", ch.Ref, ch.Reason)
 		case apply.Foreign:
@@ -162,6 +158,6 @@ func previewDeletion(ctx context.Context, w io.Writer, cl client.Client, set app
 		}
 	}
 	fmt.Fprintf(w, "%d to delete, %d to release, %d left alone; nothing was changed\n", cs.Count(apply.Pruned),
-		cs.Count(apply.Disbanded)+cs.Count(apply.Skipped), cs.Count(apply.Foreign))
+		released.Len(), cs.Count(apply.Foreign))
 	return nil
 }

@@ -22,16 +22,15 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/internal/setrun"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/declared"
-	"github.com/applyset-operator/applyset-operator/pkg/inventory"
+	"github.com/applyset-operator/applyset-operator/pkg/health"
 )
 
 // declaresOperatorSets reports whether every input is an ApplySet or a
@@ -83,7 +82,7 @@ func (d *diffOptions) previewOperator(ctx context.Context, o *Options, c *client
 		if _, namespaced := set.(*applyv1alpha1.ApplySet); namespaced && set.GetNamespace() == "" {
 			set.SetNamespace(c.namespace)
 		}
-		p, err := d.previewSet(ctx, o, cl, c, set)
+		p, _, err := d.previewSet(ctx, o, cl, c, set, "")
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", in.Origin, err)
 		}
@@ -100,77 +99,60 @@ func (d *diffOptions) previewOperator(ctx context.Context, o *Options, c *client
 	return all, nil
 }
 
-func (d *diffOptions) previewSet(ctx context.Context, o *Options, cl client.Client, c *clients, set applyv1alpha1.Set) (*preview, error) {
+// previewSet runs the set as the operator would (setrun.Preview), with
+// server-side dry-run and the user's rights, and returns what it would do.
+// approval is the approval to name the plan for ("" for none): the digest
+// the operator would wait with.
+func (d *diffOptions) previewSet(ctx context.Context, o *Options, cl client.Client, c *clients, set applyv1alpha1.Set,
+	approval applyv1alpha1.Approval) (*preview, setrun.Result, error) {
 	gvk := set.GetObjectKind().GroupVersionKind()
 	key := applyset.ParentKey{GroupKind: gvk.GroupKind(), Namespace: set.GetNamespace(), Name: set.GetName()}
-	parent := applyset.Parent{Key: key}
+	run := &setrun.Run{Mode: setrun.Preview, Set: set, Parent: applyset.Parent{Key: key}, Sources: cl, Mapper: c.mapper,
+		Limits: declared.Limits{Bytes: d.maxInput, Objects: declared.DefaultLimits.Objects}, Checker: &health.Checker{}, Approval: approval,
+		Engine: &apply.Engine{Client: cl, FieldManager: identity.MembersFieldManager, Discovery: c.disco}}
 	live, _ := set.DeepCopyObject().(client.Object)
-	inv := inventory.FromStatus(nil)
-	err := cl.Get(ctx, client.ObjectKeyFromObject(set), live)
-	exists := err == nil
-	switch {
-	case exists:
-		parent = applyset.ParseParent(key, live.GetLabels(), live.GetAnnotations())
+	switch err := cl.Get(ctx, client.ObjectKeyFromObject(set), live); {
+	case err == nil:
+		run.Parent = applyset.ParseParent(key, live.GetLabels(), live.GetAnnotations())
+		run.Stored = live.(applyv1alpha1.Set).GetSetStatus()
 		set.SetUID(live.GetUID())
-		inv = inventory.FromStatus(live.(applyv1alpha1.Set).GetSetStatus().Members)
 	case !apierrors.IsNotFound(err):
-		return nil, err
+		return nil, setrun.Result{}, err
 	}
-	spec := set.GetCommonSpec()
-	scope := applyset.Scope{Namespace: set.GetNamespace(), AdditionalNamespaces: sets.New(spec.AdditionalNamespaces...)}
-	gathered, err := d.gather(ctx, o, cl, set)
-	if err != nil {
-		return nil, err
-	}
-	objects, warnings, err := apply.Check(gathered.Inputs, apply.Target{Scope: scope, DefaultNamespace: set.GetNamespace(), Mapper: c.mapper})
-	if err != nil {
-		return nil, err
-	}
-	for _, w := range warnings {
-		fmt.Fprintf(o.Streams.ErrOut, "Warning: %s\n", w)
-	}
-	if exists {
-		// The operator stops such a set (EmptySource) and applies and prunes nothing, so there is nothing to show.
-		counts := declared.CountBySource(set, objects, gathered)
-		if err := declared.RefuseEmpty(set, live.(applyv1alpha1.Set).GetSetStatus(), objects, counts); err != nil {
-			return &preview{declared: map[apply.ObjectRef]apply.Object{}, problems: []error{fmt.Errorf("the operator would stop %s/%s (%s): %w",
-				set.GetObjectKind().GroupVersionKind().Kind, set.GetName(), applyv1alpha1.ReasonEmptySource, err)}}, nil
-		}
-	}
-	plan := declared.NewPlan(set, parent, objects, inv.Refs(), key.ID(), true)
-	engine := &apply.Engine{Client: cl, FieldManager: identity.MembersFieldManager, Discovery: c.disco}
-	p := &preview{declared: map[apply.ObjectRef]apply.Object{}}
-	for _, obj := range objects {
-		p.declared[obj.Ref()] = obj
-	}
-	if p.changes, err = engine.Apply(ctx, objects, plan.Apply); err != nil {
-		p.problems = append(p.problems, err)
-	}
-	// A set that was never applied has no members to prune.
-	if plan.Prune != nil && exists && err == nil {
-		p.pruneChecked = true
-		plan.Prune.Proven = inv.Proof(identity.MembersFieldManager)
-		plan.Prune.Cascade = inv.Cascade
-		if p.pruned, p.deletes, err = pruneShowing(ctx, engine, *plan.Prune); err != nil {
-			p.problems = append(p.problems, err)
-		}
-	}
-	return p, nil
-}
-
-// gather reads the set's inputs as the operator would, but as the user: its
-// ConfigMaps, Secrets, Flux objects and the Secrets of its oci sources with
-// the user's rights, and its artifacts from the hosts the user names, within
-// the same bounds. It says which artifact each oci and flux source read.
-func (d *diffOptions) gather(ctx context.Context, o *Options, cl client.Client, set applyv1alpha1.Set) (declared.Gathered, error) {
 	artifacts, err := d.hosts.artifacts()
 	if err != nil {
-		return declared.Gathered{}, err
+		return nil, setrun.Result{}, err
 	}
-	g, err := declared.GatherWith(ctx, cl, set, declared.Limits{Bytes: d.maxInput, Objects: declared.DefaultLimits.Objects}, artifacts)
-	if err != nil {
-		return g, err
+	run.Artifacts = artifacts
+	res := run.Do(ctx)
+	if res.Warnings == nil {
+		return nil, res, res.Err // the inputs could not be read
 	}
+	d.printArtifacts(o, set, res.Gathered)
+	for _, w := range *res.Warnings {
+		fmt.Fprintf(o.Streams.ErrOut, "Warning: %s\n", w)
+	}
+	p := &preview{declared: map[apply.ObjectRef]apply.Object{}, changes: res.Applied, pruned: res.Pruned, deletes: res.Deletes,
+		pruneChecked: res.Listed != nil && res.Err == nil}
+	for _, obj := range res.Objects {
+		p.declared[obj.Ref()] = obj
+	}
+	if res.Err != nil {
+		p.problems = append(p.problems, stopped(set, res))
+	}
+	return p, res, nil
+}
+
+// stopped says why the operator would stop the set, as the run found.
+func stopped(set applyv1alpha1.Set, res setrun.Result) error {
+	if !res.Terminal && res.Reason != applyv1alpha1.ReasonEmptySource {
+		return res.Err
+	}
+	return fmt.Errorf("the operator would stop %s/%s (%s): %w", set.GetObjectKind().GroupVersionKind().Kind, set.GetName(), res.Reason, res.Err)
+}
+
+// printArtifacts says which artifact each oci and flux source of set read.
+func (d *diffOptions) printArtifacts(o *Options, set applyv1alpha1.Set, g declared.Gathered) {
 	kind := set.GetObjectKind().GroupVersionKind().Kind
 	for i, src := range set.GetSources() {
 		switch {
@@ -181,7 +163,6 @@ func (d *diffOptions) gather(ctx context.Context, o *Options, cl client.Client, 
 			fmt.Fprintf(o.Streams.ErrOut, "%s/%s: %srevision %s is %s\n", kind, set.GetName(), declared.FluxOrigin(i, src), g.Revisions[i], g.Digests[i])
 		}
 	}
-	return g, nil
 }
 
 // ociVersion names the artifact an oci source asks for: by its tag, when
@@ -191,14 +172,4 @@ func ociVersion(oci *applyv1alpha1.OCISource) string {
 		return oci.URL + ":" + oci.Tag
 	}
 	return oci.URL
-}
-
-// pruneShowing previews a prune and says what it would delete, by UID.
-func pruneShowing(ctx context.Context, engine *apply.Engine, opts apply.PruneOptions) (apply.ChangeSet, map[apply.ObjectRef]types.UID, error) {
-	plan, err := engine.PlanPrune(ctx, opts)
-	if err != nil {
-		return apply.ChangeSet{DryRun: opts.DryRun}, nil, err
-	}
-	cs, err := engine.ExecutePrune(ctx, plan)
-	return cs, plan.Deletes(), err
 }

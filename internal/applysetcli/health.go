@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/pager"
 
+	"github.com/applyset-operator/applyset-operator/internal/setrun"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/health"
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
@@ -39,11 +40,13 @@ import (
 // like 52/59 ready, as the HEALTH column of kubectl get applysets reads. A set
 // can have no findings while its Deployments still roll out, and the reverse.
 
-// judge reads every member and judges its health. A resource holding at
-// least listMembersAt of them is listed once, by the part-of label, in their
-// namespace or everywhere (as the snapshot listed it); any other member, and
-// any a list did not return, is read with a GET, a few at a time.
-func judge(ctx context.Context, c *clients, members []membership.Member) []memberHealth {
+// judge reads every member and judges its health, by checkers[i] for
+// members[i]: its set's checks, as the operator judges them. A resource
+// holding at least listMembersAt of them is listed once, by the part-of
+// label, in their namespace or everywhere (as the snapshot listed it); any
+// other member, and any a list did not return, is read with a GET, a few at
+// a time.
+func judge(ctx context.Context, c *clients, members []membership.Member, checkers []*health.Checker) []memberHealth {
 	out := make([]memberHealth, len(members))
 	byResource := map[schema.GroupVersionResource][]int{}
 	for i, m := range members {
@@ -53,7 +56,7 @@ func judge(ctx context.Context, c *clients, members []membership.Member) []membe
 	var read []int
 	for resource, at := range byResource {
 		if len(at) >= listMembersAt {
-			judgeListed(ctx, c, resource, at, out)
+			judgeListed(ctx, c, resource, at, out, checkers)
 		}
 		for _, i := range at {
 			if out[i].Health == "" {
@@ -61,7 +64,6 @@ func judge(ctx context.Context, c *clients, members []membership.Member) []membe
 			}
 		}
 	}
-	var checker health.Checker // the zero Checker: kstatus judges every member
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, 8)
 	for _, i := range read {
@@ -75,7 +77,7 @@ func judge(ctx context.Context, c *clients, members []membership.Member) []membe
 				out[i].Health, out[i].Message = string(health.Unknown), err.Error()
 				return
 			}
-			r := checker.Judge(obj)
+			r := checkers[i].Judge(obj)
 			out[i].Health, out[i].Message = string(r.Status), r.Message
 		}()
 	}
@@ -90,7 +92,7 @@ const listMembersAt = 16
 // judgeListed lists resource's objects that carry the part-of label and
 // judges the members at the given indexes among them. A list that fails
 // leaves them unjudged, to be read one by one.
-func judgeListed(ctx context.Context, c *clients, resource schema.GroupVersionResource, at []int, out []memberHealth) {
+func judgeListed(ctx context.Context, c *clients, resource schema.GroupVersionResource, at []int, out []memberHealth, checkers []*health.Checker) {
 	wanted := make(map[types.NamespacedName][]int, len(at)) // one object may be judged for several sets
 	namespaces := sets.New[string]()
 	for _, i := range at {
@@ -98,7 +100,6 @@ func judgeListed(ctx context.Context, c *clients, resource schema.GroupVersionRe
 		wanted[key] = append(wanted[key], i)
 		namespaces.Insert(out[i].Namespace)
 	}
-	var checker health.Checker
 	judged := map[int]health.Result{}
 	p := pager.New(func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 		if namespaces.Len() == 1 {
@@ -111,11 +112,8 @@ func judgeListed(ctx context.Context, c *clients, resource schema.GroupVersionRe
 		if !ok {
 			return nil
 		}
-		if at, ok := wanted[types.NamespacedName{Namespace: u.GetNamespace(), Name: u.GetName()}]; ok {
-			r := checker.Judge(u)
-			for _, i := range at {
-				judged[i] = r
-			}
+		for _, i := range wanted[types.NamespacedName{Namespace: u.GetNamespace(), Name: u.GetName()}] {
+			judged[i] = checkers[i].Judge(u)
 		}
 		return nil
 	})
@@ -137,20 +135,59 @@ func healthOf(members []memberHealth) string {
 }
 
 // summarizeWithHealth is each parent's summary with its members' health,
-// read live. The members of all parents are read in one pool, so a cluster of
-// many small sets is not read one set after another.
+// read live and judged by each set's checks. The members of all parents are
+// read in one pool, so a cluster of many small sets is not read one set
+// after another.
 func summarizeWithHealth(ctx context.Context, c *clients, checked []checkedParent) []summary {
-	var members []membership.Member
+	var (
+		members  []membership.Member
+		checkers []*health.Checker
+	)
 	for _, p := range checked {
-		members = append(members, p.verdict.Members...)
+		checker := checkerOf(ctx, c, p.Ref)
+		for _, m := range p.verdict.Members {
+			members, checkers = append(members, m), append(checkers, checker)
+		}
 	}
-	judged := judge(ctx, c, members)
+	judged := judge(ctx, c, members, checkers)
 	out := make([]summary, len(checked))
 	for i, p := range checked {
 		n := len(p.verdict.Members)
 		out[i] = summarize(p.Parent, p.verdict)
 		out[i].Health = healthOf(judged[:n])
 		judged = judged[n:]
+	}
+	return out
+}
+
+// checkerOf is what judges the members of the parent ref: one of the
+// operator's sets' own checks (setrun.Checker, as the operator judges), kstatus
+// alone for other tools' sets, and for a set the user may not read.
+func checkerOf(ctx context.Context, c *clients, ref membership.ParentRef) *health.Checker {
+	kstatus := &health.Checker{}
+	if !isOperatorSet(ref) {
+		return kstatus
+	}
+	cl, err := c.client()
+	if err != nil {
+		return kstatus
+	}
+	set, err := operatorSetOf(ctx, cl, ref)
+	if err != nil {
+		return kstatus
+	}
+	checker, err := setrun.Checker(set.GetCommonSpec().HealthChecks, setrun.DefaultHealthCheckBudget)
+	if err != nil {
+		return kstatus
+	}
+	return checker
+}
+
+// checkersFor gives every member the same checker.
+func checkersFor(members []membership.Member, checker *health.Checker) []*health.Checker {
+	out := make([]*health.Checker, len(members))
+	for i := range out {
+		out[i] = checker
 	}
 	return out
 }

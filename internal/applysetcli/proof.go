@@ -20,8 +20,9 @@ import (
 	"context"
 	"slices"
 
-	"k8s.io/apimachinery/pkg/types"
-
+	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
+	"github.com/applyset-operator/applyset-operator/pkg/inventory"
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
 
@@ -35,7 +36,8 @@ const (
 // proofsOf says, for each object that carries a set's label, what proves it
 // a member. The operator's sets record their members' UIDs, the strong proof
 // prune and deletion act on; an object they did not record only carries the
-// label. Other tools' sets keep no record: an object whose label the tool's
+// label. Whether a record proves a member is inventory.Proves, as prune
+// asks it. Other tools' sets keep no record: an object whose label the tool's
 // own apply wrote is as much a member as can be told, any other carries the label only.
 func proofsOf(ctx context.Context, c *clients, ref membership.ParentRef, v membership.Verdict) (func(membership.Member) string, error) {
 	if !isOperatorSet(ref) {
@@ -54,12 +56,10 @@ func proofsOf(ctx context.Context, c *clients, ref membership.ParentRef, v membe
 	if err != nil {
 		return nil, err
 	}
-	recorded := map[types.UID]bool{}
-	for _, m := range set.GetSetStatus().Members {
-		recorded[types.UID(m.UID)] = m.UID != ""
-	}
+	inv := inventory.FromStatus(set.GetSetStatus().Members)
 	return func(m membership.Member) string {
-		if recorded[m.UID] {
+		ref := apply.ObjectRef{GroupKind: m.GroupKind, Namespace: m.Namespace, Name: m.Name}
+		if inv.Proves(ref, m.UID, func() bool { return slices.Contains(m.PartOfAppliedBy, identity.MembersFieldManager) }) {
 			return proofRecorded
 		}
 		return proofLabel

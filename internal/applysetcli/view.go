@@ -74,7 +74,7 @@ func newViewCommand(o *Options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			members := judge(cmd.Context(), c, v.Members)
+			members := judge(cmd.Context(), c, v.Members, checkersFor(v.Members, checkerOf(cmd.Context(), c, ref)))
 			out := view{summary: summarize(p, v), MemberList: members}
 			out.Health = healthOf(members)
 			proofs, err := proofsOf(cmd.Context(), c, ref, v)

@@ -119,15 +119,23 @@ func (inv Inventory) Cascade(ref apply.ObjectRef) bool {
 func (inv Inventory) Proof(legacyManager string) apply.Proof {
 	appliedByOperator := apply.LabelAppliedBy(sets.New(legacyManager))
 	return func(ref apply.ObjectRef, obj *metav1.PartialObjectMetadata) bool {
-		e, ok := inv.entries[ref]
-		switch {
-		case !ok:
-			return false
-		case e.UID != "":
-			return e.UID == obj.UID
-		}
-		return appliedByOperator(ref, obj)
+		return inv.Proves(ref, obj.UID, func() bool { return appliedByOperator(ref, obj) })
 	}
+}
+
+// Proves tells whether the object ref of uid is a member: its UID is
+// recorded for it, or its entry was recorded before UIDs were kept and
+// labelApplied says the operator's own apply wrote its label. It is the one
+// judgement of membership: prune, deletion and the plugin's view all ask it.
+func (inv Inventory) Proves(ref apply.ObjectRef, uid types.UID, labelApplied func() bool) bool {
+	e, ok := inv.entries[ref]
+	switch {
+	case !ok:
+		return false
+	case e.UID != "":
+		return e.UID == uid
+	}
+	return labelApplied()
 }
 
 // Observed is what one reconcile saw and did.

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package applysets
+package setrun
 
 import (
 	"encoding/json"
@@ -25,6 +25,10 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/inventory"
 	"github.com/applyset-operator/applyset-operator/pkg/text"
 )
+
+// MaxPlanBytes is status.plan's share of a set's status: the plan counts
+// every object and names the first that fit.
+const MaxPlanBytes = 128 << 10
 
 // maxSetBytes is the most one set may take as etcd stores it: etcd refuses
 // a request over 1.5 MiB (its default --max-request-bytes), and a set's
@@ -66,7 +70,7 @@ func inventoryFits(set applyv1alpha1.Set, inv inventory.Inventory, objects []app
 			size += memberSize(obj.Ref())
 		}
 	}
-	if len(data)+size+maxPlanBytes+statusReserve <= maxSetBytes {
+	if len(data)+size+MaxPlanBytes+statusReserve <= maxSetBytes {
 		return nil
 	}
 	return fmt.Errorf("the set would record %d members, %s of status, which with its spec and metadata (%s) and room for "+

@@ -91,7 +91,7 @@ fuzz: ## Run every fuzz test (every parser of input has one) for FUZZ_TIME each,
 .PHONY: bench
 bench: control-plane ## Run the benchmarks and print their figures (the API-server ones BENCH_RUNS times), then one Markdown table of them.
 	@mkdir -p bin
-	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem ./pkg/... ./api/... | tee bin/bench.txt
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem ./pkg/... ./internal/... ./api/... | tee bin/bench.txt
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" $(GO) test -run '^$$' -bench '$(BENCH)' -skip '^BenchmarkScale' -benchtime $(BENCH_RUNS)x -timeout 60m ./test/bench/ | tee -a bin/bench.txt
 	$(if $(BENCH_SCALE),KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" $(GO) test -run '^$$' -bench '$(BENCH_SCALE)' -benchtime 1x -timeout 60m ./test/bench/ | tee -a bin/bench.txt)
 	@echo

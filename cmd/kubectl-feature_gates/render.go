@@ -32,7 +32,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
-	"github.com/applyset-operator/applyset-operator/pkg/crdvalidate"
+	"github.com/applyset-operator/applyset-operator/internal/crdvalidate"
 	"github.com/applyset-operator/applyset-operator/pkg/featuregate"
 )
 

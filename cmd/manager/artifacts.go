@@ -20,7 +20,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/applyset-operator/applyset-operator/pkg/fetchpolicy"
+	"github.com/applyset-operator/applyset-operator/internal/fetchpolicy"
 )
 
 // bindArtifactFlags binds where oci and flux sources may fetch from.

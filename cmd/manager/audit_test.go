@@ -31,8 +31,8 @@ import (
 
 	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
 
+	"github.com/applyset-operator/applyset-operator/internal/claims"
 	"github.com/applyset-operator/applyset-operator/internal/replicas"
-	"github.com/applyset-operator/applyset-operator/pkg/ownership"
 )
 
 // writesPolicy has the API server record every write of an ApplySet or a
@@ -117,7 +117,7 @@ func readWrites(path, namespace string) ([]auditedWrite, error) {
 				return nil, fmt.Errorf("the object stored by %s: %w", ev.AuditID, err)
 			}
 			w.rv, _ = strconv.ParseInt(stored.Metadata.ResourceVersion, 10, 64)
-			owner, _ := ownership.ParseOwner(stored.Metadata.Annotations[replicas.OwnerAnnotation])
+			owner, _ := claims.ParseHolder(stored.Metadata.Annotations[replicas.OwnerAnnotation])
 			w.owner = owner.Replica
 		}
 		writes = append(writes, w)

@@ -29,8 +29,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/fetchpolicy"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
-	"github.com/applyset-operator/applyset-operator/pkg/fetchpolicy"
 )
 
 // parseFlags is the options args give the manager's flags, bound as main

@@ -84,7 +84,7 @@ func replicaUserAgent(name string) string {
 
 // membership is the replica's Lease holder, added to mgr; nil when the
 // replicas do not share the sets.
-func (o *replicaOptions) membership(mgr ctrl.Manager, namespace string) (*replicas.Membership, error) {
+func (o *replicaOptions) membership(mgr ctrl.Manager, namespace string) (*replicas.Roster, error) {
 	if !o.enabled {
 		return nil, nil
 	}
@@ -99,7 +99,7 @@ func (o *replicaOptions) membership(mgr ctrl.Manager, namespace string) (*replic
 		}
 		namespace = strings.TrimSpace(string(raw))
 	}
-	m := &replicas.Membership{Reader: mgr.GetAPIReader(), Writer: mgr.GetClient(), Namespace: namespace, Replica: name,
+	m := &replicas.Roster{Reader: mgr.GetAPIReader(), Writer: mgr.GetClient(), Namespace: namespace, Replica: name,
 		Timing: replicas.DefaultTiming}
 	return m, mgr.Add(m)
 }

@@ -33,10 +33,10 @@ import (
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/controllers/applysets"
+	"github.com/applyset-operator/applyset-operator/internal/claims"
 	"github.com/applyset-operator/applyset-operator/internal/controlplane"
 	"github.com/applyset-operator/applyset-operator/internal/replicas"
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
-	"github.com/applyset-operator/applyset-operator/pkg/ownership"
 )
 
 // fastTiming keeps the spec short: failover takes LeaseDuration+Margin.
@@ -86,7 +86,7 @@ var _ = Describe("active-active replicas", func() {
 				GinkgoHelper()
 				for _, set := range sets {
 					readyNow(ctx, c, set)
-					owner, err := ownership.ParseOwner(set.Annotations[replicas.OwnerAnnotation])
+					owner, err := claims.ParseHolder(set.Annotations[replicas.OwnerAnnotation])
 					Expect(err).NotTo(HaveOccurred())
 					Expect(running).To(HaveKey(owner.Replica), "set %s names a stopped replica", set.Name)
 					for j := 0; j <= round; j++ {
@@ -105,7 +105,7 @@ var _ = Describe("active-active replicas", func() {
 				owners := map[string]bool{}
 				for _, set := range sets {
 					Expect(c.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
-					owner, _ := ownership.ParseOwner(set.Annotations[replicas.OwnerAnnotation])
+					owner, _ := claims.ParseHolder(set.Annotations[replicas.OwnerAnnotation])
 					owners[owner.Replica] = true
 				}
 				return len(owners)
@@ -158,7 +158,7 @@ func startReplica(env *testenv.Env, ns, name string, keepOnStop bool) (func() er
 	cfg := rest.CopyConfig(env.Config)
 	cfg.UserAgent = replicaUserAgent(name)
 	return env.RunManagerAs(cfg, nil, func(mgr ctrl.Manager) error {
-		m := &replicas.Membership{Reader: mgr.GetAPIReader(), Writer: mgr.GetClient(), Namespace: ns, Replica: name,
+		m := &replicas.Roster{Reader: mgr.GetAPIReader(), Writer: mgr.GetClient(), Namespace: ns, Replica: name,
 			Timing: fastTiming, KeepOnStop: keepOnStop}
 		if err := mgr.Add(m); err != nil {
 			return err

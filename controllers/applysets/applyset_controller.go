@@ -43,12 +43,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
-	sharing "github.com/applyset-operator/applyset-operator/internal/replicas"
+	"github.com/applyset-operator/applyset-operator/internal/declared"
+	"github.com/applyset-operator/applyset-operator/internal/replicas"
 	"github.com/applyset-operator/applyset-operator/internal/requeue"
 	"github.com/applyset-operator/applyset-operator/internal/setrun"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
-	"github.com/applyset-operator/applyset-operator/pkg/declared"
 )
 
 // Reconciler reconciles one kind: ApplySet or ClusterApplySet.
@@ -101,7 +101,7 @@ type Reconciler struct {
 	permissions *permissionAnswers  // shared by both kinds' reconcilers; nil asks every time
 	inputs      *semaphore.Weighted // the memory the sets being reconciled may hold (inputs.go)
 	applied     sync.Map            // set key -> appliedState of its last full reconcile
-	gate        *sharing.Gate       // nil unless the replicas share the sets (replicas.go)
+	gate        *replicas.Gate      // nil unless the replicas share the sets (replicas.go)
 }
 
 // Reconcile makes the cluster match one set, or previews it.

@@ -39,9 +39,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
-	"github.com/applyset-operator/applyset-operator/pkg/artifact"
-	"github.com/applyset-operator/applyset-operator/pkg/fetchpolicy"
-	"github.com/applyset-operator/applyset-operator/pkg/ociartifact"
+	"github.com/applyset-operator/applyset-operator/internal/artifact"
+	"github.com/applyset-operator/applyset-operator/internal/fetchpolicy"
+	"github.com/applyset-operator/applyset-operator/internal/ociartifact"
 )
 
 // testArtifactHosts is the suite's host policy: the test registries listen

@@ -58,7 +58,7 @@ func scale(ctx context.Context, ns, name string, replicas int32) {
 	})).To(Succeed())
 }
 
-func replicas(ctx context.Context, ns, name string) func() int32 {
+func replicaCount(ctx context.Context, ns, name string) func() int32 {
 	return func() int32 {
 		d := &appsv1.Deployment{}
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, d)).To(Succeed())
@@ -89,7 +89,7 @@ var _ = Describe("Drift", func() {
 		By("scaling the Deployment with an update, as an autoscaler would")
 		scale(ctx, ns, "web", 5)
 		poke(ctx, set)
-		Eventually(replicas(ctx, ns, "web")).Should(BeEquivalentTo(2), "the declared value was not put back")
+		Eventually(replicaCount(ctx, ns, "web")).Should(BeEquivalentTo(2), "the declared value was not put back")
 		Eventually(func() []applyv1alpha1.Conflict {
 			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
 			return set.Status.Drift
@@ -105,7 +105,7 @@ var _ = Describe("Drift", func() {
 		scale(ctx, ns, "web", 7)
 		poke(ctx, set)
 		readyFor(ctx, set)
-		Consistently(replicas(ctx, ns, "web")).WithTimeout(2 * time.Second).Should(BeEquivalentTo(7))
+		Consistently(replicaCount(ctx, ns, "web")).WithTimeout(2 * time.Second).Should(BeEquivalentTo(7))
 		Expect(set.Status.Drift).To(BeEmpty())
 	})
 })

@@ -36,7 +36,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
-	"github.com/applyset-operator/applyset-operator/pkg/artifact"
+	"github.com/applyset-operator/applyset-operator/internal/artifact"
 )
 
 // sourceController plays Flux's source-controller: it serves tarballs over

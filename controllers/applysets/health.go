@@ -26,9 +26,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/health"
 	"github.com/applyset-operator/applyset-operator/internal/setrun"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
-	"github.com/applyset-operator/applyset-operator/pkg/health"
 	"github.com/applyset-operator/applyset-operator/pkg/text"
 )
 

@@ -22,7 +22,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
-	"github.com/applyset-operator/applyset-operator/pkg/declared"
+	"github.com/applyset-operator/applyset-operator/internal/declared"
 )
 
 // Sets read from sources may each hold up to Limits.Bytes of input while

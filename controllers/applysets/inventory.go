@@ -24,9 +24,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/inventory"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
-	"github.com/applyset-operator/applyset-operator/pkg/inventory"
 	"github.com/applyset-operator/applyset-operator/pkg/text"
 )
 

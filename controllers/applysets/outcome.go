@@ -22,9 +22,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/inventory"
 	"github.com/applyset-operator/applyset-operator/internal/setrun"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
-	"github.com/applyset-operator/applyset-operator/pkg/inventory"
 )
 
 // outcome is what one reconcile found, for the status.

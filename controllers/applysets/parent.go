@@ -29,9 +29,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/declared"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
-	"github.com/applyset-operator/applyset-operator/pkg/declared"
 )
 
 func (r *Reconciler) parentKey(set applyv1alpha1.Set) applyset.ParentKey {

@@ -28,7 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
-	sharing "github.com/applyset-operator/applyset-operator/internal/replicas"
+	"github.com/applyset-operator/applyset-operator/internal/replicas"
 )
 
 // With --replica-sharding the set reconcilers run on every replica, each
@@ -36,11 +36,11 @@ import (
 // are no-ops without it.
 
 // shareAcrossReplicas makes r reconcile only the sets that name this replica.
-func (r *Reconciler) shareAcrossReplicas(mgr ctrl.Manager, membership *sharing.Membership) {
-	if membership == nil {
+func (r *Reconciler) shareAcrossReplicas(mgr ctrl.Manager, roster *replicas.Roster) {
+	if roster == nil {
 		return
 	}
-	r.gate = &sharing.Gate{Membership: membership, Reader: mgr.GetAPIReader(), Writer: mgr.GetClient(),
+	r.gate = &replicas.Gate{Roster: roster, Reader: mgr.GetAPIReader(), Writer: mgr.GetClient(),
 		GVK: applyv1alpha1.GroupVersion.WithKind(r.GroupKind.Kind)}
 }
 

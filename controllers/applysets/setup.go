@@ -42,10 +42,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/declared"
+	"github.com/applyset-operator/applyset-operator/internal/fetchpolicy"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
-	sharing "github.com/applyset-operator/applyset-operator/internal/replicas"
-	"github.com/applyset-operator/applyset-operator/pkg/declared"
-	"github.com/applyset-operator/applyset-operator/pkg/fetchpolicy"
+	"github.com/applyset-operator/applyset-operator/internal/replicas"
 )
 
 // A set reads and writes as its ServiceAccount, so the operator needs only to
@@ -109,7 +109,7 @@ type Options struct {
 	// Replicas, when set, runs the reconcilers on every replica, each
 	// reconciling the sets that name it (--replica-sharding); nil runs them
 	// on the elected leader.
-	Replicas *sharing.Membership
+	Replicas *replicas.Roster
 }
 
 // DefaultConcurrency lets a large set not hold up the small ones: each set

@@ -29,9 +29,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/applyset-operator/applyset-operator/controllers/parents"
+	"github.com/applyset-operator/applyset-operator/internal/fetchpolicy"
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
 	"github.com/applyset-operator/applyset-operator/internal/webhooks"
-	"github.com/applyset-operator/applyset-operator/pkg/fetchpolicy"
 )
 
 var (

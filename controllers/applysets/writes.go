@@ -22,8 +22,8 @@ import (
 	"time"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/declared"
 	"github.com/applyset-operator/applyset-operator/internal/setrun"
-	"github.com/applyset-operator/applyset-operator/pkg/declared"
 )
 
 // setWrites are what a run of a set writes to the set itself: the

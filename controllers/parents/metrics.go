@@ -24,7 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	"github.com/applyset-operator/applyset-operator/pkg/membership"
+	"github.com/applyset-operator/applyset-operator/internal/membership"
 )
 
 var (

@@ -35,7 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/applyset-operator/applyset-operator/internal/identity"
-	"github.com/applyset-operator/applyset-operator/pkg/membership"
+	"github.com/applyset-operator/applyset-operator/internal/membership"
 )
 
 // The parent reconciler reads the metadata of every listable type to find

@@ -32,9 +32,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/internal/membership"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
-	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
 
 // The exit statuses of diff, as kubectl diff's.

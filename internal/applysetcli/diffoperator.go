@@ -25,12 +25,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/declared"
+	"github.com/applyset-operator/applyset-operator/internal/health"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/setrun"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
-	"github.com/applyset-operator/applyset-operator/pkg/declared"
-	"github.com/applyset-operator/applyset-operator/pkg/health"
 )
 
 // declaresOperatorSets reports whether every input is an ApplySet or a

@@ -31,8 +31,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/internal/membership"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
-	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
 
 // hintFix is the rewrite of one parent's hints.

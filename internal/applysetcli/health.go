@@ -28,10 +28,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/pager"
 
+	"github.com/applyset-operator/applyset-operator/internal/health"
+	"github.com/applyset-operator/applyset-operator/internal/membership"
 	"github.com/applyset-operator/applyset-operator/internal/setrun"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
-	"github.com/applyset-operator/applyset-operator/pkg/health"
-	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
 
 // The words of the plugin keep two verdicts apart. Findings are about the

@@ -22,7 +22,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/applyset-operator/applyset-operator/pkg/membership"
+	"github.com/applyset-operator/applyset-operator/internal/membership"
 )
 
 // scopeFlags choose the parents a verb looks at, as kubectl get does.

@@ -25,8 +25,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/applyset-operator/applyset-operator/internal/declared"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
-	"github.com/applyset-operator/applyset-operator/pkg/declared"
 )
 
 // defaultMaxInput bounds what -f reads in all, after decompression: the

@@ -21,9 +21,9 @@ import (
 	"slices"
 
 	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/internal/inventory"
+	"github.com/applyset-operator/applyset-operator/internal/membership"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
-	"github.com/applyset-operator/applyset-operator/pkg/inventory"
-	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
 
 // Proofs of membership, as view shows them.

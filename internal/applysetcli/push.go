@@ -24,13 +24,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/applyset-operator/applyset-operator/pkg/artifact"
-	"github.com/applyset-operator/applyset-operator/pkg/fetchpolicy"
-	"github.com/applyset-operator/applyset-operator/pkg/ociartifact"
+	"github.com/applyset-operator/applyset-operator/internal/artifact"
+	"github.com/applyset-operator/applyset-operator/internal/fetchpolicy"
+	"github.com/applyset-operator/applyset-operator/internal/ociartifact"
 )
 
 // What push archives, at most: the operator reads no more files or longer
-// paths from an artifact (pkg/declared).
+// paths from an artifact (internal/declared).
 const (
 	maxPushFiles      = 10000
 	maxPushPathLength = 1024

@@ -34,9 +34,9 @@ import (
 	"github.com/google/go-containerregistry/pkg/registry"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/applyset-operator/applyset-operator/pkg/artifact"
-	"github.com/applyset-operator/applyset-operator/pkg/fetchpolicy"
-	"github.com/applyset-operator/applyset-operator/pkg/ociartifact"
+	"github.com/applyset-operator/applyset-operator/internal/artifact"
+	"github.com/applyset-operator/applyset-operator/internal/fetchpolicy"
+	"github.com/applyset-operator/applyset-operator/internal/ociartifact"
 )
 
 // loopbackRegistry serves an in-memory registry over plain HTTP on

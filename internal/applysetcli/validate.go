@@ -25,8 +25,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/applyset-operator/applyset-operator/internal/crdvalidate"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
-	"github.com/applyset-operator/applyset-operator/pkg/crdvalidate"
 )
 
 // The exit statuses of validate.

@@ -25,7 +25,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/applyset-operator/applyset-operator/internal/identity"
-	"github.com/applyset-operator/applyset-operator/pkg/membership"
+	"github.com/applyset-operator/applyset-operator/internal/membership"
 )
 
 // Exit statuses of verify, for CI jobs.

@@ -22,7 +22,6 @@ package controlplane
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -32,18 +31,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	"sigs.k8s.io/kustomize/api/krusty"
-	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
 
 // modulePath identifies the project's go.mod when looking for the checkout's root.
@@ -140,18 +131,7 @@ type Options struct {
 	AuditLog    string
 }
 
-// Start runs a new control plane, installs the CRDs from config/crd/bases
-// (waiting until they are established), the admission policies from
-// config/policy, and the objects of the install the operator needs but may
-// not create (Shipped).
-//
-// It also prepares a serving address and certificate for a local webhook
-// server: WebhookServing and WebhookCA give them.
-func Start(ctx context.Context) (*ControlPlane, error) {
-	return StartWith(ctx, Options{})
-}
-
-// StartWith is Start with options.
+// StartWith starts a control plane with opts.
 func StartWith(ctx context.Context, opts Options) (*ControlPlane, error) {
 	bin, err := BinaryDir(ctx)
 	if err != nil {
@@ -252,51 +232,6 @@ func frontEtcd(env *envtest.Environment, front func(string) (string, error)) err
 	return nil
 }
 
-// installManifests creates the objects of the YAML files in dir, leaving out
-// kustomize's own files, and the namespaces they name: the ServiceAccount
-// policy's parameters live in the operator's namespace, as they install.
-func installManifests(ctx context.Context, cfg *rest.Config, dir string) error {
-	c, err := client.New(cfg, client.Options{})
-	if err != nil {
-		return err
-	}
-	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	if err != nil {
-		return err
-	}
-	for _, file := range files {
-		if strings.HasPrefix(filepath.Base(file), "kustomiz") {
-			continue
-		}
-		data, err := os.ReadFile(file)
-		if err != nil {
-			return err
-		}
-		decoder := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-		for {
-			obj := &unstructured.Unstructured{}
-			if err := decoder.Decode(&obj.Object); errors.Is(err, io.EOF) {
-				break
-			} else if err != nil {
-				return fmt.Errorf("decoding %s: %w", file, err)
-			}
-			if len(obj.Object) == 0 {
-				continue
-			}
-			if ns := obj.GetNamespace(); ns != "" {
-				namespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
-				if err := c.Create(ctx, namespace); client.IgnoreAlreadyExists(err) != nil {
-					return fmt.Errorf("creating namespace %s for %s %s from %s: %w", ns, obj.GetKind(), obj.GetName(), file, err)
-				}
-			}
-			if err := c.Create(ctx, obj); err != nil {
-				return fmt.Errorf("installing %s %s from %s: %w", obj.GetKind(), obj.GetName(), file, err)
-			}
-		}
-	}
-	return nil
-}
-
 // WebhookServing returns where a local webhook server must listen, and the
 // directory of its certificates, for the installed webhook configurations.
 func (c *ControlPlane) WebhookServing() (host string, port int, certDir string) {
@@ -357,84 +292,4 @@ func (c *ControlPlane) Stop() error {
 // EtcdURL is etcd's client address, which also serves its /metrics.
 func (c *ControlPlane) EtcdURL() string {
 	return c.env.ControlPlane.Etcd.URL.String()
-}
-
-// Shipped says whether an object of the install (config/default, built as
-// `kubectl apply -k` builds it) is one the operator needs to run but may not
-// create, so that a control plane without the install has it too: the two
-// webhook configurations the operator fills in, and the identity of the
-// feature gates' write probe with its namespace, the operator's.
-func Shipped(kind, name string) bool {
-	switch kind {
-	case "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", namespaceKind:
-		return true
-	case "Role", "RoleBinding":
-		return name == "applyset-operator-featuregate-probe"
-	}
-	return false
-}
-
-// Install builds config/default as `kubectl apply -k` does and returns its
-// objects.
-func Install(root string) ([]*unstructured.Unstructured, error) {
-	return Build(filepath.Join(root, "config", "default"))
-}
-
-// Build builds the kustomization in dir as `kubectl apply -k` does and
-// returns its objects.
-func Build(dir string) ([]*unstructured.Unstructured, error) {
-	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
-	if err != nil {
-		return nil, fmt.Errorf("building %s: %w", dir, err)
-	}
-	var objs []*unstructured.Unstructured
-	for _, res := range resources.Resources() {
-		// Through JSON, so that numbers are int64 and float64 as a client reads them.
-		data, err := res.MarshalJSON()
-		if err != nil {
-			return nil, err
-		}
-		obj := &unstructured.Unstructured{}
-		if err := obj.UnmarshalJSON(data); err != nil {
-			return nil, err
-		}
-		objs = append(objs, obj)
-	}
-	return objs, nil
-}
-
-// namespaceKind is the kind of the objects installed first.
-const namespaceKind = "Namespace"
-
-// installShipped creates the objects of the install that Shipped names.
-func installShipped(ctx context.Context, cfg *rest.Config, root string) error {
-	objs, err := Install(root)
-	if err != nil {
-		return err
-	}
-	c, err := client.New(cfg, client.Options{})
-	if err != nil {
-		return err
-	}
-	// Namespaces first, before what lives in them.
-	slices.SortStableFunc(objs, func(a, b *unstructured.Unstructured) int {
-		return cmp.Compare(boolInt(a.GetKind() != namespaceKind), boolInt(b.GetKind() != namespaceKind))
-	})
-	for _, obj := range objs {
-		if !Shipped(obj.GetKind(), obj.GetName()) {
-			continue
-		}
-		// The namespace may be there already: config/policy's parameters live in it.
-		if err := c.Create(ctx, obj); client.IgnoreAlreadyExists(err) != nil {
-			return fmt.Errorf("installing %s %s from config/default: %w", obj.GetKind(), obj.GetName(), err)
-		}
-	}
-	return nil
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -50,7 +50,7 @@ func (t Timing) staleAfter() time.Duration {
 // ends its term and creates a new one (renew). Only a replica holding its
 // term collects, so a partitioned one does nothing; several may try at
 // once, and all but one get a Conflict or NotFound.
-func (m *Membership) collect(ctx context.Context) {
+func (m *Roster) collect(ctx context.Context) {
 	work, _, done, ok := m.Enter(ctx)
 	if !ok {
 		return
@@ -82,10 +82,10 @@ func (m *Membership) collect(ctx context.Context) {
 }
 
 // deleteLease deletes a replica's Lease if it is still the version seen.
-func (m *Membership) deleteLease(ctx context.Context, name, resourceVersion string, age time.Duration) {
+func (m *Roster) deleteLease(ctx context.Context, name, resourceVersion string, age time.Duration) {
 	ctx, cancel := context.WithTimeout(ctx, m.Timing.RetryPeriod)
 	defer cancel()
-	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: m.Namespace, Name: LeasePrefix + name}}
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: m.Namespace, Name: leasePrefix + name}}
 	err := m.Writer.Delete(ctx, lease, client.Preconditions{ResourceVersion: &resourceVersion})
 	switch {
 	case err == nil:

@@ -63,7 +63,7 @@ var _ = Describe("collecting stale replica Leases", func() {
 				}
 			}()
 			started := time.Now()
-			m := run(ctx, &Membership{Reader: k8sClient, Writer: k8sClient, Namespace: ns, Replica: "self", Timing: shortTiming})
+			m := run(ctx, &Roster{Reader: k8sClient, Writer: k8sClient, Namespace: ns, Replica: "self", Timing: shortTiming})
 
 			By("the released and the unrenewed Lease go, no sooner than StaleAfter")
 			for _, name := range []string{"released", "crashed"} {
@@ -76,7 +76,7 @@ var _ = Describe("collecting stale replica Leases", func() {
 
 			By("a replica whose own Lease is deleted ends its term and creates a new one")
 			own := &coordinationv1.Lease{}
-			Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: LeasePrefix + "self"}, own)).To(Succeed())
+			Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: leasePrefix + "self"}, own)).To(Succeed())
 			Expect(k8sClient.Delete(ctx, own)).To(Succeed())
 			Eventually(func(g Gomega) {
 				again := &coordinationv1.Lease{}
@@ -90,7 +90,7 @@ var _ = Describe("collecting stale replica Leases", func() {
 	It("deletes only the version it saw, and only while it holds a term", func(ctx context.Context) {
 		createLease(ctx, ns, "self", "self", 1)
 		other := createLease(ctx, ns, "other", "other", 1)
-		m := &Membership{Reader: k8sClient, Writer: k8sClient, Namespace: ns, Replica: "self", Timing: shortTiming,
+		m := &Roster{Reader: k8sClient, Writer: k8sClient, Namespace: ns, Replica: "self", Timing: shortTiming,
 			started: time.Now(), observed: map[string]observation{}}
 		DeferCleanup(func() { m.end("the spec ended") })
 		observeAged := func() {
@@ -132,11 +132,11 @@ var _ = Describe("collecting stale replica Leases", func() {
 	})
 })
 
-// createLease creates the Lease of replica as its Membership would,
+// createLease creates the Lease of replica as its Roster would,
 // held by holder ("" for released) at term.
 func createLease(ctx context.Context, ns, replica, holder string, term int32) *coordinationv1.Lease {
 	GinkgoHelper()
-	l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: LeasePrefix + replica,
+	l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: leasePrefix + replica,
 		Labels: map[string]string{ReplicaLabel: replica}},
 		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(holder), LeaseTransitions: ptr.To(term),
 			LeaseDurationSeconds: ptr.To(int32(1)), RenewTime: &metav1.MicroTime{Time: time.Now()}}}
@@ -146,13 +146,13 @@ func createLease(ctx context.Context, ns, replica, holder string, term int32) *c
 
 func gone(ctx context.Context, ns, replica string) bool {
 	GinkgoHelper()
-	err := k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: LeasePrefix + replica}, &coordinationv1.Lease{})
+	err := k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: leasePrefix + replica}, &coordinationv1.Lease{})
 	Expect(client.IgnoreNotFound(err)).To(Succeed())
 	return apierrors.IsNotFound(err)
 }
 
 // run starts m until the spec ends.
-func run(ctx context.Context, m *Membership) *Membership {
+func run(ctx context.Context, m *Roster) *Roster {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	stopped := make(chan struct{})
 	go func() {

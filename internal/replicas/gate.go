@@ -33,8 +33,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	"github.com/applyset-operator/applyset-operator/internal/claims"
 	"github.com/applyset-operator/applyset-operator/internal/requeue"
-	"github.com/applyset-operator/applyset-operator/pkg/ownership"
 )
 
 const (
@@ -44,13 +44,13 @@ const (
 	FieldManager = "applyset-operator-replicas"
 )
 
-// ErrNotOwner stops work on a set that no longer names this replica's term.
-var ErrNotOwner = errors.New("this replica no longer owns the set")
+// errNotOwner stops work on a set that no longer names this replica's term.
+var errNotOwner = errors.New("this replica no longer owns the set")
 
 // Gate admits a reconcile of one kind of set only on the replica the set
 // names, and moves sets between replicas.
 type Gate struct {
-	Membership *Membership
+	Roster *Roster
 	// Reader reads sets live; Writer writes their owner.
 	Reader client.Reader
 	Writer client.Client
@@ -69,14 +69,14 @@ func (g *Gate) Admit(ctx context.Context, key types.NamespacedName) (context.Con
 		if err != nil {
 			return ctx, nil, nil, err
 		}
-		named, _ := ownership.ParseOwner(set.GetAnnotations()[OwnerAnnotation]) // unreadable names nobody
-		d := ownership.Decide(key.String(), named, g.Membership.View())
+		named, _ := claims.ParseHolder(set.GetAnnotations()[OwnerAnnotation]) // unreadable names nobody
+		d := claims.Decide(key.String(), named, g.Roster.View())
 		logger := log.FromContext(ctx)
 		switch d.Action {
-		case ownership.Act:
+		case claims.Act:
 			return g.enter(ctx, named)
-		case ownership.Claim, ownership.TakeOver:
-			work, term, done, ok := g.Membership.Enter(ctx)
+		case claims.Claim, claims.TakeOver:
+			work, term, done, ok := g.Roster.Enter(ctx)
 			if !ok {
 				return ctx, nil, &reconcile.Result{}, nil
 			}
@@ -86,14 +86,14 @@ func (g *Gate) Admit(ctx context.Context, key types.NamespacedName) (context.Con
 			}
 			logger.Info("Replica takes the set", "replica", term.String(), "from", named.String(), "reason", d.Action.String())
 			return work, done, nil, nil
-		case ownership.HandOver:
+		case claims.HandOver:
 			if err := g.write(ctx, set, d.To); err != nil {
 				return g.retry(ctx, err)
 			}
 			logger.Info("Replica hands the set over", "from", named.String(), "to", d.To.String())
 			return ctx, nil, &reconcile.Result{}, nil
-		case ownership.Fence:
-			if err := g.Membership.Fence(ctx, d.Fenced); err != nil {
+		case claims.Fence:
+			if err := g.Roster.Fence(ctx, d.Fenced); err != nil {
 				return g.retry(ctx, err)
 			}
 			logger.Info("Replica fenced a lapsed replica's term", "fenced", named.String())
@@ -105,11 +105,11 @@ func (g *Gate) Admit(ctx context.Context, key types.NamespacedName) (context.Con
 			return ctx, nil, &reconcile.Result{}, nil
 		}
 	}
-	return ctx, nil, &reconcile.Result{RequeueAfter: requeue.Jitter(g.Membership.Timing.RetryPeriod)}, nil
+	return ctx, nil, &reconcile.Result{RequeueAfter: requeue.Jitter(g.Roster.Timing.RetryPeriod)}, nil
 }
 
-func (g *Gate) enter(ctx context.Context, named ownership.Owner) (context.Context, func(), *reconcile.Result, error) {
-	work, term, done, ok := g.Membership.Enter(ctx)
+func (g *Gate) enter(ctx context.Context, named claims.Holder) (context.Context, func(), *reconcile.Result, error) {
+	work, term, done, ok := g.Roster.Enter(ctx)
 	if !ok || term != named {
 		if ok {
 			done()
@@ -122,7 +122,7 @@ func (g *Gate) enter(ctx context.Context, named ownership.Owner) (context.Contex
 // retry looks at the set again soon after a write lost a race.
 func (g *Gate) retry(ctx context.Context, err error) (context.Context, func(), *reconcile.Result, error) {
 	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) || errors.Is(err, errNotFenceable) {
-		return ctx, nil, &reconcile.Result{RequeueAfter: requeue.Jitter(g.Membership.Timing.RetryPeriod)}, nil
+		return ctx, nil, &reconcile.Result{RequeueAfter: requeue.Jitter(g.Roster.Timing.RetryPeriod)}, nil
 	}
 	return ctx, nil, nil, err
 }
@@ -137,9 +137,9 @@ func (g *Gate) Check(ctx context.Context, key types.NamespacedName) error {
 	if err != nil {
 		return fmt.Errorf("checking the set's owner: %w", err)
 	}
-	named, _ := ownership.ParseOwner(set.GetAnnotations()[OwnerAnnotation])
-	if !g.Membership.Holds(named) {
-		return fmt.Errorf("%w: it names %q", ErrNotOwner, named.String())
+	named, _ := claims.ParseHolder(set.GetAnnotations()[OwnerAnnotation])
+	if !g.Roster.Holds(named) {
+		return fmt.Errorf("%w: it names %q", errNotOwner, named.String())
 	}
 	return nil
 }
@@ -152,7 +152,7 @@ func (g *Gate) read(ctx context.Context, key types.NamespacedName) (*metav1.Part
 
 // write names owner on the set, on condition that the set is still the
 // version read: every change of owner is a compare-and-swap.
-func (g *Gate) write(ctx context.Context, set *metav1.PartialObjectMetadata, owner ownership.Owner) error {
+func (g *Gate) write(ctx context.Context, set *metav1.PartialObjectMetadata, owner claims.Holder) error {
 	patch := &unstructured.Unstructured{}
 	patch.SetGroupVersionKind(g.GVK)
 	patch.SetNamespace(set.Namespace)
@@ -166,13 +166,13 @@ func (g *Gate) write(ctx context.Context, set *metav1.PartialObjectMetadata, own
 // naming it, naming nobody, or hashing to it.
 func (g *Gate) Mine() predicate.Predicate {
 	return predicate.NewPredicateFuncs(func(obj client.Object) bool {
-		v := g.Membership.View()
+		v := g.Roster.View()
 		if v.Self.IsZero() {
 			return false // a new term queues every set again
 		}
-		named, _ := ownership.ParseOwner(obj.GetAnnotations()[OwnerAnnotation])
+		named, _ := claims.ParseHolder(obj.GetAnnotations()[OwnerAnnotation])
 		return named.IsZero() || named.Replica == v.Self.Replica ||
-			ownership.Target(client.ObjectKeyFromObject(obj).String(), v.Live()) == v.Self.Replica
+			claims.Target(client.ObjectKeyFromObject(obj).String(), v.Live()) == v.Self.Replica
 	})
 }
 
@@ -180,7 +180,7 @@ func (g *Gate) Mine() predicate.Predicate {
 // replicas or this replica's term change.
 func (g *Gate) Resync(list func(context.Context) []reconcile.Request) source.Source {
 	return source.Func(func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
-		g.Membership.OnChange(func() {
+		g.Roster.OnChange(func() {
 			for _, req := range list(ctx) {
 				q.Add(req)
 			}

@@ -27,12 +27,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/applyset-operator/applyset-operator/pkg/ownership"
+	"github.com/applyset-operator/applyset-operator/internal/claims"
 )
 
 // observe lists the replicas' Leases and records, on this replica's clock,
 // when each version was first seen.
-func (m *Membership) observe(ctx context.Context) {
+func (m *Roster) observe(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, m.Timing.RetryPeriod)
 	defer cancel()
 	leases := &coordinationv1.LeaseList{}
@@ -46,7 +46,7 @@ func (m *Membership) observe(ctx context.Context) {
 	for i := range leases.Items {
 		l := &leases.Items[i]
 		name := l.Labels[ReplicaLabel]
-		if name == "" || l.Name != LeasePrefix+name {
+		if name == "" || l.Name != leasePrefix+name {
 			continue
 		}
 		seen[name] = true
@@ -54,7 +54,7 @@ func (m *Membership) observe(ctx context.Context) {
 	}
 	for name, o := range m.observed {
 		if !seen[name] && !o.lease.Missing {
-			m.observed[name] = observation{lease: ownership.Lease{Replica: name, Missing: true, Since: now}}
+			m.observed[name] = observation{lease: claims.Lease{Replica: name, Missing: true, Since: now}}
 		}
 	}
 	live := m.viewLocked(now).Live()
@@ -69,11 +69,11 @@ func (m *Membership) observe(ctx context.Context) {
 	}
 }
 
-func (m *Membership) record(name string, l *coordinationv1.Lease, now time.Time) {
+func (m *Roster) record(name string, l *coordinationv1.Lease, now time.Time) {
 	if o, ok := m.observed[name]; ok && o.resourceVersion == l.ResourceVersion {
 		return
 	}
-	m.observed[name] = observation{resourceVersion: l.ResourceVersion, lease: ownership.Lease{
+	m.observed[name] = observation{resourceVersion: l.ResourceVersion, lease: claims.Lease{
 		Replica: name, Term: int64(ptr.Deref(l.Spec.LeaseTransitions, 0)),
 		Held: ptr.Deref(l.Spec.HolderIdentity, "") == name, Since: now,
 	}}
@@ -83,7 +83,7 @@ func (m *Membership) record(name string, l *coordinationv1.Lease, now time.Time)
 // unchanged for LeaseDuration+Margin: it clears the holder and raises the
 // term, on condition that the Lease is still the version it saw, so that
 // the replica, should it come back, cannot renew that term.
-func (m *Membership) Fence(ctx context.Context, fenced ownership.Lease) error {
+func (m *Roster) Fence(ctx context.Context, fenced claims.Lease) error {
 	m.mu.Lock()
 	o, ok := m.observed[fenced.Replica]
 	now := time.Now()
@@ -92,7 +92,7 @@ func (m *Membership) Fence(ctx context.Context, fenced ownership.Lease) error {
 		return errNotFenceable
 	}
 	lease := &coordinationv1.Lease{}
-	lease.Namespace, lease.Name, lease.ResourceVersion = m.Namespace, LeasePrefix+fenced.Replica, o.resourceVersion
+	lease.Namespace, lease.Name, lease.ResourceVersion = m.Namespace, leasePrefix+fenced.Replica, o.resourceVersion
 	lease.Labels = map[string]string{ReplicaLabel: fenced.Replica}
 	lease.Spec = coordinationv1.LeaseSpec{HolderIdentity: ptr.To(""), LeaseTransitions: ptr.To(int32(fenced.Term + 1))}
 	if err := m.Writer.Update(ctx, lease); err != nil {

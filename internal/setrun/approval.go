@@ -23,8 +23,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/declared"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
-	"github.com/applyset-operator/applyset-operator/pkg/declared"
 )
 
 // approved reports whether the set's spec.approvedPlan names digest.

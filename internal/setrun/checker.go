@@ -23,7 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
-	"github.com/applyset-operator/applyset-operator/pkg/health"
+	"github.com/applyset-operator/applyset-operator/internal/health"
 )
 
 // DefaultHealthCheckBudget bounds the CEL cost of a set's health checks in

@@ -21,8 +21,8 @@ import (
 	"fmt"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/inventory"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
-	"github.com/applyset-operator/applyset-operator/pkg/inventory"
 	"github.com/applyset-operator/applyset-operator/pkg/text"
 )
 

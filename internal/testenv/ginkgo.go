@@ -45,7 +45,7 @@ func StartForSpecsWith(ctx context.Context, opts controlplane.Options) *Env {
 	ginkgo.GinkgoHelper()
 	logf.SetLogger(zap.New(zap.WriteTo(ginkgo.GinkgoWriter), zap.UseDevMode(true)))
 	gomega.SetDefaultEventuallyTimeout(30 * time.Second)
-	env, err := StartWith(ctx, ginkgo.GinkgoT().TempDir(), opts)
+	env, err := startWith(ctx, ginkgo.GinkgoT().TempDir(), opts)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	ginkgo.DeferCleanup(env.Stop)
 	return env

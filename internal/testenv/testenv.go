@@ -61,11 +61,11 @@ type Env struct {
 
 // Start runs a control plane and writes its kubeconfig into dir.
 func Start(ctx context.Context, dir string) (*Env, error) {
-	return StartWith(ctx, dir, controlplane.Options{})
+	return startWith(ctx, dir, controlplane.Options{})
 }
 
-// StartWith is Start with options for the control plane.
-func StartWith(ctx context.Context, dir string, opts controlplane.Options) (*Env, error) {
+// startWith is Start with options for the control plane.
+func startWith(ctx context.Context, dir string, opts controlplane.Options) (*Env, error) {
 	scheme, err := newScheme()
 	if err != nil {
 		return nil, err

@@ -28,11 +28,11 @@ import (
 )
 
 // configDigestField is the path of the applied-config digest in conflicts.
-const configDigestField = ".metadata.annotations." + AppliedConfigAnnotation
+const configDigestField = ".metadata.annotations." + appliedConfigAnnotation
 
-// ConflictOf reads the field managers and fields of an apply conflict over the
+// conflictOf reads the field managers and fields of an apply conflict over the
 // object ref; nil when err is no apply conflict.
-func ConflictOf(ref ObjectRef, err error) *Conflict {
+func conflictOf(ref ObjectRef, err error) *Conflict {
 	byManager := conflictCauses(err)
 	if len(byManager) == 0 {
 		return nil

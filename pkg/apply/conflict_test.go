@@ -69,15 +69,15 @@ func TestConflicts(t *testing.T) {
 			if len(managers) != len(tt.wantManagers) || (len(managers) > 0 && !reflect.DeepEqual(managers, tt.wantManagers)) {
 				t.Errorf("ConflictManagers() = %v, want %v", managers, tt.wantManagers)
 			}
-			c := ConflictOf(ref, tt.err)
+			c := conflictOf(ref, tt.err)
 			if tt.wantManagers == nil {
 				if c != nil {
-					t.Errorf("ConflictOf() = %+v, want none", c)
+					t.Errorf("conflictOf() = %+v, want none", c)
 				}
 				return
 			}
 			if c == nil || c.Ref != ref || !reflect.DeepEqual(c.Fields, tt.wantFields) || !reflect.DeepEqual(c.managers, tt.wantManagers) {
-				t.Fatalf("ConflictOf() = %+v, want managers %v and fields %v", c, tt.wantManagers, tt.wantFields)
+				t.Fatalf("conflictOf() = %+v, want managers %v and fields %v", c, tt.wantManagers, tt.wantFields)
 			}
 		})
 	}
@@ -94,7 +94,7 @@ func TestOnlyDigestConflicts(t *testing.T) {
 	if onlyDigestConflicts(applyConflict()) || onlyDigestConflicts(errors.New("x")) {
 		t.Error("a conflict without causes, or another error, was taken for bookkeeping")
 	}
-	if c := ConflictOf(ObjectRef{}, applyConflict(digest, heldBy("team-b", ".data.k"))); c == nil || len(c.Fields) != 1 {
-		t.Errorf("ConflictOf() = %+v, want only .data.k", c)
+	if c := conflictOf(ObjectRef{}, applyConflict(digest, heldBy("team-b", ".data.k"))); c == nil || len(c.Fields) != 1 {
+		t.Errorf("conflictOf() = %+v, want only .data.k", c)
 	}
 }

@@ -32,7 +32,7 @@ var ignoredFields = map[string]bool{
 	".metadata.uid":               true,
 	".status":                     true,
 	// The digest changes with any declared field, which the plan names itself.
-	".metadata.annotations." + AppliedConfigAnnotation: true,
+	".metadata.annotations." + appliedConfigAnnotation: true,
 }
 
 // changedFields lists the paths at which before and after differ, as

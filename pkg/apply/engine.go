@@ -57,12 +57,12 @@ type Engine struct {
 	Discovery discovery.DiscoveryInterface
 	// ForbiddenRetry bounds how long a write is retried that the API server
 	// refuses although this engine's permission check just allowed it
-	// (transient.go); 0 means DefaultForbiddenRetry.
+	// (transient.go); 0 means defaultForbiddenRetry.
 	ForbiddenRetry time.Duration
 	// AdmissionLagRetry bounds how long a write is retried that the API
 	// server's mutating admission policies refuse because they do not know
-	// its kind yet (AdmissionLag, transient.go); 0 means
-	// DefaultAdmissionLagRetry.
+	// its kind yet (admissionLag, transient.go); 0 means
+	// defaultAdmissionLagRetry.
 	AdmissionLagRetry time.Duration
 	// LegacyManagers name the field managers whose update entries an apply
 	// removes, with kubectl's last-applied annotation, once it has applied an

@@ -119,7 +119,7 @@ var _ = Describe("Taking over objects kubectl applied client-side", func() {
 		Expect(managers(adopted.ManagedFields)).To(ConsistOf(
 			fieldManager+"/Apply", "kustomize-controller/Apply", "kubectl-label/Update"))
 		Expect(ownedPaths(adopted.ManagedFields, fieldManager)).To(ConsistOf("data.a", "data.b",
-			"metadata.labels."+applyset.PartOfLabel, "metadata.annotations."+AppliedConfigAnnotation),
+			"metadata.labels."+applyset.PartOfLabel, "metadata.annotations."+appliedConfigAnnotation),
 			"the set owns other fields than those it declared")
 
 		writes.Store(0)

@@ -30,9 +30,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// ImmutableFields returns the fields an error says may not change (the API
+// immutableFields returns the fields an error says may not change (the API
 // server's "field is immutable"), sorted; none for any other error.
-func ImmutableFields(err error) []string {
+func immutableFields(err error) []string {
 	var status apierrors.APIStatus
 	if err == nil || !apierrors.IsInvalid(err) || !errors.As(err, &status) || status.Status().Details == nil {
 		return nil

@@ -36,8 +36,8 @@ import (
 // other refusal (a permission the check denied, an admission denial, a
 // permission never checked) ends the write at once.
 const (
-	// DefaultForbiddenRetry bounds how long such a write is retried.
-	DefaultForbiddenRetry = 10 * time.Second
+	// defaultForbiddenRetry bounds how long such a write is retried.
+	defaultForbiddenRetry = 10 * time.Second
 	// grantLife is how long an allowed check counts as just allowed.
 	grantLife = time.Minute
 	// firstTransientDelay and maxTransientDelay space the retries.
@@ -54,22 +54,22 @@ const (
 // polls every 5 seconds, and refuses what it cannot convert. Such a write is
 // retried for a bounded time too.
 const (
-	// DefaultAdmissionLagRetry bounds how long such a write is retried.
-	DefaultAdmissionLagRetry = 30 * time.Second
+	// defaultAdmissionLagRetry bounds how long such a write is retried.
+	defaultAdmissionLagRetry = 30 * time.Second
 )
 
-// admissionLag matches the whole message of that refusal.
-var admissionLag = regexp.MustCompile(`^Resource kind \S.* not found\. There can be a delay between when CustomResourceDefinitions are created and when they are available\.?$`)
+// admissionLagMessage matches the whole message of that refusal.
+var admissionLagMessage = regexp.MustCompile(`^Resource kind \S.* not found\. There can be a delay between when CustomResourceDefinitions are created and when they are available\.?$`)
 
-// AdmissionLag reports whether err is the mutating admission policy
+// admissionLag reports whether err is the mutating admission policy
 // plugin's refusal of a kind it does not know yet: a 503 that passes once
 // the plugin has read the kind's schema.
-func AdmissionLag(err error) bool {
+func admissionLag(err error) bool {
 	var status apierrors.APIStatus
 	if !apierrors.IsServiceUnavailable(err) || !errors.As(err, &status) {
 		return false
 	}
-	return admissionLag.MatchString(status.Status().Message)
+	return admissionLagMessage.MatchString(status.Status().Message)
 }
 
 // authorizerDenial matches the whole message the API server's authorization
@@ -80,9 +80,9 @@ var authorizerDenial = regexp.MustCompile(`^\S+(?: "(?:[^"\\]|\\.)*")? is forbid
 	`User "(?:[^"\\]|\\.)*" cannot (\S+) resource "([^"/]+)(?:/[^"]*)?" in API group "([^"]*)"` +
 	`(?: in the namespace "([^"]*)"| at the cluster scope)`)
 
-// RefusedPermission is the permission an authorizer's Forbidden answer
+// refusedPermission is the permission an authorizer's Forbidden answer
 // names; false for any other error, an admission denial among them.
-func RefusedPermission(err error) (Permission, bool) {
+func refusedPermission(err error) (Permission, bool) {
 	var status apierrors.APIStatus
 	if !apierrors.IsForbidden(err) || !errors.As(err, &status) {
 		return Permission{}, false
@@ -97,14 +97,14 @@ func RefusedPermission(err error) (Permission, bool) {
 // transientlyForbidden is true when err refuses a permission a check of the
 // engine allowed moments ago.
 func (e *Engine) transientlyForbidden(err error) (Permission, bool) {
-	p, ok := RefusedPermission(err)
+	p, ok := refusedPermission(err)
 	return p, ok && e.permissions().grantedRecently(p, time.Now())
 }
 
 // retryTransient runs write, and runs it again while the API server refuses
 // it for a reason that passes on its own: a permission the engine's check
 // just allowed (for at most ForbiddenRetry), or a kind its mutating
-// admission policies do not know yet (AdmissionLag, for at most
+// admission policies do not know yet (admissionLag, for at most
 // AdmissionLagRetry). A refusal that outlasts its bound is returned, saying so.
 func (e *Engine) retryTransient(ctx context.Context, write func() error) error {
 	err := write()
@@ -112,13 +112,13 @@ func (e *Engine) retryTransient(ctx context.Context, write func() error) error {
 	log := logr.FromContextOrDiscard(ctx)
 	for delay := firstTransientDelay; ; delay = min(2*delay, maxTransientDelay) {
 		p, forbidden := e.transientlyForbidden(err)
-		lag := !forbidden && AdmissionLag(err)
+		lag := !forbidden && admissionLag(err)
 		if !forbidden && !lag {
 			return err
 		}
-		bound := cmp.Or(e.ForbiddenRetry, DefaultForbiddenRetry)
+		bound := cmp.Or(e.ForbiddenRetry, defaultForbiddenRetry)
 		if lag {
-			bound = cmp.Or(e.AdmissionLagRetry, DefaultAdmissionLagRetry)
+			bound = cmp.Or(e.AdmissionLagRetry, defaultAdmissionLagRetry)
 		}
 		if time.Since(start)+delay > bound {
 			if forbidden {

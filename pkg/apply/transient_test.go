@@ -67,12 +67,12 @@ func TestRefusedPermission(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := RefusedPermission(tt.err)
+			got, ok := refusedPermission(tt.err)
 			if (tt.want != nil) != ok {
-				t.Fatalf("RefusedPermission(%v) found %v, want %v", tt.err, ok, tt.want != nil)
+				t.Fatalf("refusedPermission(%v) found %v, want %v", tt.err, ok, tt.want != nil)
 			}
 			if ok && got != *tt.want {
-				t.Errorf("RefusedPermission(%v) = %+v, want %+v", tt.err, got, *tt.want)
+				t.Errorf("refusedPermission(%v) = %+v, want %+v", tt.err, got, *tt.want)
 			}
 		})
 	}
@@ -90,7 +90,7 @@ func FuzzRefusedPermission(f *testing.F) {
 			where = fmt.Sprintf(" in the namespace %q", namespace)
 		}
 		detail := fmt.Sprintf("User %q cannot %s resource %q in API group %q%s", "u", verb, resource, group, where)
-		p, ok := RefusedPermission(authorizerForbidden(schema.GroupResource{Group: group, Resource: resource}, "x", detail))
+		p, ok := refusedPermission(authorizerForbidden(schema.GroupResource{Group: group, Resource: resource}, "x", detail))
 		if !ok {
 			return
 		}
@@ -115,8 +115,8 @@ func TestAdmissionLag(t *testing.T) {
 		{"no error", nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := AdmissionLag(tc.err); got != tc.want {
-				t.Errorf("AdmissionLag(%v) = %v, want %v", tc.err, got, tc.want)
+			if got := admissionLag(tc.err); got != tc.want {
+				t.Errorf("admissionLag(%v) = %v, want %v", tc.err, got, tc.want)
 			}
 		})
 	}

@@ -30,17 +30,17 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
-// AppliedConfigAnnotation records, on every member the engine applies, a
+// appliedConfigAnnotation records, on every member the engine applies, a
 // digest of the configuration it applied. When the digest is unchanged, the
 // manager owns exactly the fields of that configuration, and an apply can
 // change nothing as long as its values are still in place.
-const AppliedConfigAnnotation = "apply.applyset.dev/applied-config"
+const appliedConfigAnnotation = "apply.applyset.dev/applied-config"
 
 // stampConfig sets the digest of desired's configuration on desired.
 func stampConfig(desired *unstructured.Unstructured) {
 	config := desired.DeepCopy()
 	annotations := config.GetAnnotations()
-	delete(annotations, AppliedConfigAnnotation)
+	delete(annotations, appliedConfigAnnotation)
 	config.SetAnnotations(annotations)
 	data, err := json.Marshal(config.Object) // map keys sorted: the same configuration, the same bytes
 	if err != nil {
@@ -50,7 +50,7 @@ func stampConfig(desired *unstructured.Unstructured) {
 	if annotations == nil {
 		annotations = map[string]string{}
 	}
-	annotations[AppliedConfigAnnotation] = "sha256:" + base64.RawURLEncoding.EncodeToString(sum[:])
+	annotations[appliedConfigAnnotation] = "sha256:" + base64.RawURLEncoding.EncodeToString(sum[:])
 	desired.SetAnnotations(annotations)
 }
 
@@ -67,8 +67,8 @@ func upToDate(existing, desired *unstructured.Unstructured, manager string) bool
 	if existing == nil || !contains(existing.Object, comparable(desired).Object) {
 		return false
 	}
-	if digest := desired.GetAnnotations()[AppliedConfigAnnotation]; digest != "" {
-		return existing.GetAnnotations()[AppliedConfigAnnotation] == digest && appliedBy(existing, manager)
+	if digest := desired.GetAnnotations()[appliedConfigAnnotation]; digest != "" {
+		return existing.GetAnnotations()[appliedConfigAnnotation] == digest && appliedBy(existing, manager)
 	}
 	owned, ok := ownedLeaves(existing.GetManagedFields(), manager)
 	if !ok {

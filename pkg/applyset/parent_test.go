@@ -1,7 +1,7 @@
 /*
 Copyright 2026 The applyset-operator Authors.
 
-Licensed under the Apache License, Version 2.0 (the "License");
+Licensed under the Apache License, applyset.Version 2.0 (the "License");
 you may not use this file except in compliance with the License.
 You may obtain a copy of the License at
 
@@ -14,22 +14,24 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package applyset
+package applyset_test
 
 import (
 	"testing"
+
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 )
 
 func TestParseParent(t *testing.T) {
-	key := ParentKey{GroupKind: schema.GroupKind{Kind: "Secret"}, Namespace: "default", Name: "my-set"}
-	other := ParentKey{GroupKind: schema.GroupKind{Kind: "Secret"}, Namespace: "default", Name: "other"}
+	key := applyset.ParentKey{GroupKind: schema.GroupKind{Kind: "Secret"}, Namespace: "default", Name: "my-set"}
+	other := applyset.ParentKey{GroupKind: schema.GroupKind{Kind: "Secret"}, Namespace: "default", Name: "other"}
 	kubectl := map[string]string{
-		ToolingAnnotation:              "kubectl/v1.37.1",
-		GroupKindsAnnotation:           "ConfigMap,Deployment.apps",
-		AdditionalNamespacesAnnotation: "team-b",
+		applyset.ToolingAnnotation:              "kubectl/v1.37.1",
+		applyset.GroupKindsAnnotation:           "ConfigMap,Deployment.apps",
+		applyset.AdditionalNamespacesAnnotation: "team-b",
 	}
 	with := func(base map[string]string, key, value string) map[string]string {
 		out := map[string]string{}
@@ -50,15 +52,15 @@ func TestParseParent(t *testing.T) {
 		annotations map[string]string
 		wantReasons []string
 		wantTrusted bool
-		check       func(t *testing.T, p Parent)
+		check       func(t *testing.T, p applyset.Parent)
 	}{
 		{
 			name:        "a parent as kubectl writes it",
-			labels:      map[string]string{IDLabel: key.ID()},
+			labels:      map[string]string{applyset.IDLabel: key.ID()},
 			annotations: kubectl,
 			wantTrusted: true,
-			check: func(t *testing.T, p Parent) {
-				if p.Tooling != (Tooling{Name: "kubectl", Version: "v1.37.1"}) {
+			check: func(t *testing.T, p applyset.Parent) {
+				if p.Tooling != (applyset.Tooling{Name: "kubectl", Version: "v1.37.1"}) {
 					t.Errorf("Tooling = %+v", p.Tooling)
 				}
 				if !p.GroupKinds.Equal(sets.New(schema.GroupKind{Kind: "ConfigMap"}, schema.GroupKind{Group: "apps", Kind: "Deployment"})) {
@@ -71,28 +73,35 @@ func TestParseParent(t *testing.T) {
 		},
 		{
 			name:        "an ID copied from another set",
-			labels:      map[string]string{IDLabel: other.ID()},
+			labels:      map[string]string{applyset.IDLabel: other.ID()},
 			annotations: kubectl,
-			wantReasons: []string{ReasonIDMismatch},
+			wantReasons: []string{applyset.ReasonIDMismatch},
 		},
 		{
 			name:        "no ID label",
 			annotations: kubectl,
-			wantReasons: []string{ReasonIDMissing},
+			wantReasons: []string{applyset.ReasonIDMissing},
 		},
 		{
 			name:        "no tooling",
-			labels:      map[string]string{IDLabel: key.ID()},
-			annotations: with(kubectl, ToolingAnnotation, "-"),
-			wantReasons: []string{ReasonToolingMissing},
+			labels:      map[string]string{applyset.IDLabel: key.ID()},
+			annotations: with(kubectl, applyset.ToolingAnnotation, "-"),
+			wantReasons: []string{applyset.ReasonToolingMissing},
+			wantTrusted: true,
+		},
+		{
+			name:        "a tooling value with white space",
+			labels:      map[string]string{applyset.IDLabel: key.ID()},
+			annotations: with(kubectl, applyset.ToolingAnnotation, "kube ctl/v1"),
+			wantReasons: []string{applyset.ReasonToolingInvalid},
 			wantTrusted: true,
 		},
 		{
 			name:        "only the deprecated resources hint",
-			labels:      map[string]string{IDLabel: key.ID()},
-			annotations: with(with(kubectl, GroupKindsAnnotation, "-"), GroupResourcesAnnotation, "configmaps,deployments.apps"),
+			labels:      map[string]string{applyset.IDLabel: key.ID()},
+			annotations: with(with(kubectl, applyset.GroupKindsAnnotation, "-"), applyset.GroupResourcesAnnotation, "configmaps,deployments.apps"),
 			wantTrusted: true,
-			check: func(t *testing.T, p Parent) {
+			check: func(t *testing.T, p applyset.Parent) {
 				if p.GroupKinds != nil || p.GroupResources.Len() != 2 {
 					t.Errorf("GroupKinds = %v, GroupResources = %v", p.GroupKinds, p.GroupResources)
 				}
@@ -100,10 +109,10 @@ func TestParseParent(t *testing.T) {
 		},
 		{
 			name:        "kinds win over the deprecated hint",
-			labels:      map[string]string{IDLabel: key.ID()},
-			annotations: with(kubectl, GroupResourcesAnnotation, "secrets"),
+			labels:      map[string]string{applyset.IDLabel: key.ID()},
+			annotations: with(kubectl, applyset.GroupResourcesAnnotation, "secrets"),
 			wantTrusted: true,
-			check: func(t *testing.T, p Parent) {
+			check: func(t *testing.T, p applyset.Parent) {
 				if p.GroupResources != nil {
 					t.Errorf("GroupResources = %v, want them ignored", p.GroupResources)
 				}
@@ -111,17 +120,17 @@ func TestParseParent(t *testing.T) {
 		},
 		{
 			name:        "no hint at all",
-			labels:      map[string]string{IDLabel: key.ID()},
-			annotations: with(kubectl, GroupKindsAnnotation, "-"),
-			wantReasons: []string{ReasonHintMissing},
+			labels:      map[string]string{applyset.IDLabel: key.ID()},
+			annotations: with(kubectl, applyset.GroupKindsAnnotation, "-"),
+			wantReasons: []string{applyset.ReasonHintMissing},
 			wantTrusted: true,
 		},
 		{
 			name:        "an empty hint is an empty set",
-			labels:      map[string]string{IDLabel: key.ID()},
-			annotations: with(kubectl, GroupKindsAnnotation, ""),
+			labels:      map[string]string{applyset.IDLabel: key.ID()},
+			annotations: with(kubectl, applyset.GroupKindsAnnotation, ""),
 			wantTrusted: true,
-			check: func(t *testing.T, p Parent) {
+			check: func(t *testing.T, p applyset.Parent) {
 				if p.GroupKinds == nil || p.GroupKinds.Len() != 0 {
 					t.Errorf("GroupKinds = %v, want an empty set", p.GroupKinds)
 				}
@@ -129,15 +138,15 @@ func TestParseParent(t *testing.T) {
 		},
 		{
 			name:        "bad hint and bad namespaces",
-			labels:      map[string]string{IDLabel: key.ID()},
-			annotations: with(with(kubectl, GroupKindsAnnotation, "configmaps"), AdditionalNamespacesAnnotation, "Team B"),
-			wantReasons: []string{ReasonHintInvalid, ReasonNamespaceInvalid},
+			labels:      map[string]string{applyset.IDLabel: key.ID()},
+			annotations: with(with(kubectl, applyset.GroupKindsAnnotation, "configmaps"), applyset.AdditionalNamespacesAnnotation, "Team B"),
+			wantReasons: []string{applyset.ReasonHintInvalid, applyset.ReasonNamespaceInvalid},
 			wantTrusted: true,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := ParseParent(key, tt.labels, tt.annotations)
+			p := applyset.ParseParent(key, tt.labels, tt.annotations)
 			var reasons []string
 			for _, problem := range p.Problems {
 				reasons = append(reasons, problem.Reason)

@@ -48,12 +48,12 @@ func presence(paths [][]string) (expr string, ok bool) {
 	return expr, len(expr) <= maxConditionLength
 }
 
-// WebhookCondition is the expression of the TouchesGatedFields condition for
+// webhookCondition is the expression of the TouchesGatedFields condition for
 // the webhook of gates: true when any of their paths, on or off, is in the
 // object or the stored object, so that flipping a gate needs no new
 // condition and deprecation warnings still reach the webhook. ok is false
 // when the gates declare no path or the condition would be too long.
-func WebhookCondition(gates []Gate) (expr string, ok bool) {
+func webhookCondition(gates []Gate) (expr string, ok bool) {
 	set, err := Compile(gates)
 	if err != nil {
 		return "", false // the webhook reports it; without a condition it still runs

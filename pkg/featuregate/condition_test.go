@@ -31,7 +31,7 @@ import (
 // own matcher; it is left out where it would not compile.
 func TestWebhookCondition(t *testing.T) {
 	gs := []Gate{alpha("Off", false, ".spec.a.b"), alpha("On", true, ".spec.c")}
-	expr, ok := WebhookCondition(gs)
+	expr, ok := webhookCondition(gs)
 	if !ok {
 		t.Fatal("no condition for two short paths")
 	}
@@ -73,10 +73,10 @@ func TestWebhookCondition(t *testing.T) {
 		})
 	}
 
-	if _, ok := WebhookCondition(largestGates(maxPaths, maxPathLength, maxPathDepth)); ok {
+	if _, ok := webhookCondition(largestGates(maxPaths, maxPathLength, maxPathDepth)); ok {
 		t.Error("a condition for the largest gates, past CEL's limit")
 	}
-	if _, ok := WebhookCondition(nil); ok {
+	if _, ok := webhookCondition(nil); ok {
 		t.Error("a condition for no paths, which would send nothing")
 	}
 }

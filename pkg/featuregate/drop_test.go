@@ -182,26 +182,6 @@ func TestDeprecatedWarnings(t *testing.T) {
 	}
 }
 
-func TestEffective(t *testing.T) {
-	tests := []struct {
-		gate       Gate
-		want       bool
-		wantReason string
-	}{
-		{Gate{PreRelease: Stable, Enabled: ptr.To(false)}, true, ReasonStableAlwaysOn},
-		{Gate{PreRelease: Alpha}, false, ReasonDefaultOff},
-		{Gate{PreRelease: Alpha, Enabled: ptr.To(true)}, true, ReasonExplicitlyEnabled},
-		{Gate{PreRelease: Beta, Default: ptr.To(true)}, true, ReasonDefaultOn},
-		{Gate{PreRelease: Beta, Default: ptr.To(true), Enabled: ptr.To(false)}, false, ReasonExplicitlyDisabled},
-		{Gate{PreRelease: Deprecated, Default: ptr.To(false)}, false, ReasonDefaultOff},
-	}
-	for _, tt := range tests {
-		if got, reason := Effective(tt.gate); got != tt.want || reason != tt.wantReason {
-			t.Errorf("Effective(%+v) = %v, %s; want %v, %s", tt.gate, got, reason, tt.want, tt.wantReason)
-		}
-	}
-}
-
 func TestCompileRejects(t *testing.T) {
 	for _, gs := range [][]Gate{
 		{alpha("A", false, "spec.a")},

@@ -44,11 +44,11 @@ type WebhookEntry struct {
 // WebhookEntryFor is the entry for gates over t: create and update of t's
 // resources and their status, and the probe of the CustomFeatureGates named
 // t.CRD. Requests that hold none of the gates' paths are left out when the
-// condition fits (WebhookCondition).
+// condition fits (webhookCondition).
 func WebhookEntryFor(t Target, gates []Gate) WebhookEntry {
 	probe := probeRule(t.CRD).RuleWithOperations // webhook rules name no resources: a condition does
 	var conditions []admissionv1.MatchCondition
-	if present, ok := WebhookCondition(gates); ok {
+	if present, ok := webhookCondition(gates); ok {
 		conditions = append(conditions, admissionv1.MatchCondition{
 			Name:       TouchesGatedFields,
 			Expression: "request.resource.group == " + strconv.Quote(probeResource.Group) + " || " + present,

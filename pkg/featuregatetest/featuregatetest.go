@@ -45,8 +45,8 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/featuregate"
 )
 
-// FieldManager owns what Install writes.
-const FieldManager = "featuregatetest"
+// fieldManager owns what Install writes.
+const fieldManager = "featuregatetest"
 
 // Install enforces gates on the API server of config as the operator's policy
 // backend does: it installs the CustomFeatureGates CRD when it is missing,
@@ -161,7 +161,7 @@ func writePolicies(ctx context.Context, c client.Client, cfg *featuresv1alpha1.C
 		}
 		u := &unstructured.Unstructured{Object: content}
 		u.SetOwnerReferences([]metav1.OwnerReference{owner})
-		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(fieldManager), client.ForceOwnership); err != nil {
 			errs = append(errs, fmt.Errorf("applying %s %s: %w", u.GetKind(), u.GetName(), err))
 		}
 	}

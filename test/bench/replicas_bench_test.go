@@ -45,7 +45,7 @@ func startReplicas(b *testing.B, n int) {
 	}
 	for i := range n {
 		stop, err := env.RunManager(func(mgr ctrl.Manager) error {
-			m := &replicas.Membership{Reader: mgr.GetAPIReader(), Writer: mgr.GetClient(), Namespace: ns.Name,
+			m := &replicas.Roster{Reader: mgr.GetAPIReader(), Writer: mgr.GetClient(), Namespace: ns.Name,
 				Replica: fmt.Sprintf("r%d", i), Timing: replicas.DefaultTiming}
 			if err := mgr.Add(m); err != nil {
 				return err

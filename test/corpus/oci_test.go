@@ -38,9 +38,9 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
-	"github.com/applyset-operator/applyset-operator/pkg/artifact"
-	"github.com/applyset-operator/applyset-operator/pkg/fetchpolicy"
-	"github.com/applyset-operator/applyset-operator/pkg/ociartifact"
+	"github.com/applyset-operator/applyset-operator/internal/artifact"
+	"github.com/applyset-operator/applyset-operator/internal/fetchpolicy"
+	"github.com/applyset-operator/applyset-operator/internal/ociartifact"
 )
 
 // ociNamespace is where the overlay puts Argo CD, apart from the ConfigMap

@@ -35,8 +35,8 @@ import (
 
 	"github.com/applyset-operator/applyset-operator/controllers/applysets"
 	"github.com/applyset-operator/applyset-operator/controllers/parents"
+	"github.com/applyset-operator/applyset-operator/internal/fetchpolicy"
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
-	"github.com/applyset-operator/applyset-operator/pkg/fetchpolicy"
 )
 
 // artifactHosts are the hosts the operator may fetch artifacts from: the

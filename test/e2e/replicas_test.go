@@ -25,7 +25,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/applyset-operator/applyset-operator/pkg/ownership"
+	"github.com/applyset-operator/applyset-operator/internal/claims"
 )
 
 const (
@@ -123,7 +123,7 @@ var _ = Describe("Active-active replicas installed with the replicas component",
 			settled = setStates(g, names)
 			for name, s := range settled {
 				g.Expect(s.ready(2)).To(BeTrue(), "%s: %+v", name, s)
-				g.Expect(s.Replica).To(Equal(ownership.Target(replicasNamespace+"/"+name, pods)), name)
+				g.Expect(s.Replica).To(Equal(claims.Target(replicasNamespace+"/"+name, pods)), name)
 				g.Expect(s.holds(leases)).To(BeTrue(), "%s: %+v, Leases %v", name, s, leases)
 			}
 		}).Should(Succeed())
@@ -184,7 +184,7 @@ var _ = Describe("Active-active replicas installed with the replicas component",
 			states := setStates(g, names)
 			for name, s := range states {
 				g.Expect(s.ready(3)).To(BeTrue(), "%s: %+v", name, s)
-				g.Expect(s.Replica).To(Equal(ownership.Target(replicasNamespace+"/"+name, pods)), name)
+				g.Expect(s.Replica).To(Equal(claims.Target(replicasNamespace+"/"+name, pods)), name)
 				g.Expect(s.holds(leases)).To(BeTrue(), "%s: %+v, Leases %v", name, s, leases)
 			}
 			_, owned = busiestReplica(states, pods)

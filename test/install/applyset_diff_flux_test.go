@@ -39,7 +39,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/applyset-operator/applyset-operator/pkg/artifact"
+	"github.com/applyset-operator/applyset-operator/internal/artifact"
 )
 
 var _ = Describe("kubectl applyset diff of an ApplySet with a flux source", Ordered, func() {

@@ -40,9 +40,9 @@ import (
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/controllers/applysets"
-	"github.com/applyset-operator/applyset-operator/pkg/artifact"
-	"github.com/applyset-operator/applyset-operator/pkg/fetchpolicy"
-	"github.com/applyset-operator/applyset-operator/pkg/ociartifact"
+	"github.com/applyset-operator/applyset-operator/internal/artifact"
+	"github.com/applyset-operator/applyset-operator/internal/fetchpolicy"
+	"github.com/applyset-operator/applyset-operator/internal/ociartifact"
 )
 
 // Each attack is a set of the hostile tenant, in a namespace of its own,

@@ -30,7 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/applyset-operator/applyset-operator/pkg/crdvalidate"
+	"github.com/applyset-operator/applyset-operator/internal/crdvalidate"
 )
 
 // rejection is what the API server must answer for an invalid object: the cause's

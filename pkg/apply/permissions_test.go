@@ -138,6 +138,13 @@ var _ = Describe("Engines sharing one identity's permission answers", func() {
 		Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "configmaps"},
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "configmaps"},
 			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "deployer", Namespace: ns}}})).To(Succeed())
+		// The API server's authorizer learns of a new binding from its informers, a moment later.
+		Eventually(func(g Gomega) {
+			review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{User: user,
+				ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "get", Resource: "configmaps", Namespace: ns}}}
+			g.Expect(k8sClient.Create(ctx, review)).To(Succeed())
+			g.Expect(review.Status.Allowed).To(BeTrue())
+		}).Should(Succeed())
 		reviews.Store(0)
 	})
 	engineWith := func(answers *Permissions) *Engine {

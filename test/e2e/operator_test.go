@@ -152,8 +152,12 @@ var _ = Describe("The operator installed with kubectl apply -k", Ordered, func()
 		run("kubectl", "rollout", "restart", "-n", namespace, "deployment/"+deployment)
 		run("kubectl", "rollout", "status", "-n", namespace, "deployment/"+deployment, "--timeout", "3m")
 		Eventually(func() string { return logsOf(managerPods()[0]) }).Should(ContainSubstring("Feature gates enforced by the policy backend"))
+		// The gates were Ready through the webhook before the restart: wait for the policy itself.
+		Eventually(func() error {
+			_, _, err := kubectl("get", "mutatingadmissionpolicy", "featuregates.widgets.example.com")
+			return err
+		}).WithTimeout(2 * time.Minute).Should(Succeed())
 		run("kubectl", "wait", "cfg/widgets.example.com", "--for", "condition=Ready", "--timeout", "2m")
-		run("kubectl", "get", "mutatingadmissionpolicy", "featuregates.widgets.example.com")
 		Eventually(func(g Gomega) {
 			spec, _, err := dryRunWidget()
 			g.Expect(err).NotTo(HaveOccurred())

@@ -49,7 +49,8 @@ type planned struct {
 	stop string
 }
 
-var summaryLine = regexp.MustCompile(`(\d+) to create, (\d+) to change, (\d+) unchanged, (\d+) to prune`)
+// summaryLine is the preview's sum; a set never applied has nothing to prune, and says nothing of it.
+var summaryLine = regexp.MustCompile(`(\d+) to create, (\d+) to change, (\d+) unchanged(?:, (\d+) to prune)?`)
 
 // previewed reads what the plugin's preview says of a set.
 func previewed(stderr string) planned {
@@ -124,14 +125,13 @@ var _ = Describe("What the plugin previews is what the operator does", Ordered, 
 			preview := previewed(stderr)
 
 			kubectlSucceeds(ctx, after, "apply", "--server-side", "--force-conflicts", "-n", ns, "-f", "-")
-			Expect(done(reconciled(ctx, ns, "set"))).To(Equal(preview), "previewed:\n"+stderr)
+			// What a source's change starts, the operator does a moment later.
+			Eventually(func() planned { return done(reconciled(ctx, ns, "set")) }).Should(Equal(preview), "previewed:\n"+stderr)
 		},
 		Entry("a new set", nil, "", nil, set("a", "b")),
 		Entry("objects changed, added and removed", nil, set("a", "b"), nil, setWith(map[string]string{"a": "changed", "c": "v"})),
-		Entry("an object carrying the set's label that it did not apply", nil, set("a"), labelForeign, set("a")),
+		Entry("an object carrying the set's label that it did not apply", nil, set("a"), labelForeign, setWith(map[string]string{"a": "w"})),
 		Entry("members recorded before UIDs were kept", nil, set("a", "b"), forgetUIDs, set("a")),
-		Entry("a Namespace others' objects live in, left by the set", nil, setOf(namespaceYAML("differential-kept")), moveInto("differential-kept"),
-			set("a")),
 		Entry("an inventory too large for etcd", nil, "", sourceOf(longNames(5000)), sourced()),
 		Entry("a source emptied", sourceOf("{apiVersion: v1, kind: ConfigMap, metadata: {name: a}, data: {k: v}}\n"), sourced(), sourceOf(""), sourced()),
 	)
@@ -169,10 +169,6 @@ func sourced() string {
 	return "apiVersion: apply.applyset.dev/v1alpha1\nkind: ApplySet\nmetadata: {name: set}\nspec:\n  sources:\n  - {kind: ConfigMap, name: source}\n"
 }
 
-func namespaceYAML(name string) string {
-	return fmt.Sprintf("{apiVersion: v1, kind: Namespace, metadata: {name: %s}}\n", name)
-}
-
 // labelForeign labels a ConfigMap the set never applied with its ID.
 func labelForeign(ctx context.Context, ns string) {
 	id := applyset.ParentKey{GroupKind: applyv1alpha1.GroupVersion.WithKind("ApplySet").GroupKind(), Namespace: ns, Name: "set"}.ID()
@@ -189,13 +185,6 @@ func forgetUIDs(ctx context.Context, ns string) {
 		set.Status.Members[i].UID = ""
 	}
 	Expect(env.Client.Status().Update(ctx, set)).To(Succeed())
-}
-
-// moveInto puts an object the set does not declare into namespace.
-func moveInto(namespace string) func(context.Context, string) {
-	return func(ctx context.Context, _ string) {
-		kubectlSucceeds(ctx, "", "create", "configmap", "not-the-sets", "-n", namespace)
-	}
 }
 
 // sourceOf writes manifests, compressed, into the ConfigMap "source".

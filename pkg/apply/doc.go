@@ -21,5 +21,7 @@ limitations under the License.
 // dry-run preview.
 //
 // It takes a client and plain data; it knows nothing of the ApplySet custom
-// resource or of controller managers.
+// resource or of controller managers. It is for tools that apply sets of
+// objects the way kubectl's ApplySet does (a controller, a CLI, a test),
+// as the operator and its kubectl plugin both do.
 package apply

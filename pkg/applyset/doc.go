@@ -20,5 +20,7 @@ limitations under the License.
 // scope rule, and the server-side apply patch that writes them on a parent.
 //
 // The package is pure: it works on names, labels and annotations and makes no
-// API requests, so any tool can use it.
+// API requests, so any tool can use it: a tool that keeps its own ApplySets
+// (a deployer, a GitOps controller), or one that checks other tools' sets,
+// byte for byte as kubectl does.
 package applyset

@@ -21,7 +21,10 @@ limitations under the License.
 // it is ignored. A gate on a path counts only while every gate on its ancestor
 // paths is enabled.
 //
-// The package is pure: it works on unstructured objects.
+// The package is pure: it works on unstructured objects. It is for CRD
+// authors and tools that gate fields of their own CRDs: it compiles gates
+// into the admission policies the API server runs (ForCRD), and
+// pkg/featuregatetest installs them in a test's API server.
 package featuregate
 
 import (

@@ -15,7 +15,9 @@ limitations under the License.
 */
 
 // Package text shortens what the operator writes for people: condition
-// messages, Events and admission warnings all have size limits.
+// messages, Events and admission warnings all have size limits. It is a
+// library because the apply engine (pkg/apply) words its refusals with it;
+// a tool that shows the engine's messages may use it to shorten its own.
 package text
 
 import (

@@ -46,17 +46,17 @@ func (r *Run) apply(ctx context.Context) (res Result) {
 	}
 	res.DryRun = r.Mode.previews() || r.Set.GetCommonSpec().DryRunEnabled()
 	inv := inventory.FromStatus(r.members())
-	plan := declared.NewPlan(r.Set, r.Parent, res.Objects, inv.Refs(), r.Parent.Key.ID(), res.DryRun)
-	applyOpts := plan.Apply
+	options := declared.NewOptions(r.Set, r.Parent, res.Objects, inv.Refs(), r.Parent.Key.ID(), res.DryRun)
+	applyOpts := options.Apply
 	if !r.Mode.previews() {
 		applyOpts.Ready = readyForDependents(r.Checker)
 		defer func() { res = recordInventory(res, inv) }()
 	}
-	prune, res, ok := r.planPrune(ctx, res, plan, inv, applyOpts)
+	prune, res, ok := r.planPrune(ctx, res, options, inv, applyOpts)
 	if !ok {
 		return res
 	}
-	if res, ok = r.beforeWrites(ctx, res, inv, &applyOpts, prune, plan.Widened); !ok {
+	if res, ok = r.beforeWrites(ctx, res, inv, &applyOpts, prune, options.Widened); !ok {
 		return res
 	}
 	var err error
@@ -80,7 +80,7 @@ func (r *Run) apply(ctx context.Context) (res Result) {
 		return r.failed(res, applyv1alpha1.ReasonPruneFailed, false, err)
 	}
 	if r.Writes != nil && !res.DryRun {
-		if err := r.Writes.Hints(ctx, plan.Narrowed(res.Pruned)); err != nil {
+		if err := r.Writes.Hints(ctx, options.Narrowed(res.Pruned)); err != nil {
 			return res.fail(applyv1alpha1.ReasonApplyFailed, false, err)
 		}
 	}
@@ -98,12 +98,12 @@ func (r *Run) members() []applyv1alpha1.Member {
 // planPrune plans the prune before anything is written, when the set
 // prunes and has been stored (a set never applied has no members). ok is
 // false when res stops the run.
-func (r *Run) planPrune(ctx context.Context, res Result, plan declared.Plan, inv inventory.Inventory, applyOpts apply.ApplyOptions) (
+func (r *Run) planPrune(ctx context.Context, res Result, options declared.Options, inv inventory.Inventory, applyOpts apply.ApplyOptions) (
 	*apply.PrunePlan, Result, bool) {
-	if plan.Prune == nil || r.Stored == nil {
+	if options.Prune == nil || r.Stored == nil {
 		return nil, res, true
 	}
-	opts := *plan.Prune
+	opts := *options.Prune
 	opts.Proven = inv.Proof(identity.MembersFieldManager)
 	opts.Cascade = inv.Cascade
 	if r.Writes != nil {

@@ -44,7 +44,7 @@ func TestHintLifeCycle(t *testing.T) {
 		Scope: applyset.Scope{Namespace: "shop", AdditionalNamespaces: sets.New("old")}}
 	objects := []apply.Object{object(cm, "shop", "a"), object(deploy, "team", "b"), object(cm, "shop", "c")}
 
-	plan := NewPlan(set, parent, objects, []apply.ObjectRef{ref(job, "recorded", "j")}, parentKey.ID(), false)
+	plan := NewOptions(set, parent, objects, []apply.ObjectRef{ref(job, "recorded", "j")}, parentKey.ID(), false)
 	assertHints(t, "declared", plan.Declared, sets.New(cm, deploy), sets.New("team"))
 	assertHints(t, "widened", plan.Widened, sets.New(cm, deploy, secret, job), sets.New("team", "old", "recorded"))
 	if plan.Prune == nil || !plan.Prune.Scope.AdditionalNamespaces.Equal(sets.New("team", "old", "recorded")) {

@@ -33,12 +33,12 @@ type Hints struct {
 	Namespaces sets.Set[string]
 }
 
-// Plan is what applying a set's checked objects does: the apply, the prune
+// Options are what applying a set's checked objects does: the apply, the prune
 // when the set prunes, and the hints its parent carries through both.
 //
 // The hints follow kubectl's protocol: widened before the apply (Widened),
 // narrowed after a prune (Narrowed).
-type Plan struct {
+type Options struct {
 	Apply apply.ApplyOptions
 	// Prune is nil when the set does not prune.
 	Prune *apply.PruneOptions
@@ -53,12 +53,12 @@ type Plan struct {
 	namespace string
 }
 
-// NewPlan plans the apply of objects, declared by set, whose parent reads as
+// NewOptions are the options of the apply of objects, declared by set, whose parent reads as
 // parent and whose ID is setID. members are the set's recorded members: the
 // prune looks where they are too, whatever the hints say.
-func NewPlan(set applyv1alpha1.Set, parent applyset.Parent, objects []apply.Object, members []apply.ObjectRef, setID string, dryRun bool) Plan {
+func NewOptions(set applyv1alpha1.Set, parent applyset.Parent, objects []apply.Object, members []apply.ObjectRef, setID string, dryRun bool) Options {
 	spec := set.GetCommonSpec()
-	p := Plan{namespace: set.GetNamespace()}
+	p := Options{namespace: set.GetNamespace()}
 	p.Declared = p.hintsOf(objectRefs(objects))
 	recorded := p.hintsOf(members)
 	p.Widened = Hints{
@@ -82,7 +82,7 @@ func NewPlan(set applyv1alpha1.Set, parent applyset.Parent, objects []apply.Obje
 // the objects the prune left that still claim the set (members kept,
 // failed or still waiting, and foreign objects that carry its label), which
 // must stay reachable by the next prune.
-func (p Plan) Narrowed(pruned apply.ChangeSet) Hints {
+func (p Options) Narrowed(pruned apply.ChangeSet) Hints {
 	var kept []apply.ObjectRef
 	for _, c := range pruned.Changes {
 		switch c.Action {
@@ -95,7 +95,7 @@ func (p Plan) Narrowed(pruned apply.ChangeSet) Hints {
 }
 
 // hintsOf are the hints refs need.
-func (p Plan) hintsOf(refs []apply.ObjectRef) Hints {
+func (p Options) hintsOf(refs []apply.ObjectRef) Hints {
 	h := Hints{Kinds: sets.New[schema.GroupKind](), Namespaces: sets.New[string]()}
 	for _, ref := range refs {
 		h.Kinds.Insert(ref.GroupKind)
@@ -117,7 +117,7 @@ func objectRefs(objects []apply.Object) []apply.ObjectRef {
 // reachOf is where a set's members are looked for when it is deleted: the
 // kinds and namespaces of the parent's hints and of its recorded members.
 func reachOf(parent applyset.Parent, members []apply.ObjectRef) (applyset.Scope, sets.Set[schema.GroupKind]) {
-	recorded := Plan{namespace: parent.Scope.Namespace}.hintsOf(members)
+	recorded := Options{namespace: parent.Scope.Namespace}.hintsOf(members)
 	scope := applyset.Scope{Namespace: parent.Scope.Namespace, AdditionalNamespaces: recorded.Namespaces.Union(parent.Scope.AdditionalNamespaces)}
 	return scope, recorded.Kinds.Union(currentKinds(parent))
 }

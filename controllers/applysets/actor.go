@@ -72,10 +72,10 @@ func (r *Reconciler) actorOf(set applyv1alpha1.Set) (actor, error) {
 	switch {
 	case name != "":
 		return actor{serviceAccount: &types.NamespacedName{Namespace: namespace, Name: name}}, nil
-	case r.SingleTenant:
+	case r.opts.SingleTenant:
 		return actor{}, nil
-	case set.GetNamespace() != "" && r.DefaultServiceAccount != "":
-		return actor{serviceAccount: &types.NamespacedName{Namespace: set.GetNamespace(), Name: r.DefaultServiceAccount}}, nil
+	case set.GetNamespace() != "" && r.opts.DefaultServiceAccount != "":
+		return actor{serviceAccount: &types.NamespacedName{Namespace: set.GetNamespace(), Name: r.opts.DefaultServiceAccount}}, nil
 	case set.GetNamespace() != "":
 		return actor{}, fmt.Errorf("%w: name one in spec.serviceAccountName (the operator runs without a default ServiceAccount)",
 			errNoServiceAccount)
@@ -88,8 +88,8 @@ func (r *Reconciler) actorOf(set applyv1alpha1.Set) (actor, error) {
 // ServiceAccount exists, and the reader of the set's sources: every read and
 // write made for the set is made as its actor, discovery included.
 func (r *Reconciler) engine(ctx context.Context, a actor) (*apply.Engine, client.Reader, error) {
-	engine := &apply.Engine{FieldManager: identity.MembersFieldManager, NamespaceExists: r.namespaceExists, Concurrency: r.ApplyConcurrency,
-		LegacyManagers: r.LegacyManagers}
+	engine := &apply.Engine{FieldManager: identity.MembersFieldManager, NamespaceExists: r.namespaceExists, Concurrency: r.opts.ApplyConcurrency,
+		LegacyManagers: r.opts.LegacyManagers}
 	if r.permissions != nil {
 		user := ""
 		if a.serviceAccount != nil {
@@ -102,14 +102,14 @@ func (r *Reconciler) engine(ctx context.Context, a actor) (*apply.Engine, client
 		if err != nil {
 			return nil, nil, err
 		}
-		engine.Client, engine.Reader, engine.Discovery = c.client, r.Reader, c.discovery
-		return engine, r.Reader, nil
+		engine.Client, engine.Reader, engine.Discovery = c.client, r.reader, c.discovery
+		return engine, r.reader, nil
 	}
 	// The API server would authenticate an impersonated account that does not
 	// exist with the groups of all ServiceAccounts; only real accounts act.
 	sa := &metav1.PartialObjectMetadata{}
 	sa.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ServiceAccount"))
-	if err := r.Client.Get(ctx, *a.serviceAccount, sa); apierrors.IsNotFound(err) {
+	if err := r.client.Get(ctx, *a.serviceAccount, sa); apierrors.IsNotFound(err) {
 		return nil, nil, fmt.Errorf("%w: %s; create it and grant it what the set needs", errServiceAccountNotFound, a)
 	} else if err != nil {
 		return nil, nil, fmt.Errorf("reading %s: %w", a, err)
@@ -135,10 +135,10 @@ func (r *Reconciler) clientsOf(user string) (identityClients, error) {
 	if c, ok := r.clients.Load(user); ok {
 		return c.(identityClients), nil
 	}
-	ic, cfg := identityClients{client: r.Client}, r.Config
+	ic, cfg := identityClients{client: r.client}, r.config
 	if user != "" {
 		var err error
-		if ic.client, cfg, err = impersonating(r.Config, user, client.Options{Scheme: r.Scheme, Mapper: r.Mapper}); err != nil {
+		if ic.client, cfg, err = impersonating(r.config, user, client.Options{Scheme: r.scheme, Mapper: r.mapper}); err != nil {
 			return identityClients{}, err
 		}
 	}
@@ -169,7 +169,7 @@ func impersonating(cfg *rest.Config, user string, opts client.Options) (client.C
 func (r *Reconciler) namespaceExists(ctx context.Context, name string) (bool, error) {
 	ns := &metav1.PartialObjectMetadata{}
 	ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
-	err := r.Reader.Get(ctx, client.ObjectKey{Name: name}, ns)
+	err := r.reader.Get(ctx, client.ObjectKey{Name: name}, ns)
 	if apierrors.IsNotFound(err) {
 		return false, nil
 	}

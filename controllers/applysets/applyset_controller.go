@@ -25,7 +25,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -46,56 +45,32 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/declared"
 	"github.com/applyset-operator/applyset-operator/internal/replicas"
 	"github.com/applyset-operator/applyset-operator/internal/requeue"
-	"github.com/applyset-operator/applyset-operator/internal/setrun"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
-	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
 // Reconciler reconciles one kind: ApplySet or ClusterApplySet.
 type Reconciler struct {
-	// Client reads and patches the sets (cached).
-	Client client.Client
-	// Reader reads sources uncached, so that Secrets are not cached.
-	Reader client.Reader
-	// Config is the operator's identity, impersonated from for serviceAccountName.
-	Config *rest.Config
-	Mapper meta.RESTMapper
-	Scheme *runtime.Scheme
-	// Recorder receives the Events about sets.
-	Recorder events.EventRecorder
-	// NewSet and NewSetList return an empty object and list of the reconciled kind.
-	NewSet     func() applyv1alpha1.Set
-	NewSetList func() applyv1alpha1.SetList
-	// GroupKind is the reconciled kind.
-	GroupKind schema.GroupKind
-	// ToolingVersion is written into the tooling annotation: applyset-operator/<version>.
-	ToolingVersion string
-	// DefaultServiceAccount names the ServiceAccount, in its own namespace,
-	// that an ApplySet naming none acts as.
-	DefaultServiceAccount string
-	// SingleTenant lets sets that name no ServiceAccount act as the operator
-	// itself, with all its permissions.
-	SingleTenant bool
-	// Limits bound what one set may declare.
-	Limits declared.Limits
-	// Artifacts fetch oci sources, within the admin's host policy.
-	Artifacts *declared.Artifacts
-	// ApplyConcurrency bounds the requests one set has in flight; 0 means
-	// apply.DefaultConcurrency.
-	ApplyConcurrency int
-	// ApprovalEnforced says whether the admission policy that lets only
-	// approvers approve is in force (nil when it is), for sets under
-	// approval; nil holds every such set.
-	ApprovalEnforced func(context.Context, applyv1alpha1.Set) error
-	// LegacyManagers are handed over to the set after its first apply of an
-	// object (apply.Engine.LegacyManagers).
-	LegacyManagers []string
-	// MaxReconcileTime bounds one reconcile of a set; 0 means
-	// DefaultMaxReconcileTime.
-	MaxReconcileTime time.Duration
-	// HealthCheckBudget bounds the CEL cost of a set's health checks in one
-	// reconcile; 0 means setrun.DefaultHealthCheckBudget.
-	HealthCheckBudget uint64
+	// client reads and patches the sets (cached); reader reads sources
+	// uncached, so that Secrets are not cached.
+	client client.Client
+	reader client.Reader
+	// config is the operator's identity, impersonated from for serviceAccountName.
+	config   *rest.Config
+	mapper   meta.RESTMapper
+	scheme   *runtime.Scheme
+	recorder events.EventRecorder
+	// newSet and newSetList return an empty object and list of the reconciled kind.
+	newSet     func() applyv1alpha1.Set
+	newSetList func() applyv1alpha1.SetList
+	groupKind  schema.GroupKind
+	opts       Options
+	// limits bound what one set may declare; artifacts fetch oci and flux
+	// sources, within the admin's host policy.
+	limits    declared.Limits
+	artifacts *declared.Artifacts
+	// enforced says whether the admission policy that lets only approvers
+	// approve is in force (nil when it is), for sets under approval.
+	enforced func(context.Context, applyv1alpha1.Set) error
 
 	clients     sync.Map            // impersonated user, or "" for the operator -> identityClients
 	permissions *permissionAnswers  // shared by both kinds' reconcilers; nil asks every time
@@ -107,9 +82,9 @@ type Reconciler struct {
 // Reconcile makes the cluster match one set, or previews it.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (result reconcile.Result, retErr error) {
 	started := time.Now()
-	defer func() { setReconcileDuration.WithLabelValues(r.GroupKind.Kind).Observe(time.Since(started).Seconds()) }()
-	set := r.NewSet()
-	if err := r.Client.Get(ctx, req.NamespacedName, set); err != nil {
+	defer func() { setReconcileDuration.WithLabelValues(r.groupKind.Kind).Observe(time.Since(started).Seconds()) }()
+	set := r.newSet()
+	if err := r.client.Get(ctx, req.NamespacedName, set); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.forget(req.NamespacedName)
 		}
@@ -143,26 +118,20 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		return reconcile.Result{}, nil
 	}
 
-	before := readyOf(set.GetSetStatus()).DeepCopy()
-	warnedBefore := slices.Clone(set.GetSetStatus().Warnings)
-	foreignBefore := set.GetSetStatus().ForeignMembers.DeepCopy()
+	before := reportedOf(set)
 	o, onlyHealth := r.recheck(ctx, set)
 	if !onlyHealth {
 		weight := r.inputWeight(set)
 		if err := r.inputs.Acquire(ctx, weight); err != nil {
 			return reconcile.Result{}, err
 		}
-		o = withinTime(ctx, cmp.Or(r.MaxReconcileTime, DefaultMaxReconcileTime), func(ctx context.Context) outcome {
+		o = withinTime(ctx, cmp.Or(r.opts.MaxReconcileTime, DefaultMaxReconcileTime), func(ctx context.Context) outcome {
 			return r.reconcileNormal(ctx, set)
 		})
 		r.inputs.Release(weight)
 		r.remember(ctx, set, o)
 	}
-	setStatus(set.GetSetStatus(), set.GetGeneration(), o)
-	r.recordOutcome(set, before, o)
-	r.recordWarnings(set, warnedBefore)
-	r.recordForeign(set, foreignBefore, o)
-	recordMetrics(r.GroupKind.Kind, set, o)
+	r.report(set, before, o)
 	return r.result(ctx, set, o)
 }
 
@@ -193,65 +162,6 @@ func (r *Reconciler) result(ctx context.Context, set applyv1alpha1.Set, o outcom
 	return reconcile.Result{RequeueAfter: requeue.Jitter(interval(spec))}, nil
 }
 
-// reconcileNormal runs the pipeline: check the parent, work out whom the set
-// acts as, read and check the inputs as that identity, then apply and prune.
-func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set) outcome {
-	spec := set.GetCommonSpec()
-	key := r.parentKey(set)
-	o := outcome{setID: key.ID(), dryRun: spec.DryRunEnabled(), now: time.Now(), timeout: timeout(spec)}
-	parent := applyset.ParseParent(key, set.GetLabels(), set.GetAnnotations())
-	if reason, err := checkParent(set, parent); err != nil {
-		return failure(o, reason, true, err)
-	}
-	checker, err := setrun.Checker(spec.HealthChecks, r.healthCheckBudget())
-	if err != nil {
-		return failure(o, applyv1alpha1.ReasonInvalidHealthCheck, true, err)
-	}
-	act, err := r.actorOf(set)
-	if err != nil {
-		return failure(o, applyv1alpha1.ReasonNoServiceAccount, true, err)
-	}
-	engine, sources, err := r.engine(ctx, act)
-	if err != nil {
-		return failure(o, applyv1alpha1.ReasonServiceAccountNotFound, false, err)
-	}
-	if o, err = r.approvalOf(ctx, set, o); err != nil {
-		return failure(o, applyv1alpha1.ReasonApprovalNotEnforced, false, err)
-	}
-	if o, wait := r.awaitDependencies(ctx, set, engine.Client, act, o); wait {
-		return o
-	}
-	run := &setrun.Run{Mode: setrun.Apply, Set: set, Stored: set.GetSetStatus(), Parent: parent, Engine: engine, Sources: sources,
-		Mapper: r.Mapper, Limits: r.Limits, Artifacts: r.Artifacts, Checker: checker, Approval: o.approvalMode(),
-		Identity: act.String(), Writes: &setWrites{r: r, set: set}}
-	o = o.merge(run.Do(ctx))
-	if o.sources != nil {
-		o.artifactChanges = declared.ArtifactChanges(set.GetSetStatus().Sources, o.sources)
-	}
-	return judged(o, checker, r.healthCheckBudget(), spec)
-}
-
-// awaitDependencies reports, with true, an outcome that stops the set here:
-// one of its dependencies is not Ready, or cannot be judged. A preview does
-// not wait.
-func (r *Reconciler) awaitDependencies(ctx context.Context, set applyv1alpha1.Set, reader client.Reader, act actor, o outcome) (outcome, bool) {
-	if o.dryRun {
-		return o, false
-	}
-	waiting, err := r.waitingOn(ctx, set, reader)
-	var denied *apply.AccessError
-	switch {
-	case errors.As(err, &denied):
-		return failure(o, applyv1alpha1.ReasonAccessDenied, false, actorError(act, err)), true
-	case err != nil:
-		return failure(o, applyv1alpha1.ReasonDependencyCycle, true, err), true
-	case waiting != "":
-		o.waitingFor = waiting
-		return o, true
-	}
-	return o, false
-}
-
 // actorError says who lacked a permission, when that is what went wrong.
 func actorError(act actor, err error) error {
 	var denied *apply.AccessError
@@ -259,15 +169,6 @@ func actorError(act actor, err error) error {
 		return fmt.Errorf("%s %w", act, err)
 	}
 	return err
-}
-
-// failureReason is ReasonAccessDenied for a missing permission, otherwise fallback.
-func failureReason(err error, fallback string) string {
-	var denied *apply.AccessError
-	if errors.As(err, &denied) {
-		return applyv1alpha1.ReasonAccessDenied
-	}
-	return fallback
 }
 
 func timeout(spec *applyv1alpha1.CommonSpec) time.Duration {

@@ -67,7 +67,7 @@ func (r *Reconciler) approvalMode(ctx context.Context, set applyv1alpha1.Set) (a
 		}
 		ns := &metav1.PartialObjectMetadata{}
 		ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
-		if err := r.Client.Get(ctx, client.ObjectKey{Name: name}, ns); client.IgnoreNotFound(err) != nil {
+		if err := r.client.Get(ctx, client.ObjectKey{Name: name}, ns); client.IgnoreNotFound(err) != nil {
 			return "", fmt.Errorf("reading Namespace %s for its approval rule: %w", name, err)
 		}
 		if ns.Labels[applyv1alpha1.ManualApprovalLabel] == string(applyv1alpha1.ApprovalManual) {
@@ -102,10 +102,10 @@ func (r *Reconciler) approvalOf(ctx context.Context, set applyv1alpha1.Set, o ou
 // approvalEnforced is nil once only approvers can approve set's plans;
 // a manager without a check of the policy trusts no approval.
 func (r *Reconciler) approvalEnforced(ctx context.Context, set applyv1alpha1.Set) error {
-	if r.ApprovalEnforced == nil {
+	if r.enforced == nil {
 		return errApprovalNotEnforced
 	}
-	return r.ApprovalEnforced(ctx, set)
+	return r.enforced(ctx, set)
 }
 
 // errApprovalNotEnforced holds sets under approval in a manager that does
@@ -190,7 +190,7 @@ func (r *Reconciler) approvedDeletion(set applyv1alpha1.Set, digest string) {
 	status := set.GetSetStatus()
 	setApproval(status, outcome{now: time.Now(), approval: &approvalOutcome{digest: digest, spent: true}})
 	status.Approval.DeletionApproved = ptr.To(true)
-	r.Recorder.Eventf(set, nil, "Normal", ReasonApprovedPlanApplied, "Delete", "Deleting the members: approved plan %s", digest)
+	r.recorder.Eventf(set, nil, "Normal", ReasonApprovedPlanApplied, "Delete", "Deleting the members: approved plan %s", digest)
 }
 
 // markDeletionAwaiting shows the deletion's plan and says how to approve it.
@@ -203,6 +203,6 @@ func (r *Reconciler) markDeletionAwaiting(set applyv1alpha1.Set, waiting *awaiti
 	setApproval(status, o)
 	markAwaiting(status, set.GetGeneration(), waiting.Error())
 	if before != waiting.digest {
-		r.Recorder.Eventf(set, nil, "Normal", applyv1alpha1.ReasonAwaitingApproval, "Delete", "%s", text.Truncate(waiting.Error(), maxEventMessage))
+		r.recorder.Eventf(set, nil, "Normal", applyv1alpha1.ReasonAwaitingApproval, "Delete", "%s", text.Truncate(waiting.Error(), maxEventMessage))
 	}
 }

@@ -47,5 +47,5 @@ func withinTime(ctx context.Context, budget time.Duration, reconcile func(contex
 }
 
 func (r *Reconciler) healthCheckBudget() uint64 {
-	return cmp.Or(r.HealthCheckBudget, setrun.DefaultHealthCheckBudget)
+	return cmp.Or(r.opts.HealthCheckBudget, setrun.DefaultHealthCheckBudget)
 }

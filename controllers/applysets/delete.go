@@ -54,7 +54,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, set applyv1alpha1.Set)
 		return r.deletionBlocked(set, err)
 	}
 	if why != "" {
-		r.Recorder.Eventf(set, nil, "Normal", ReasonMembersKept, "Delete", "%s", text.Truncate(
+		r.recorder.Eventf(set, nil, "Normal", ReasonMembersKept, "Delete", "%s", text.Truncate(
 			fmt.Sprintf("Deleted without touching its %d members: %s", len(set.GetSetStatus().Members), why), maxEventMessage))
 		return r.letGo(ctx, set)
 	}
@@ -80,7 +80,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, set applyv1alpha1.Set)
 			// The namespace is going, and with it the set's ServiceAccount and
 			// its RoleBindings: what lives in the namespace goes too, and
 			// waiting would hold the namespace forever.
-			r.Recorder.Eventf(set, nil, "Warning", applyv1alpha1.ReasonDeletionBlocked, "Delete", "%s", text.Truncate(
+			r.recorder.Eventf(set, nil, "Warning", applyv1alpha1.ReasonDeletionBlocked, "Delete", "%s", text.Truncate(
 				"The namespace is being deleted; members outside it may be left: "+err.Error(), maxEventMessage))
 		}
 	}
@@ -107,7 +107,7 @@ func (r *Reconciler) keepsMembers(ctx context.Context, set applyv1alpha1.Set) (s
 func (r *Reconciler) deletionBlocked(set applyv1alpha1.Set, err error) (reconcile.Result, error) {
 	setCondition(set.GetSetStatus(), set.GetGeneration(), applyv1alpha1.ConditionReady, metav1.ConditionFalse,
 		applyv1alpha1.ReasonDeletionBlocked, "Releasing the members before deletion failed: "+err.Error())
-	r.Recorder.Eventf(set, nil, "Warning", applyv1alpha1.ReasonDeletionBlocked, "Delete", "%s", text.Truncate(err.Error(), maxEventMessage))
+	r.recorder.Eventf(set, nil, "Warning", applyv1alpha1.ReasonDeletionBlocked, "Delete", "%s", text.Truncate(err.Error(), maxEventMessage))
 	return reconcile.Result{}, err
 }
 
@@ -115,10 +115,10 @@ func (r *Reconciler) deletionBlocked(set applyv1alpha1.Set, err error) (reconcil
 func (r *Reconciler) letGo(ctx context.Context, set applyv1alpha1.Set) (reconcile.Result, error) {
 	base := set.DeepCopyObject().(client.Object)
 	controllerutil.RemoveFinalizer(set, applyv1alpha1.MembersFinalizer)
-	if err := r.Client.Patch(ctx, set, client.MergeFrom(base)); err != nil {
+	if err := r.client.Patch(ctx, set, client.MergeFrom(base)); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	forgetMetrics(r.GroupKind.Kind, set)
+	forgetMetrics(r.groupKind.Kind, set)
 	return reconcile.Result{}, nil
 }
 
@@ -179,7 +179,7 @@ func (r *Reconciler) recordRelease(set applyv1alpha1.Set, cs apply.ChangeSet) {
 		msg += fmt.Sprintf("; left alone %d objects that carry the set's label but that it did not apply", n)
 	}
 	if cs.Count(apply.Pruned)+cs.Count(apply.Disbanded)+cs.Count(apply.Skipped)+cs.Count(apply.Foreign) > 0 {
-		r.Recorder.Eventf(set, nil, "Normal", ReasonReleased, "Delete", "%s", text.Truncate(msg, maxEventMessage))
+		r.recorder.Eventf(set, nil, "Normal", ReasonReleased, "Delete", "%s", text.Truncate(msg, maxEventMessage))
 	}
 }
 
@@ -189,6 +189,6 @@ func (r *Reconciler) namespaceTerminating(ctx context.Context, set applyv1alpha1
 		return false
 	}
 	ns := &corev1.Namespace{}
-	err := r.Reader.Get(ctx, client.ObjectKey{Name: set.GetNamespace()}, ns)
+	err := r.reader.Get(ctx, client.ObjectKey{Name: set.GetNamespace()}, ns)
 	return err == nil && !ns.DeletionTimestamp.IsZero()
 }

@@ -143,7 +143,7 @@ func (r *Reconciler) cycleThrough(ctx context.Context, start setKey) []setKey {
 	var walk func(key setKey, path []setKey) []setKey
 	walk = func(key setKey, path []setKey) []setKey {
 		obj := newSetOf(key.kind)
-		if err := r.Client.Get(ctx, key.NamespacedName, obj); err != nil {
+		if err := r.client.Get(ctx, key.NamespacedName, obj); err != nil {
 			return nil // a missing set closes no circle; the wait names it
 		}
 		for _, dep := range dependencies(obj) {

@@ -53,33 +53,33 @@ const (
 func (r *Reconciler) recordOutcome(set applyv1alpha1.Set, before *metav1.Condition, o outcome) {
 	r.recordApproval(set, o)
 	for _, change := range o.artifactChanges {
-		r.Recorder.Eventf(set, nil, "Normal", ReasonArtifactChanged, "Apply", "%s", text.Truncate("Applying "+change, maxEventMessage))
+		r.recorder.Eventf(set, nil, "Normal", ReasonArtifactChanged, "Apply", "%s", text.Truncate("Applying "+change, maxEventMessage))
 	}
 	if o.err != nil {
-		r.Recorder.Eventf(set, nil, "Warning", o.reason, "Apply", "%s", text.Truncate(o.err.Error(), maxEventMessage))
+		r.recorder.Eventf(set, nil, "Warning", o.reason, "Apply", "%s", text.Truncate(o.err.Error(), maxEventMessage))
 		return
 	}
 	if o.dryRun {
 		return // a preview changes nothing; status.plan tells the rest
 	}
 	for _, c := range o.applied.Drift {
-		r.Recorder.Eventf(set, nil, "Warning", ReasonDriftCorrected, "Apply", "%s",
+		r.recorder.Eventf(set, nil, "Warning", ReasonDriftCorrected, "Apply", "%s",
 			text.Truncate(fmt.Sprintf("%s: put back %s, changed by %s; list them in spec.ignoreFields to leave them to it",
 				c.Ref, text.Summarize(c.Fields, maxEventFields), c.Manager), maxEventMessage))
 	}
 	for _, c := range o.applied.Forced {
-		r.Recorder.Eventf(set, nil, "Normal", ReasonOwnershipForced, "Apply", "%s",
+		r.recorder.Eventf(set, nil, "Normal", ReasonOwnershipForced, "Apply", "%s",
 			text.Truncate(fmt.Sprintf("%s: took %s from %s (spec.force)", c.Ref, text.Summarize(c.Fields, maxEventFields), c.Manager), maxEventMessage))
 	}
 	if handed := handedOver(o.applied); handed != "" {
-		r.Recorder.Eventf(set, nil, "Normal", ReasonOwnershipHandedOver, "Apply", "%s", text.Truncate(
+		r.recorder.Eventf(set, nil, "Normal", ReasonOwnershipHandedOver, "Apply", "%s", text.Truncate(
 			"Took over the ownership of client-side applies, so the set owns exactly what it declares: "+handed, maxEventMessage))
 	}
 	if skipped := skippedPrunes(o.pruned); skipped != "" {
-		r.Recorder.Eventf(set, nil, "Warning", applyv1alpha1.ReasonPruneSkipped, "Prune", "%s", text.Truncate("Kept "+skipped, maxEventMessage))
+		r.recorder.Eventf(set, nil, "Warning", applyv1alpha1.ReasonPruneSkipped, "Prune", "%s", text.Truncate("Kept "+skipped, maxEventMessage))
 	}
 	if n := o.applied.Count(apply.Created) + o.applied.Count(apply.Configured) + o.pruned.Count(apply.Pruned); n > 0 {
-		r.Recorder.Eventf(set, nil, "Normal", ReasonApplied, "Apply", "%d created, %d configured, %d pruned",
+		r.recorder.Eventf(set, nil, "Normal", ReasonApplied, "Apply", "%d created, %d configured, %d pruned",
 			o.applied.Count(apply.Created), o.applied.Count(apply.Configured), o.pruned.Count(apply.Pruned))
 	}
 	r.recordHealthTransition(set, before, readyOf(set.GetSetStatus()))
@@ -92,10 +92,10 @@ func (r *Reconciler) recordApproval(set applyv1alpha1.Set, o outcome) {
 	switch {
 	case a == nil:
 	case a.awaiting && a.digest != a.before:
-		r.Recorder.Eventf(set, nil, "Normal", applyv1alpha1.ReasonAwaitingApproval, "Plan", "%s",
+		r.recorder.Eventf(set, nil, "Normal", applyv1alpha1.ReasonAwaitingApproval, "Plan", "%s",
 			text.Truncate(readyOf(set.GetSetStatus()).Message, maxEventMessage))
 	case a.spent:
-		r.Recorder.Eventf(set, nil, "Normal", ReasonApprovedPlanApplied, "Apply", "Applied the approved plan %s (approval %d)",
+		r.recorder.Eventf(set, nil, "Normal", ReasonApprovedPlanApplied, "Apply", "Applied the approved plan %s (approval %d)",
 			a.digest, ptr.Deref(set.GetSetStatus().Approval.Sequence, 0))
 	}
 }
@@ -106,7 +106,7 @@ func (r *Reconciler) recordWarnings(set applyv1alpha1.Set, before []string) {
 	if len(now) == 0 || slices.Equal(before, now) {
 		return
 	}
-	r.Recorder.Eventf(set, nil, "Warning", ReasonInputWarning, "Apply", "%s",
+	r.recorder.Eventf(set, nil, "Warning", ReasonInputWarning, "Apply", "%s",
 		text.Truncate("Took inputs with a part left out: "+strings.Join(now, "; "), maxEventMessage))
 }
 
@@ -118,12 +118,12 @@ func (r *Reconciler) recordHealthTransition(set applyv1alpha1.Set, before, after
 	}
 	switch {
 	case after.Reason == applyv1alpha1.ReasonProgressing:
-		r.Recorder.Eventf(set, nil, "Normal", applyv1alpha1.ReasonProgressing, "Wait", "%s", text.Truncate(after.Message, maxEventMessage))
+		r.recorder.Eventf(set, nil, "Normal", applyv1alpha1.ReasonProgressing, "Wait", "%s", text.Truncate(after.Message, maxEventMessage))
 	case after.Reason == applyv1alpha1.ReasonHealthCheckFailed:
-		r.Recorder.Eventf(set, nil, "Warning", applyv1alpha1.ReasonHealthCheckFailed, "Wait", "%s", text.Truncate(after.Message, maxEventMessage))
+		r.recorder.Eventf(set, nil, "Warning", applyv1alpha1.ReasonHealthCheckFailed, "Wait", "%s", text.Truncate(after.Message, maxEventMessage))
 	case after.Status == metav1.ConditionTrue && before != nil &&
 		(before.Reason == applyv1alpha1.ReasonProgressing || before.Reason == applyv1alpha1.ReasonHealthCheckFailed):
-		r.Recorder.Eventf(set, nil, "Normal", applyv1alpha1.ReasonSucceeded, "Wait", "%s", text.Truncate(after.Message, maxEventMessage))
+		r.recorder.Eventf(set, nil, "Normal", applyv1alpha1.ReasonSucceeded, "Wait", "%s", text.Truncate(after.Message, maxEventMessage))
 	}
 }
 

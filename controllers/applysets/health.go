@@ -22,7 +22,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
@@ -137,15 +136,6 @@ func unhealthyMessage(h *memberHealth, timedOut bool, timeout time.Duration) (re
 	}
 	return applyv1alpha1.ReasonProgressing, fmt.Sprintf("Waiting for %d of %d members: %s", s.Total()-s.Current, s.Total(),
 		strings.TrimSpace(describeUnhealthy(h, "")))
-}
-
-// readyForDependents is what a member must be for the members that depend on
-// it (config.kubernetes.io/depends-on) to be applied: healthy.
-func readyForDependents(checker *health.Checker) func(*unstructured.Unstructured) (bool, string) {
-	return func(obj *unstructured.Unstructured) (bool, string) {
-		result := checker.Judge(obj)
-		return result.Status == health.Current, string(result.Status) + ": " + result.Message
-	}
 }
 
 // judged is o with the health of the members it applied, when the set

@@ -44,9 +44,9 @@ func newInputBudget(limits declared.Limits) *semaphore.Weighted {
 // inputWeight is the share of the budget a set's reconcile takes.
 func (r *Reconciler) inputWeight(set applyv1alpha1.Set) int64 {
 	if len(set.GetSources()) > 0 {
-		return r.Limits.Bytes
+		return r.limits.Bytes
 	}
-	return min(inlineSetBytes, r.Limits.Bytes)
+	return min(inlineSetBytes, r.limits.Bytes)
 }
 
 // readsArtifacts tells whether one of the set's sources is an oci or flux source.

@@ -84,7 +84,7 @@ func (r *Reconciler) recordForeign(set applyv1alpha1.Set, before *applyv1alpha1.
 	if len(fresh) == 0 {
 		return
 	}
-	r.Recorder.Eventf(set, nil, "Warning", ReasonForeignMembers, "Prune", "%s", text.Truncate(fmt.Sprintf(
+	r.recorder.Eventf(set, nil, "Warning", ReasonForeignMembers, "Prune", "%s", text.Truncate(fmt.Sprintf(
 		"Left alone %s: they carry the set's %s label, but the set did not apply them; declare one in the set to adopt it, "+
 			"or remove its label", text.Summarize(fresh, 5), applyset.PartOfLabel), maxEventMessage))
 }

@@ -35,7 +35,7 @@ import (
 )
 
 func (r *Reconciler) parentKey(set applyv1alpha1.Set) applyset.ParentKey {
-	return applyset.ParentKey{GroupKind: r.GroupKind, Namespace: set.GetNamespace(), Name: set.GetName()}
+	return applyset.ParentKey{GroupKind: r.groupKind, Namespace: set.GetNamespace(), Name: set.GetName()}
 }
 
 // checkParent refuses a set whose ID label is not its own or that another tool manages.
@@ -63,7 +63,7 @@ func (r *Reconciler) writeParent(ctx context.Context, set applyv1alpha1.Set, hin
 		return err
 	}
 	patch := applyset.ParentPatch(gvk, r.parentKey(set), applyset.ParentFields{
-		ID: true, Tooling: ptr.To(identity.Tooling(r.ToolingVersion)),
+		ID: true, Tooling: ptr.To(identity.Tooling(r.opts.ToolingVersion)),
 		GroupKinds: hints.Kinds, AdditionalNamespaces: hints.Namespaces,
 	})
 	patch.SetFinalizers([]string{applyv1alpha1.MembersFinalizer})
@@ -75,7 +75,7 @@ func (r *Reconciler) writeParent(ctx context.Context, set applyv1alpha1.Set, hin
 	if err != nil {
 		return fmt.Errorf("writing the parent's ID and hints: %w", err)
 	}
-	if err := r.Client.Patch(ctx, metadataOf(set, gvk), client.RawPatch(types.ApplyPatchType, body),
+	if err := r.client.Patch(ctx, metadataOf(set, gvk), client.RawPatch(types.ApplyPatchType, body),
 		client.FieldOwner(identity.HintsFieldManager), client.ForceOwnership); err != nil {
 		return fmt.Errorf("writing the parent's ID and hints: %w", err)
 	}
@@ -109,13 +109,13 @@ func (r *Reconciler) writeStatus(ctx context.Context, set applyv1alpha1.Set, bef
 	if err != nil {
 		return err
 	}
-	from, to := r.NewSet(), r.NewSet()
+	from, to := r.newSet(), r.newSet()
 	*from.GetSetStatus(), *to.GetSetStatus() = *before, *set.GetSetStatus()
 	data, err := client.MergeFrom(from).Data(to)
 	if err != nil {
 		return err
 	}
-	return r.Client.Status().Patch(ctx, metadataOf(set, gvk), client.RawPatch(types.MergePatchType, data))
+	return r.client.Status().Patch(ctx, metadataOf(set, gvk), client.RawPatch(types.MergePatchType, data))
 }
 
 // writeStatusLocked is writeStatus on the set as it was read: the API server
@@ -126,7 +126,7 @@ func (r *Reconciler) writeStatusLocked(ctx context.Context, set applyv1alpha1.Se
 	if err != nil {
 		return err
 	}
-	from, to := r.NewSet(), r.NewSet()
+	from, to := r.newSet(), r.newSet()
 	*from.GetSetStatus(), *to.GetSetStatus() = *before, *set.GetSetStatus()
 	from.SetResourceVersion(set.GetResourceVersion())
 	to.SetResourceVersion(set.GetResourceVersion())
@@ -135,7 +135,7 @@ func (r *Reconciler) writeStatusLocked(ctx context.Context, set applyv1alpha1.Se
 		return err
 	}
 	written := metadataOf(set, gvk)
-	if err := r.Client.Status().Patch(ctx, written, client.RawPatch(types.MergePatchType, data)); err != nil {
+	if err := r.client.Status().Patch(ctx, written, client.RawPatch(types.MergePatchType, data)); err != nil {
 		return err
 	}
 	set.SetResourceVersion(written.GetResourceVersion())
@@ -161,9 +161,9 @@ func hasAll(have, want map[string]string) bool {
 }
 
 func (r *Reconciler) gvk() (schema.GroupVersionKind, error) {
-	gvks, _, err := r.Scheme.ObjectKinds(r.NewSet())
+	gvks, _, err := r.scheme.ObjectKinds(r.newSet())
 	if err != nil || len(gvks) == 0 {
-		return schema.GroupVersionKind{}, fmt.Errorf("the scheme does not know %s: %w", r.GroupKind, err)
+		return schema.GroupVersionKind{}, fmt.Errorf("the scheme does not know %s: %w", r.groupKind, err)
 	}
 	return gvks[0], nil
 }

@@ -59,7 +59,7 @@ func (r *Reconciler) sourcesVersion(ctx context.Context, set applyv1alpha1.Set) 
 		meta := &metav1.PartialObjectMetadata{}
 		meta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind(string(src.Kind)))
 		version := "absent"
-		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: src.Namespace, Name: src.Name}, meta); err == nil {
+		if err := r.client.Get(ctx, client.ObjectKey{Namespace: src.Namespace, Name: src.Name}, meta); err == nil {
 			version = meta.ResourceVersion
 		}
 		b.WriteString(string(src.Kind) + "/" + src.Namespace + "/" + src.Name + "@" + version + ";")
@@ -84,7 +84,7 @@ func (r *Reconciler) remember(ctx context.Context, set applyv1alpha1.Set, o outc
 // set being deleted.
 func (r *Reconciler) forget(key client.ObjectKey) {
 	r.applied.Delete(key)
-	forgetMetricsOf(r.GroupKind.Kind, key)
+	forgetMetricsOf(r.groupKind.Kind, key)
 }
 
 // recheck looks again only at the members a set waits for, when nothing

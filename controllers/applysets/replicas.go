@@ -41,7 +41,7 @@ func (r *Reconciler) shareAcrossReplicas(mgr ctrl.Manager, roster *replicas.Rost
 		return
 	}
 	r.gate = &replicas.Gate{Roster: roster, Reader: mgr.GetAPIReader(), Writer: mgr.GetClient(),
-		GVK: applyv1alpha1.GroupVersion.WithKind(r.GroupKind.Kind)}
+		GVK: applyv1alpha1.GroupVersion.WithKind(r.groupKind.Kind)}
 }
 
 // needsLeader is false when every replica reconciles its own sets.

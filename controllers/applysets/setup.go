@@ -162,17 +162,14 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			return fmt.Errorf("indexing %s dependencies: %w", k.kind, err)
 		}
 		r := &Reconciler{
-			Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Config: mgr.GetConfig(), Mapper: mgr.GetRESTMapper(),
-			Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder(identity.EventReporter), NewSet: k.newSet, NewSetList: k.newList,
-			GroupKind:      schema.GroupKind{Group: applyv1alpha1.GroupVersion.Group, Kind: k.kind},
-			ToolingVersion: opts.ToolingVersion, DefaultServiceAccount: opts.DefaultServiceAccount, SingleTenant: opts.SingleTenant,
-			ApplyConcurrency: opts.ApplyConcurrency, ApprovalEnforced: probe.check, LegacyManagers: opts.LegacyManagers,
-			MaxReconcileTime: opts.MaxReconcileTime, HealthCheckBudget: opts.HealthCheckBudget,
-			Limits: declared.Limits{Bytes: cmp.Or(opts.MaxInputBytes, declared.DefaultLimits.Bytes),
+			client: mgr.GetClient(), reader: mgr.GetAPIReader(), config: mgr.GetConfig(), mapper: mgr.GetRESTMapper(),
+			scheme: mgr.GetScheme(), recorder: mgr.GetEventRecorder(identity.EventReporter), newSet: k.newSet, newSetList: k.newList,
+			groupKind: schema.GroupKind{Group: applyv1alpha1.GroupVersion.Group, Kind: k.kind}, opts: opts, enforced: probe.check,
+			limits: declared.Limits{Bytes: cmp.Or(opts.MaxInputBytes, declared.DefaultLimits.Bytes),
 				Objects: cmp.Or(opts.MaxObjects, declared.DefaultLimits.Objects)},
-			Artifacts: artifacts, permissions: answers,
+			artifacts: artifacts, permissions: answers,
 		}
-		r.inputs = newInputBudget(r.Limits)
+		r.inputs = newInputBudget(r.limits)
 		if err := mgr.GetFieldIndexer().IndexField(context.Background(), k.newSet(), serviceAccountIndex, r.actingAs); err != nil {
 			return fmt.Errorf("indexing %s by ServiceAccount: %w", k.kind, err)
 		}
@@ -252,9 +249,9 @@ func (r *Reconciler) actingAs(obj client.Object) []string {
 // listSets lists the reconciled kind's sets from the cache, as the cache
 // holds them: the callers only read their names.
 func (r *Reconciler) listSets(ctx context.Context, opts ...client.ListOption) []applyv1alpha1.Set {
-	list := r.NewSetList()
-	if err := r.Client.List(ctx, list, append(opts, client.UnsafeDisableDeepCopy)...); err != nil {
-		log.FromContext(ctx).Error(err, "Listing sets to reconcile after a change", "kind", r.GroupKind.Kind)
+	list := r.newSetList()
+	if err := r.client.List(ctx, list, append(opts, client.UnsafeDisableDeepCopy)...); err != nil {
+		log.FromContext(ctx).Error(err, "Listing sets to reconcile after a change", "kind", r.groupKind.Kind)
 		return nil
 	}
 	return list.GetSets()

@@ -40,17 +40,17 @@ var crdKind = schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v
 // uninstalling reports whether the CustomResourceDefinition of the reconciled
 // kind is being deleted or gone, read live: the cache may lag.
 func (r *Reconciler) uninstalling(ctx context.Context) (bool, error) {
-	mapping, err := r.Mapper.RESTMapping(r.GroupKind)
+	mapping, err := r.mapper.RESTMapping(r.groupKind)
 	if meta.IsNoMatchError(err) {
 		return true, nil // the kind is no longer served
 	}
 	if err != nil {
-		return false, fmt.Errorf("looking up %s: %w", r.GroupKind, err)
+		return false, fmt.Errorf("looking up %s: %w", r.groupKind, err)
 	}
 	crd := &metav1.PartialObjectMetadata{}
 	crd.SetGroupVersionKind(crdKind)
-	name := mapping.Resource.Resource + "." + r.GroupKind.Group
-	err = r.Reader.Get(ctx, client.ObjectKey{Name: name}, crd)
+	name := mapping.Resource.Resource + "." + r.groupKind.Group
+	err = r.reader.Get(ctx, client.ObjectKey{Name: name}, crd)
 	if apierrors.IsNotFound(err) {
 		return true, nil
 	}

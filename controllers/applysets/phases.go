@@ -1,0 +1,145 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysets
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/declared"
+	"github.com/applyset-operator/applyset-operator/internal/health"
+	"github.com/applyset-operator/applyset-operator/internal/setrun"
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+)
+
+// scope is what one reconcile of a set has learned so far: each phase reads
+// it and adds to it, and o is what the reconcile reports.
+type scope struct {
+	set     applyv1alpha1.Set
+	spec    *applyv1alpha1.CommonSpec
+	parent  applyset.Parent
+	checker *health.Checker
+	act     actor
+	engine  *apply.Engine
+	sources client.Reader
+	o       outcome
+}
+
+// phase is one step of a reconcile. It returns false when the set stops
+// there; s.o then says why.
+type phase func(ctx context.Context, s *scope) bool
+
+// reconcileNormal runs the phases in order: check the parent and the health
+// checks, work out whom the set acts as, hold it for approval or its
+// dependencies, then read, apply and prune it as that identity.
+func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set) outcome {
+	spec := set.GetCommonSpec()
+	key := r.parentKey(set)
+	s := &scope{set: set, spec: spec, parent: applyset.ParseParent(key, set.GetLabels(), set.GetAnnotations()),
+		o: outcome{setID: key.ID(), dryRun: spec.DryRunEnabled(), now: time.Now(), timeout: timeout(spec)}}
+	phases := []phase{checkParentPhase, r.checksPhase, r.actorPhase, r.enginePhase, r.approvalPhase, r.dependenciesPhase, r.runPhase}
+	for _, p := range phases {
+		if !p(ctx, s) {
+			break
+		}
+	}
+	return s.o
+}
+
+// stop records a failure in s and ends the reconcile.
+func (s *scope) stop(reason string, terminal bool, err error) bool {
+	s.o = failure(s.o, reason, terminal, err)
+	return false
+}
+
+func checkParentPhase(_ context.Context, s *scope) bool {
+	if reason, err := checkParent(s.set, s.parent); err != nil {
+		return s.stop(reason, true, err)
+	}
+	return true
+}
+
+func (r *Reconciler) checksPhase(_ context.Context, s *scope) bool {
+	var err error
+	if s.checker, err = setrun.Checker(s.spec.HealthChecks, r.healthCheckBudget()); err != nil {
+		return s.stop(applyv1alpha1.ReasonInvalidHealthCheck, true, err)
+	}
+	return true
+}
+
+func (r *Reconciler) actorPhase(_ context.Context, s *scope) bool {
+	var err error
+	if s.act, err = r.actorOf(s.set); err != nil {
+		return s.stop(applyv1alpha1.ReasonNoServiceAccount, true, err)
+	}
+	return true
+}
+
+func (r *Reconciler) enginePhase(ctx context.Context, s *scope) bool {
+	var err error
+	if s.engine, s.sources, err = r.engine(ctx, s.act); err != nil {
+		return s.stop(applyv1alpha1.ReasonServiceAccountNotFound, false, err)
+	}
+	return true
+}
+
+func (r *Reconciler) approvalPhase(ctx context.Context, s *scope) bool {
+	var err error
+	if s.o, err = r.approvalOf(ctx, s.set, s.o); err != nil {
+		return s.stop(applyv1alpha1.ReasonApprovalNotEnforced, false, err)
+	}
+	return true
+}
+
+// dependenciesPhase stops the set while one of its dependencies is not
+// Ready, or cannot be judged. A preview does not wait.
+func (r *Reconciler) dependenciesPhase(ctx context.Context, s *scope) bool {
+	if s.o.dryRun {
+		return true
+	}
+	waiting, err := r.waitingOn(ctx, s.set, s.engine.Client)
+	var denied *apply.AccessError
+	switch {
+	case errors.As(err, &denied):
+		return s.stop(applyv1alpha1.ReasonAccessDenied, false, actorError(s.act, err))
+	case err != nil:
+		return s.stop(applyv1alpha1.ReasonDependencyCycle, true, err)
+	case waiting != "":
+		s.o.waitingFor = waiting
+		return false
+	}
+	return true
+}
+
+// runPhase reads, applies and prunes the set through the one pipeline, then
+// judges its members' health with the set's checks.
+func (r *Reconciler) runPhase(ctx context.Context, s *scope) bool {
+	run := &setrun.Run{Mode: setrun.Apply, Set: s.set, Stored: s.set.GetSetStatus(), Parent: s.parent,
+		Engine: s.engine, Sources: s.sources, Mapper: r.mapper, Limits: r.limits, Artifacts: r.artifacts,
+		Checker: s.checker, Approval: s.o.approvalMode(), Identity: s.act.String(), Writes: &setWrites{r: r, set: s.set}}
+	s.o = s.o.merge(run.Do(ctx))
+	if s.o.sources != nil {
+		s.o.artifactChanges = declared.ArtifactChanges(s.set.GetSetStatus().Sources, s.o.sources)
+	}
+	s.o = judged(s.o, s.checker, r.healthCheckBudget(), s.spec)
+	return s.o.err == nil
+}

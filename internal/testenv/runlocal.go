@@ -93,6 +93,9 @@ func StartRunLocalWith(ctx context.Context, dir, kubeconfig string, manager []st
 	// No cluster is configured: the kubeconfig named does not exist.
 	r.cmd.Env = append(os.Environ(), "KUBECONFIG="+filepath.Join(dir, "absent"), "KUBEBUILDER_ASSETS="+binDir)
 	r.cmd.Stdout, r.cmd.Stderr = r.output, r.output
+	// Whatever run-local leaves running holds its output open; its exit is
+	// seen anyway, so that a suite can look for what outlived it.
+	r.cmd.WaitDelay = 5 * time.Second
 	gomega.Expect(r.cmd.Start()).To(gomega.Succeed())
 	go func() {
 		r.exitErr = r.cmd.Wait()

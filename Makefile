@@ -2,6 +2,8 @@
 
 # The manager image, for deploying to a real cluster.
 IMG ?= applyset-operator:latest
+# The version of the Helm chart make build-installer writes (SemVer).
+VERSION ?= 0.1.0
 # Where `make image` writes the manager image, as a tarball `docker load` and
 # `ctr images import` read.
 IMAGE_TAR ?= bin/image/manager.tar
@@ -51,6 +53,12 @@ manifests: ## Generate the CRDs, RBAC role and webhook configurations from the G
 .PHONY: generate
 generate: ## Generate the DeepCopy methods of the API types.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./..."
+
+.PHONY: reference
+reference: ## Generate docs/reference: the API from the Go types (crd-ref-docs), the flags and metrics from what the manager binds and registers.
+	$(GO) tool -modfile=hack/tools/go.mod crd-ref-docs --source-path=./api --config=hack/reference/crd-ref-docs.yaml \
+		--templates-dir=hack/reference/templates --renderer=markdown --output-path=docs/reference/api.md --log-level=ERROR
+	UPDATE_REFERENCE=1 $(GO) test -count=1 -run '^TestReference$$' ./cmd/manager
 
 .PHONY: fmt
 fmt: ## Format the Go code.
@@ -109,16 +117,19 @@ lint: ## Check formatting, run go vet and golangci-lint.
 	$(GO) vet -C test/helm ./...
 	$(GOLANGCI_LINT) run ./...
 
+# What make verify regenerates and expects unchanged.
+GENERATED = go.mod go.sum hack/tools test/peers test/helm/go.mod test/helm/go.sum api config docs/reference
+
 .PHONY: verify
-verify: manifests generate ## Fail when generated files (CRDs, RBAC, deepcopy) or go.mod are stale.
+verify: manifests generate reference ## Fail when generated files (CRDs, RBAC, deepcopy, docs/reference) or go.mod are stale.
 	$(GO) mod tidy
 	cd hack/tools && $(GO) mod tidy
 	cd test/peers && $(GO) mod tidy
 	cd test/helm && $(GO) mod tidy
-	@if [[ -n "$$(git status --porcelain -- go.mod go.sum hack/tools test/peers test/helm/go.mod test/helm/go.sum api config)" ]]; then \
-		echo "Generated files are stale; run 'make manifests generate' and 'go mod tidy', then commit:"; \
-		git status --porcelain -- go.mod go.sum hack/tools test/peers test/helm/go.mod test/helm/go.sum api config; \
-		git --no-pager diff --stat -- go.mod go.sum hack/tools test/peers test/helm/go.mod test/helm/go.sum api config; \
+	@if [[ -n "$$(git status --porcelain -- $(GENERATED))" ]]; then \
+		echo "Generated files are stale; run 'make manifests generate reference' and 'go mod tidy', then commit:"; \
+		git status --porcelain -- $(GENERATED); \
+		git --no-pager diff --stat -- $(GENERATED); \
 		exit 1; \
 	fi
 

@@ -22,8 +22,8 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	"github.com/applyset-operator/applyset-operator/internal/metrics"
 	"github.com/applyset-operator/applyset-operator/pkg/membership"
 )
 
@@ -61,7 +61,7 @@ var (
 )
 
 func init() {
-	metrics.Registry.MustRegister(parentsGauge, membersGauge, hintResyncs, orphansGauge, orphansDeleted, unlistableGauge, reconcileDuration)
+	metrics.MustRegister(parentsGauge, membersGauge, hintResyncs, orphansGauge, orphansDeleted, unlistableGauge, reconcileDuration)
 }
 
 // parentStates keeps the last verdict of every parent so that the gauges count

@@ -78,9 +78,14 @@ test: control-plane ## Run the unit tests, the envtest suites and the README's e
 	$(GO) test -C hack/tools ./benchtable/ ./image/
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" $(GO) test -C test/helm ./...
 
+# The e2e suite installs from both release artifacts: dist/install.yaml with
+# kubectl, dist/chart with the helm CLI built from test/helm's module, which
+# keeps Helm out of the operator's go.mod.
 .PHONY: test-e2e
-test-e2e: ## Run the e2e suite: the operator installed with kubectl apply -k into a single-node cluster of its own (root; see README).
+test-e2e: ## Run the e2e suite: the operator installed from dist/install.yaml and with the chart into a single-node cluster of its own (root; see docs/development.md).
 	$(MAKE) image IMG=applyset-operator:latest IMAGE_TAR=bin/image/manager.tar
+	$(MAKE) build-installer IMG=applyset-operator:latest
+	$(GO) build -C test/helm -o $(CURDIR)/bin/helm helm.sh/helm/v4/cmd/helm
 	$(GO) test -c -o bin/e2e.test ./test/e2e
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" hack/e2e-cluster.sh run -- \
 		bin/e2e.test -test.v -test.timeout 20m -ginkgo.v $(if $(E2E_FOCUS),-ginkgo.focus '$(E2E_FOCUS)')
@@ -149,6 +154,10 @@ image: ## Build the manager image (static binary, user 65532) as a tarball into 
 plugins: ## Build the kubectl plugins into bin/ (put bin on PATH: kubectl applyset, kubectl feature-gates).
 	$(GO) build -o bin/kubectl-applyset ./cmd/kubectl-applyset
 	$(GO) build -o bin/kubectl-feature_gates ./cmd/kubectl-feature_gates
+
+.PHONY: build-installer
+build-installer: manifests ## Write the release's install artifacts from config/default: dist/install.yaml (with the image IMG) and the Helm chart dist/chart.
+	$(GO) run ./hack/build-installer -image $(IMG) -version $(VERSION) -out dist
 
 PLUGIN_PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 PLUGIN_DIST ?= dist

@@ -73,7 +73,7 @@ control-plane: ## Build kube-apiserver, etcd, kubectl and kube-controller-manage
 # on releases Helm's SDK installs. It runs without -race, which would build all
 # of Helm again for specs about interop, not concurrency.
 .PHONY: test
-test: control-plane ## Run the unit tests, the envtest suites and the README's examples against a real kube-apiserver and etcd.
+test: control-plane ## Run the unit tests, the envtest suites and the examples of the README and docs/ against a real kube-apiserver and etcd.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" $(GO) test $(GO_TEST_FLAGS) ./...
 	$(GO) test -C hack/tools ./benchtable/ ./image/
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" $(GO) test -C test/helm ./...

@@ -95,7 +95,7 @@ var _ = Describe("The operator installed from dist/install.yaml, then with the c
 		}
 	})
 
-	It("generates its certificate and drops gated fields of the README's sample through the webhook Service, "+
+	It("generates its certificate and drops gated fields of the feature gates guide's sample through the webhook Service, "+
 		"the backend of the default install", func() {
 		// auto: the API server serves MutatingAdmissionPolicies, but the
 		// default install does not let the operator write them.
@@ -423,7 +423,7 @@ func logsOf(pod string) string {
 	return run("kubectl", "logs", "-n", namespace, pod)
 }
 
-// dryRunWidget creates the README's sample widget with server-side dry-run and
+// dryRunWidget creates the feature gates guide's sample widget with server-side dry-run and
 // returns the spec that would be stored and the warnings.
 func dryRunWidget() (map[string]any, string, error) {
 	stdout, stderr, err := kubectl("create", "--dry-run=server", "-o", "json", "-f", "config/samples/try/widget.yaml")

@@ -172,9 +172,8 @@ func metricKind(c prometheus.Collector) string {
 	case *prometheus.CounterVec, prometheus.Counter:
 		return "counter"
 	case *prometheus.HistogramVec, prometheus.Histogram:
+		// A summary has a histogram's methods: the operator registers none.
 		return "histogram"
-	case *prometheus.SummaryVec, prometheus.Summary:
-		return "summary"
 	}
 	return ""
 }

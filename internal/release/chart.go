@@ -33,6 +33,12 @@ import (
 // ChartName is the chart's name, and the release name the docs use.
 const ChartName = "applyset-operator"
 
+// Kinds the chart treats apart.
+const (
+	kindCRD       = "CustomResourceDefinition"
+	kindNamespace = "Namespace"
+)
+
 // ChartOptions say what a chart is made for.
 type ChartOptions struct {
 	// Image is the manager's image the values name by default.
@@ -85,46 +91,10 @@ func Chart(root, dir string, opts ChartOptions) error {
 		changes = append(changes, change)
 	}
 
-	files := map[string]string{}
-	for _, obj := range base {
-		if obj.GetKind() == "Namespace" {
-			continue // Helm's --create-namespace makes it, or it is there
-		}
-		text, err := template(obj, obj == manager, changes)
-		if err != nil {
-			return err
-		}
-		if obj.GetKind() == "CustomResourceDefinition" {
-			text = "{{- if .Values.crds.install }}\n" + text + "{{- end }}\n"
-		}
-		files[templatePath(obj, "")] = text
-	}
-	for _, change := range changes {
-		for _, obj := range change.objects {
-			if obj.GetKind() == "Namespace" || obj.GetKind() == "CustomResourceDefinition" {
-				return fmt.Errorf("component %s adds a %s, which the chart does not template", change.Dir, obj.GetKind())
-			}
-			text, err := template(obj, false, nil)
-			if err != nil {
-				return err
-			}
-			files[templatePath(obj, change.Key)] = "{{- if .Values.components." + change.Key + ".enabled }}\n" + text + "{{- end }}\n"
-		}
-	}
-	files["Chart.yaml"] = chartYAML(opts)
-	values, err := valuesYAML(opts, manager, changes)
+	files, err := chartFiles(base, manager, changes, opts)
 	if err != nil {
 		return err
 	}
-	files["values.yaml"] = values
-	helpers, err := helpersTpl(changes)
-	if err != nil {
-		return err
-	}
-	files["templates/_helpers.tpl"] = helpers
-	files["templates/NOTES.txt"] = notes
-	files[".helmignore"] = "# Nothing of the chart's directory is left out of its package.\n"
-
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
@@ -138,6 +108,50 @@ func Chart(root, dir string, opts ChartOptions) error {
 		}
 	}
 	return nil
+}
+
+// chartFiles are the chart's files by their path in it.
+func chartFiles(base []*unstructured.Unstructured, manager *unstructured.Unstructured, changes []componentChange, opts ChartOptions) (map[string]string, error) {
+	files := map[string]string{}
+	for _, obj := range base {
+		if obj.GetKind() == kindNamespace {
+			continue // Helm's --create-namespace makes it, or it is there
+		}
+		text, err := template(obj, obj == manager, changes)
+		if err != nil {
+			return nil, err
+		}
+		if obj.GetKind() == kindCRD {
+			text = "{{- if .Values.crds.install }}\n" + text + "{{- end }}\n"
+		}
+		files[templatePath(obj, "")] = text
+	}
+	for _, change := range changes {
+		for _, obj := range change.objects {
+			if obj.GetKind() == kindNamespace || obj.GetKind() == kindCRD {
+				return nil, fmt.Errorf("component %s adds a %s, which the chart does not template", change.Dir, obj.GetKind())
+			}
+			text, err := template(obj, false, nil)
+			if err != nil {
+				return nil, err
+			}
+			files[templatePath(obj, change.Key)] = "{{- if .Values.components." + change.Key + ".enabled }}\n" + text + "{{- end }}\n"
+		}
+	}
+	files["Chart.yaml"] = chartYAML(opts)
+	values, err := valuesYAML(opts, manager, changes)
+	if err != nil {
+		return nil, err
+	}
+	files["values.yaml"] = values
+	helpers, err := helpersTpl(changes)
+	if err != nil {
+		return nil, err
+	}
+	files["templates/_helpers.tpl"] = helpers
+	files["templates/NOTES.txt"] = notes
+	files[".helmignore"] = "# Nothing of the chart's directory is left out of its package.\n"
+	return files, nil
 }
 
 // theManager is the one Deployment of the manager in config/default.
@@ -234,8 +248,9 @@ func managerChange(base, variant *unstructured.Unstructured) (managerDelta, erro
 }
 
 func strings1(v any) []string {
-	var out []string
-	for _, s := range list(v) {
+	items := list(v)
+	out := make([]string, 0, len(items))
+	for _, s := range items {
 		out = append(out, fmt.Sprint(s))
 	}
 	return out
@@ -246,17 +261,29 @@ func list(v any) []any {
 	return l
 }
 
+// templateDirs are the folders of the chart's templates by kind: the parts
+// of the install.
+var templateDirs = func() map[string]string {
+	dirs := map[string]string{}
+	for dir, kinds := range map[string][]string{
+		"crd":     {kindCRD},
+		"rbac":    {"ServiceAccount", "Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"},
+		"manager": {"Deployment"},
+		"webhook": {"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "Secret"},
+		"service": {"Service"},
+		"policy":  {"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ConfigMap"},
+	} {
+		for _, kind := range kinds {
+			dirs[kind] = dir
+		}
+	}
+	return dirs
+}()
+
 // templatePath is where an object's template goes: a folder per part of the
 // install, and one per component.
 func templatePath(obj *unstructured.Unstructured, component string) string {
-	dir := map[string]string{
-		"CustomResourceDefinition": "crd",
-		"ServiceAccount":           "rbac", "Role": "rbac", "ClusterRole": "rbac", "RoleBinding": "rbac", "ClusterRoleBinding": "rbac",
-		"Deployment":                   "manager",
-		"MutatingWebhookConfiguration": "webhook", "ValidatingWebhookConfiguration": "webhook", "Secret": "webhook",
-		"Service":                   "service",
-		"ValidatingAdmissionPolicy": "policy", "ValidatingAdmissionPolicyBinding": "policy", "ConfigMap": "policy",
-	}[obj.GetKind()]
+	dir := templateDirs[obj.GetKind()]
 	if dir == "" {
 		dir = "other"
 	}
@@ -286,36 +313,9 @@ const (
 // the release's namespace and Helm as its manager, and, in a Deployment of
 // the manager, the values in place of what they set.
 func template(obj *unstructured.Unstructured, isBaseManager bool, changes []componentChange) (string, error) {
-	obj = obj.DeepCopy()
-	if isManager(obj) {
-		c, i := managerOf(obj)
-		c["image"], c["imagePullPolicy"], c["resources"] = phImage, phPullPolicy, phResources
-		if isBaseManager {
-			c["args"] = []any{phArgs}
-			c["env"] = append(list(c["env"]), phEnv)
-			if err := unstructured.SetNestedField(obj.Object, phReplicas, "spec", "replicas"); err != nil {
-				return "", err
-			}
-		} else {
-			c["args"] = append(list(c["args"]), phExtraArgs)
-			c["env"] = append(list(c["env"]), phExtraEnv)
-			if err := unstructured.SetNestedField(obj.Object, phShardReplica, "spec", "replicas"); err != nil {
-				return "", err
-			}
-		}
-		containers, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
-		containers[i] = c
-		if err := unstructured.SetNestedSlice(obj.Object, containers, "spec", "template", "spec", "containers"); err != nil {
-			return "", err
-		}
-	}
-	if obj.GetKind() == "CustomResourceDefinition" {
-		annotations := obj.GetAnnotations()
-		if annotations == nil {
-			annotations = map[string]string{}
-		}
-		annotations[phKeep] = phKeep
-		obj.SetAnnotations(annotations)
+	obj, err := withPlaceholders(obj, isBaseManager)
+	if err != nil {
+		return "", err
 	}
 	data, err := yaml.Marshal(obj.Object)
 	if err != nil {
@@ -328,58 +328,122 @@ func template(obj *unstructured.Unstructured, isBaseManager bool, changes []comp
 
 	var out strings.Builder
 	for _, line := range strings.SplitAfter(text, "\n") {
-		trimmed := strings.TrimSpace(line)
-		pad := strings.Repeat(" ", len(line)-len(strings.TrimLeft(line, " ")))
-		switch trimmed {
-		case "image: " + phImage:
-			out.WriteString(pad + `image: {{ include "applyset-operator.image" . }}` + "\n")
-		case "imagePullPolicy: " + phPullPolicy:
-			out.WriteString(pad + "imagePullPolicy: {{ .Values.manager.image.pullPolicy }}\n")
-		case "resources: " + phResources:
-			fmt.Fprintf(&out, "%sresources:\n{{- toYaml .Values.manager.resources | nindent %d }}\n", pad, len(pad)+2)
-		case "replicas: " + phReplicas:
-			out.WriteString(pad + `replicas: {{ include "applyset-operator.replicas" . }}` + "\n")
-		case "replicas: " + phShardReplica:
-			out.WriteString(pad + "replicas: {{ .Values.manager.replicas }}\n")
-		case "- " + phArgs:
-			out.WriteString(rangeOf(".Values.manager.args", pad))
-			for _, change := range changes {
-				if len(change.manager.args) == 0 {
-					continue
-				}
-				fmt.Fprintf(&out, "{{- if .Values.components.%s.enabled }}\n", change.Key)
-				for _, arg := range change.manager.args {
-					quoted, _ := json.Marshal(arg)
-					fmt.Fprintf(&out, "%s- %s\n", pad, quoted)
-				}
-				out.WriteString("{{- end }}\n")
-			}
-			out.WriteString(rangeOf(".Values.manager.extraArgs", pad))
-		case "- " + phExtraArgs:
-			out.WriteString(rangeOf(".Values.manager.extraArgs", pad))
-		case "- " + phEnv:
-			for _, change := range changes {
-				if len(change.manager.env) == 0 {
-					continue
-				}
-				env, err := yaml.Marshal(change.manager.env)
-				if err != nil {
-					return "", err
-				}
-				fmt.Fprintf(&out, "{{- if .Values.components.%s.enabled }}\n%s{{- end }}\n", change.Key, indent(string(env), pad))
-			}
-			fmt.Fprintf(&out, "{{- with .Values.manager.extraEnv }}\n{{- toYaml . | nindent %d }}\n{{- end }}\n", len(pad))
-		case "- " + phExtraEnv:
-			fmt.Fprintf(&out, "{{- with .Values.manager.extraEnv }}\n{{- toYaml . | nindent %d }}\n{{- end }}\n", len(pad))
-		case phKeep + ": " + phKeep:
-			fmt.Fprintf(&out, "{{- if .Values.crds.keep }}\n%shelm.sh/resource-policy: keep\n{{- end }}\n", pad)
-		default:
-			if isPlaceholderLine(trimmed) {
-				return "", fmt.Errorf("a placeholder of %s was left in its template: %s", key(obj), trimmed)
-			}
-			out.WriteString(line)
+		code, err := lineTemplate(line, changes)
+		if err != nil {
+			return "", err
 		}
+		if code == "" && isPlaceholderLine(line) {
+			return "", fmt.Errorf("a placeholder of %s was left in its template: %s", key(obj), strings.TrimSpace(line))
+		}
+		if code == "" {
+			code = line
+		}
+		out.WriteString(code)
 	}
+	return out.String(), nil
+}
+
+// withPlaceholders is a copy of obj with placeholders where values go: in a
+// Deployment of the manager its image, pull policy, resources, replicas,
+// flags and environment, and in a CRD the annotation that keeps it.
+func withPlaceholders(obj *unstructured.Unstructured, isBaseManager bool) (*unstructured.Unstructured, error) {
+	obj = obj.DeepCopy()
+	if obj.GetKind() == kindCRD {
+		annotations := obj.GetAnnotations()
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
+		annotations[phKeep] = phKeep
+		obj.SetAnnotations(annotations)
+	}
+	if !isManager(obj) {
+		return obj, nil
+	}
+	c, i := managerOf(obj)
+	c["image"], c["imagePullPolicy"], c["resources"] = phImage, phPullPolicy, phResources
+	replicas := phShardReplica
+	if isBaseManager {
+		c["args"] = []any{phArgs}
+		c["env"] = append(list(c["env"]), phEnv)
+		replicas = phReplicas
+	} else {
+		c["args"] = append(list(c["args"]), phExtraArgs)
+		c["env"] = append(list(c["env"]), phExtraEnv)
+	}
+	if err := unstructured.SetNestedField(obj.Object, replicas, "spec", "replicas"); err != nil {
+		return nil, err
+	}
+	containers, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
+	containers[i] = c
+	return obj, unstructured.SetNestedSlice(obj.Object, containers, "spec", "template", "spec", "containers")
+}
+
+// lineTemplate is the template code that takes the place of a line holding
+// a placeholder, empty for any other line.
+func lineTemplate(line string, changes []componentChange) (string, error) {
+	trimmed := strings.TrimSpace(line)
+	pad := strings.Repeat(" ", len(line)-len(strings.TrimLeft(line, " ")))
+	extraEnv := fmt.Sprintf("{{- with .Values.manager.extraEnv }}\n{{- toYaml . | nindent %d }}\n{{- end }}\n", len(pad))
+	switch trimmed {
+	case "image: " + phImage:
+		return pad + `image: {{ include "applyset-operator.image" . }}` + "\n", nil
+	case "imagePullPolicy: " + phPullPolicy:
+		return pad + "imagePullPolicy: {{ .Values.manager.image.pullPolicy }}\n", nil
+	case "resources: " + phResources:
+		return fmt.Sprintf("%sresources:\n{{- toYaml .Values.manager.resources | nindent %d }}\n", pad, len(pad)+2), nil
+	case "replicas: " + phReplicas:
+		return pad + `replicas: {{ include "applyset-operator.replicas" . }}` + "\n", nil
+	case "replicas: " + phShardReplica:
+		return pad + "replicas: {{ .Values.manager.replicas }}\n", nil
+	case "- " + phArgs:
+		return argsTemplate(pad, changes), nil
+	case "- " + phExtraArgs:
+		return rangeOf(".Values.manager.extraArgs", pad), nil
+	case "- " + phEnv:
+		return envTemplate(pad, extraEnv, changes)
+	case "- " + phExtraEnv:
+		return extraEnv, nil
+	case phKeep + ": " + phKeep:
+		return fmt.Sprintf("{{- if .Values.crds.keep }}\n%shelm.sh/resource-policy: keep\n{{- end }}\n", pad), nil
+	}
+	return "", nil
+}
+
+// argsTemplate lists the manager's flags: the values', the components'
+// while they are enabled, then the values' extra ones.
+func argsTemplate(pad string, changes []componentChange) string {
+	var out strings.Builder
+	out.WriteString(rangeOf(".Values.manager.args", pad))
+	for _, change := range changes {
+		if len(change.manager.args) == 0 {
+			continue
+		}
+		fmt.Fprintf(&out, "{{- if .Values.components.%s.enabled }}\n", change.Key)
+		for _, arg := range change.manager.args {
+			quoted, _ := json.Marshal(arg)
+			fmt.Fprintf(&out, "%s- %s\n", pad, quoted)
+		}
+		out.WriteString("{{- end }}\n")
+	}
+	out.WriteString(rangeOf(".Values.manager.extraArgs", pad))
+	return out.String()
+}
+
+// envTemplate lists, after the manager's own environment variables, the
+// components' while they are enabled, then the values' extra ones.
+func envTemplate(pad, extraEnv string, changes []componentChange) (string, error) {
+	var out strings.Builder
+	for _, change := range changes {
+		if len(change.manager.env) == 0 {
+			continue
+		}
+		env, err := yaml.Marshal(change.manager.env)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&out, "{{- if .Values.components.%s.enabled }}\n%s{{- end }}\n", change.Key, indent(string(env), pad))
+	}
+	out.WriteString(extraEnv)
 	return out.String(), nil
 }
 

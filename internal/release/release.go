@@ -99,7 +99,11 @@ func Build(root string, components ...string) ([]*unstructured.Unstructured, err
 	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(kustomization), 0o644); err != nil {
 		return nil, err
 	}
-	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
+	// Kustomize's legacy order, as kubectl kustomize emits it: Namespaces and
+	// CRDs first, so that kubectl apply -f creates what the rest needs first.
+	opts := krusty.MakeDefaultOptions()
+	opts.Reorder = krusty.ReorderOptionLegacy
+	resources, err := krusty.MakeKustomizer(opts).Run(filesys.MakeFsOnDisk(), dir)
 	if err != nil {
 		return nil, fmt.Errorf("building config/default with %v: %w", components, err)
 	}

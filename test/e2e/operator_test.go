@@ -152,7 +152,12 @@ var _ = Describe("The operator installed from dist/install.yaml, then with the c
 		run("kubectl", "rollout", "restart", "-n", namespace, "deployment/"+deployment)
 		run("kubectl", "rollout", "status", "-n", namespace, "deployment/"+deployment, "--timeout", "3m")
 		Eventually(func() string { return logsOf(managerPods()[0]) }).Should(ContainSubstring("Feature gates enforced by the policy backend"))
-		run("kubectl", "wait", "cfg/widgets.example.com", "--for", "condition=Ready", "--timeout", "2m")
+		// The gates were Ready under the webhook already: wait for Ready to
+		// name the policies, not for Ready alone.
+		Eventually(func() (string, error) {
+			return get(`{.status.conditions[?(@.type=="Ready")].status} {.status.conditions[?(@.type=="Ready")].message}`,
+				"get", "cfg", "widgets.example.com")
+		}).Should(And(HavePrefix("True "), ContainSubstring("enforced by the API server, admission policies")))
 		run("kubectl", "get", "mutatingadmissionpolicy", "featuregates.widgets.example.com")
 		Eventually(func(g Gomega) {
 			spec, _, err := dryRunWidget()

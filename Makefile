@@ -2,6 +2,8 @@
 
 # The manager image, for deploying to a real cluster.
 IMG ?= applyset-operator:latest
+# The version of the Helm chart make build-installer writes (SemVer).
+VERSION ?= 0.1.0
 # Where `make image` writes the manager image, as a tarball `docker load` and
 # `ctr images import` read.
 IMAGE_TAR ?= bin/image/manager.tar
@@ -52,6 +54,12 @@ manifests: ## Generate the CRDs, RBAC role and webhook configurations from the G
 generate: ## Generate the DeepCopy methods of the API types.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./..."
 
+.PHONY: reference
+reference: ## Generate docs/reference: the API from the Go types (crd-ref-docs), the flags and metrics from what the manager binds and registers.
+	$(GO) tool -modfile=hack/tools/go.mod crd-ref-docs --source-path=./api --config=hack/reference/crd-ref-docs.yaml \
+		--templates-dir=hack/reference/templates --renderer=markdown --output-path=docs/reference/api.md --log-level=ERROR
+	UPDATE_REFERENCE=1 $(GO) test -count=1 -run '^TestReference$$' ./cmd/manager
+
 .PHONY: fmt
 fmt: ## Format the Go code.
 	gofmt -w -s $$(git ls-files --cached --others --exclude-standard '*.go')
@@ -65,14 +73,19 @@ control-plane: ## Build kube-apiserver, etcd, kubectl and kube-controller-manage
 # on releases Helm's SDK installs. It runs without -race, which would build all
 # of Helm again for specs about interop, not concurrency.
 .PHONY: test
-test: control-plane ## Run the unit tests, the envtest suites and the README's examples against a real kube-apiserver and etcd.
+test: control-plane ## Run the unit tests, the envtest suites and the examples of the README and docs/ against a real kube-apiserver and etcd.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" $(GO) test $(GO_TEST_FLAGS) -timeout 30m ./...
 	$(GO) test -C hack/tools ./benchtable/ ./image/
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" $(GO) test -C test/helm ./...
 
+# The e2e suite installs from both release artifacts: dist/install.yaml with
+# kubectl, dist/chart with the helm CLI built from test/helm's module, which
+# keeps Helm out of the operator's go.mod.
 .PHONY: test-e2e
-test-e2e: ## Run the e2e suite: the operator installed with kubectl apply -k into a single-node cluster of its own (root; see README).
+test-e2e: ## Run the e2e suite: the operator installed from dist/install.yaml and with the chart into a single-node cluster of its own (root; see docs/development.md).
 	$(MAKE) image IMG=applyset-operator:latest IMAGE_TAR=bin/image/manager.tar
+	$(MAKE) build-installer IMG=applyset-operator:latest
+	$(GO) build -C test/helm -o $(CURDIR)/bin/helm helm.sh/helm/v4/cmd/helm
 	$(GO) test -c -o bin/e2e.test ./test/e2e
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" hack/e2e-cluster.sh run -- \
 		bin/e2e.test -test.v -test.timeout 20m -ginkgo.v $(if $(E2E_FOCUS),-ginkgo.focus '$(E2E_FOCUS)')
@@ -109,16 +122,19 @@ lint: ## Check formatting, run go vet and golangci-lint.
 	$(GO) vet -C test/helm ./...
 	$(GOLANGCI_LINT) run ./...
 
+# What make verify regenerates and expects unchanged.
+GENERATED = go.mod go.sum hack/tools test/peers test/helm/go.mod test/helm/go.sum api config docs/reference
+
 .PHONY: verify
-verify: manifests generate ## Fail when generated files (CRDs, RBAC, deepcopy) or go.mod are stale.
+verify: manifests generate reference ## Fail when generated files (CRDs, RBAC, deepcopy, docs/reference) or go.mod are stale.
 	$(GO) mod tidy
 	cd hack/tools && $(GO) mod tidy
 	cd test/peers && $(GO) mod tidy
 	cd test/helm && $(GO) mod tidy
-	@if [[ -n "$$(git status --porcelain -- go.mod go.sum hack/tools test/peers test/helm/go.mod test/helm/go.sum api config)" ]]; then \
-		echo "Generated files are stale; run 'make manifests generate' and 'go mod tidy', then commit:"; \
-		git status --porcelain -- go.mod go.sum hack/tools test/peers test/helm/go.mod test/helm/go.sum api config; \
-		git --no-pager diff --stat -- go.mod go.sum hack/tools test/peers test/helm/go.mod test/helm/go.sum api config; \
+	@if [[ -n "$$(git status --porcelain -- $(GENERATED))" ]]; then \
+		echo "Generated files are stale; run 'make manifests generate reference' and 'go mod tidy', then commit:"; \
+		git status --porcelain -- $(GENERATED); \
+		git --no-pager diff --stat -- $(GENERATED); \
 		exit 1; \
 	fi
 
@@ -138,6 +154,10 @@ image: ## Build the manager image (static binary, user 65532) as a tarball into 
 plugins: ## Build the kubectl plugins into bin/ (put bin on PATH: kubectl applyset, kubectl feature-gates).
 	$(GO) build -o bin/kubectl-applyset ./cmd/kubectl-applyset
 	$(GO) build -o bin/kubectl-feature_gates ./cmd/kubectl-feature_gates
+
+.PHONY: build-installer
+build-installer: manifests ## Write the release's install artifacts from config/default: dist/install.yaml (with the image IMG) and the Helm chart dist/chart.
+	$(GO) run ./hack/build-installer -image $(IMG) -version $(VERSION) -out dist
 
 PLUGIN_PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 PLUGIN_DIST ?= dist

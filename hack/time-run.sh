@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures how long `make run` takes until the operator runs (the manager's "Manager
 # started"), with no cluster configured, in a fresh clone of this checkout's HEAD, as the
-# README reports it:
+# docs/getting-started.md reports it:
 #
 #   hack/time-run.sh cold   empty Go module and build caches of its own: what a fresh
 #                           machine does (every module downloaded, every binary built)

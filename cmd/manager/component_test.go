@@ -28,7 +28,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
 
-// The second-shard component, built into the default install as the README
+// The second-shard component, built into the default install as docs/guides/sharding.md
 // shows, gives two Deployments whose flags cmd/manager accepts, that split
 // the sets between them by label and run the one-per-cluster controllers
 // once.

@@ -19,9 +19,9 @@ package applysets
 import (
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/metrics"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
 
@@ -58,7 +58,7 @@ var (
 )
 
 func init() {
-	metrics.Registry.MustRegister(objectsTotal, conflictsTotal, foreignObjects, approvalAwaitingSince, approvalWaitSeconds, setReconcileDuration)
+	metrics.MustRegister(objectsTotal, conflictsTotal, foreignObjects, approvalAwaitingSince, approvalWaitSeconds, setReconcileDuration)
 }
 
 func recordMetrics(kind string, set applyv1alpha1.Set, o outcome) {

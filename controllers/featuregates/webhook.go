@@ -28,11 +28,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/metrics"
 	"github.com/applyset-operator/applyset-operator/pkg/featuregate"
 	"github.com/applyset-operator/applyset-operator/pkg/text"
 )
@@ -52,7 +52,7 @@ var webhookDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 }, []string{"crd"})
 
 func init() {
-	metrics.Registry.MustRegister(droppedFields, webhookDuration)
+	metrics.MustRegister(droppedFields, webhookDuration)
 }
 
 // dropper is the mutating webhook that applies a CRD's feature gates to create

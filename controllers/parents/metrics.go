@@ -22,9 +22,9 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/applyset-operator/applyset-operator/internal/membership"
+	"github.com/applyset-operator/applyset-operator/internal/metrics"
 )
 
 var (
@@ -61,7 +61,7 @@ var (
 )
 
 func init() {
-	metrics.Registry.MustRegister(parentsGauge, membersGauge, hintResyncs, orphansGauge, orphansDeleted, unlistableGauge, reconcileDuration)
+	metrics.MustRegister(parentsGauge, membersGauge, hintResyncs, orphansGauge, orphansDeleted, unlistableGauge, reconcileDuration)
 }
 
 // parentStates keeps the last verdict of every parent so that the gauges count

@@ -24,6 +24,11 @@ limitations under the License.
 // loopback address with a certificate generated for it, and registered by
 // URL, so feature gates work locally too. No node runs Pods.
 //
+// A first Ctrl-C (SIGINT, SIGTERM or SIGHUP) stops the manager, then the
+// control plane, in order; a second stops everything at once. On Linux the
+// kernel kills the manager and the control plane whenever run-local ends,
+// even by SIGKILL, so none of them outlives it.
+//
 // Usage: run-local [flags] -- MANAGER [MANAGER-ARGS...]
 package main
 
@@ -37,8 +42,10 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -51,6 +58,11 @@ import (
 )
 
 func main() {
+	if name, ok := launching(); ok {
+		err := launch(name)
+		fmt.Fprintf(os.Stderr, "run-local: %v\n", err)
+		os.Exit(1)
+	}
 	kubeconfigOut := flag.String("local-kubeconfig", filepath.Join("bin", "local", "kubeconfig"),
 		"Where to write the kubeconfig of the local control plane; kube-controller-manager's log goes beside it.")
 	pluginsDir := flag.String("plugins-dir", "bin",
@@ -72,10 +84,12 @@ func main() {
 
 func run(kubeconfigOut, pluginsDir string, manager []string) error {
 	// Caught from the start, so that an interrupt while the control plane boots
-	// still stops it: its processes run in their own process group.
+	// still stops it: its processes run in their own process groups.
 	signals := make(chan os.Signal, 2)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(signals)
+	stop := newInterrupts()
+	go stop.watch(signals)
 
 	if host, ok := reachableCluster(); ok {
 		say("using the cluster of the current kubeconfig at %s", host)
@@ -85,7 +99,7 @@ func run(kubeconfigOut, pluginsDir string, manager []string) error {
 			say("put the kubectl plugins on PATH with:")
 			say("    %s", line)
 		}
-		return runManager(withFlags(manager, "--disable-webhooks"), nil, signals)
+		return runManager(withFlags(manager, "--disable-webhooks"), nil, stop)
 	}
 
 	kubeconfig, err := filepath.Abs(kubeconfigOut)
@@ -104,9 +118,16 @@ func run(kubeconfigOut, pluginsDir string, manager []string) error {
 
 	say("no cluster is reachable through the current kubeconfig: starting a local control plane")
 	say("(kube-apiserver, etcd and kube-controller-manager; its log goes to %s)", cmLogPath)
-	cp, err := controlplane.StartWith(context.Background(), controlplane.Options{
-		ControllerManager: true, ControllerManagerLog: cmLog,
-	})
+	opts := controlplane.Options{ControllerManager: true, ControllerManagerLog: cmLog}
+	launcher := filepath.Join(filepath.Dir(kubeconfig), "launch")
+	tied, err := prepareLaunchers(context.Background(), launcher)
+	if err != nil {
+		return fmt.Errorf("preparing the control plane's launchers in %s: %w", launcher, err)
+	}
+	if tied {
+		opts.Launcher = launcher
+	}
+	cp, err := controlplane.StartWith(context.Background(), opts)
 	if err != nil {
 		return err
 	}
@@ -119,10 +140,8 @@ func run(kubeconfigOut, pluginsDir string, manager []string) error {
 		say("local control plane stopped")
 	}()
 
-	select {
-	case sig := <-signals:
+	if sig := stop.first(); sig != nil {
 		return fmt.Errorf("interrupted by %v before the manager started", sig)
-	default:
 	}
 
 	if err := cp.WriteKubeconfig(kubeconfig); err != nil {
@@ -139,8 +158,67 @@ func run(kubeconfigOut, pluginsDir string, manager []string) error {
 	say("an ApplySet acts as its namespace's default ServiceAccount, which may do nothing until you grant it, e.g.:")
 	say("    kubectl create rolebinding default-admin -n default --clusterrole=cluster-admin --serviceaccount=default:default")
 	say("no node runs here: Deployments and ReplicaSets get a status, Pods are created but never run (sudo make run NODE=1 for a node)")
-	say("press Ctrl-C to stop the manager and the control plane")
-	return runManager(withFlags(manager, webhookFlags...), []string{"KUBECONFIG=" + kubeconfig}, signals)
+	say("press Ctrl-C to stop the manager and the control plane; twice to stop them at once")
+	return runManager(withFlags(manager, webhookFlags...), []string{"KUBECONFIG=" + kubeconfig}, stop)
+}
+
+// interrupts follows the signals that end run-local. The first is passed to
+// the manager, which stops in its own time (up to its
+// --graceful-shutdown-timeout, longer on a large input), after which the
+// control plane is stopped. The second kills the manager and ends run-local
+// at once; the kernel then kills the control plane (tieToParent).
+type interrupts struct {
+	mu      sync.Mutex
+	sig     os.Signal
+	manager *os.Process
+}
+
+func newInterrupts() *interrupts { return &interrupts{} }
+
+func (in *interrupts) watch(signals <-chan os.Signal) {
+	for sig := range signals {
+		in.mu.Lock()
+		first, manager := in.sig == nil, in.manager
+		if first {
+			in.sig = sig
+		}
+		in.mu.Unlock()
+		if first {
+			if manager != nil {
+				_ = manager.Signal(sig)
+			}
+			continue
+		}
+		say("%v again: stopping the manager and the control plane at once", sig)
+		if manager != nil {
+			// Its process group: whatever the manager started goes with it.
+			_ = syscall.Kill(-manager.Pid, syscall.SIGKILL)
+		}
+		code := 1
+		if s, ok := sig.(syscall.Signal); ok {
+			code = 128 + int(s)
+		}
+		os.Exit(code)
+	}
+}
+
+// first is the first signal received, nil before any.
+func (in *interrupts) first() os.Signal {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.sig
+}
+
+// started records the running manager, and passes it a signal that came
+// before it did.
+func (in *interrupts) started(manager *os.Process) {
+	in.mu.Lock()
+	in.manager = manager
+	sig := in.sig
+	in.mu.Unlock()
+	if sig != nil {
+		_ = manager.Signal(sig)
+	}
 }
 
 // pathLine returns the shell line that puts the kubectl plugins in
@@ -221,31 +299,23 @@ func reachableCluster() (string, bool) {
 // runManager runs the manager in its own process group, so that a Ctrl-C in the
 // terminal reaches it once, through this process, and the control plane is
 // stopped only after the manager has shut down.
-func runManager(args, extraEnv []string, signals <-chan os.Signal) error {
+func runManager(args, extraEnv []string, stop *interrupts) error {
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.Env = append(os.Environ(), extraEnv...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, parentEnv+"=") })
+	cmd.Env = append(env, extraEnv...)
+	cmd.SysProcAttr = childAttr()
 
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting the manager: %w", err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-
-	for {
-		select {
-		case sig := <-signals:
-			// A second signal makes the manager exit at once, as a direct Ctrl-C would.
-			_ = cmd.Process.Signal(sig)
-		case err := <-done:
-			var exit *exec.ExitError
-			if errors.As(err, &exit) {
-				return fmt.Errorf("the manager exited with status %d", exit.ExitCode())
-			}
-			return err
-		}
+	stop.started(cmd.Process)
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return fmt.Errorf("the manager exited with status %d", exit.ExitCode())
 	}
+	return err
 }
 
 func say(format string, args ...any) {

@@ -87,6 +87,9 @@ func (c *ControlPlane) startControllerManager(ctx context.Context, log io.Writer
 	if err != nil {
 		return nil, err
 	}
+	if c.launcher != "" {
+		path = filepath.Join(c.launcher, controllerManagerBinary)
+	}
 	user, err := c.env.AddUser(envtest.User{Name: "system:kube-controller-manager", Groups: []string{"system:masters"}}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("creating the controller manager's user: %w", err)

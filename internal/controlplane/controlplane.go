@@ -107,6 +107,8 @@ type ControlPlane struct {
 	// certDir keeps the API server's certificates, and the CA of its users,
 	// across StopAPIServer and StartAPIServer.
 	certDir string
+	// launcher is Options.Launcher.
+	launcher string
 }
 
 // Options adjust a control plane for suites that put it under faults.
@@ -129,6 +131,11 @@ type Options struct {
 	// lines before it answers: the record of who wrote what.
 	AuditPolicy string
 	AuditLog    string
+	// Launcher, when set, is a directory whose etcd, kube-apiserver and
+	// kube-controller-manager are run in place of the real ones: programs
+	// that start them bound to their parent's life, as `make run` does, so
+	// that none outlives it (hack/run-local).
+	Launcher string
 }
 
 // StartWith starts a control plane with opts.
@@ -171,11 +178,18 @@ func StartWith(ctx context.Context, opts Options) (*ControlPlane, error) {
 			return nil, errors.Join(err, os.RemoveAll(certDir))
 		}
 	}
+	if opts.Launcher != "" {
+		if env.ControlPlane.Etcd == nil {
+			env.ControlPlane.Etcd = &envtest.Etcd{}
+		}
+		env.ControlPlane.Etcd.Path = filepath.Join(opts.Launcher, "etcd")
+		apiServer.Path = filepath.Join(opts.Launcher, "kube-apiserver")
+	}
 	cfg, err := env.Start()
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("starting the local control plane from %s: %w", bin, err), os.RemoveAll(certDir))
 	}
-	cp := &ControlPlane{Config: cfg, BinaryDir: bin, env: env, certDir: certDir}
+	cp := &ControlPlane{Config: cfg, BinaryDir: bin, env: env, certDir: certDir, launcher: opts.Launcher}
 	if err := installManifests(ctx, cfg, filepath.Join(root, "config", "policy")); err != nil {
 		return nil, errors.Join(err, cp.Stop())
 	}

@@ -61,6 +61,14 @@ type RunLocal struct {
 // interrupts run-local if it still runs.
 func StartRunLocal(ctx context.Context, dir, kubeconfig string) *RunLocal {
 	ginkgo.GinkgoHelper()
+	return StartRunLocalWith(ctx, dir, kubeconfig, nil)
+}
+
+// StartRunLocalWith is StartRunLocal with another manager command, such as
+// a stand-in that is slow to stop; nil runs the manager built from the
+// checkout. Run-local waits for it to print "Manager started".
+func StartRunLocalWith(ctx context.Context, dir, kubeconfig string, manager []string) *RunLocal {
+	ginkgo.GinkgoHelper()
 	root, err := controlplane.Root()
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	binDir, err := controlplane.BinaryDir(ctx)
@@ -76,13 +84,18 @@ func StartRunLocal(ctx context.Context, dir, kubeconfig string) *RunLocal {
 	}
 
 	r := &RunLocal{Kubeconfig: kubeconfig, BinaryDir: binDir, output: &SyncBuffer{}, exited: make(chan struct{})}
-	r.cmd = exec.Command(filepath.Join(dir, "run-local"), "--local-kubeconfig", kubeconfig,
-		"--plugins-dir", dir, "--",
-		filepath.Join(dir, "manager"), "--health-probe-bind-address=0")
+	if manager == nil {
+		manager = []string{filepath.Join(dir, "manager"), "--health-probe-bind-address=0"}
+	}
+	r.cmd = exec.Command(filepath.Join(dir, "run-local"), append([]string{"--local-kubeconfig", kubeconfig,
+		"--plugins-dir", dir, "--"}, manager...)...)
 	r.cmd.Dir = root
 	// No cluster is configured: the kubeconfig named does not exist.
 	r.cmd.Env = append(os.Environ(), "KUBECONFIG="+filepath.Join(dir, "absent"), "KUBEBUILDER_ASSETS="+binDir)
 	r.cmd.Stdout, r.cmd.Stderr = r.output, r.output
+	// Whatever run-local leaves running holds its output open; its exit is
+	// seen anyway, so that a suite can look for what outlived it.
+	r.cmd.WaitDelay = 5 * time.Second
 	gomega.Expect(r.cmd.Start()).To(gomega.Succeed())
 	go func() {
 		r.exitErr = r.cmd.Wait()
@@ -139,6 +152,15 @@ func (r *RunLocal) Interrupt() {
 	gomega.Eventually(r.exited).WithTimeout(time.Minute).Should(gomega.BeClosed(), r.output.String())
 	gomega.Expect(r.exitErr).NotTo(gomega.HaveOccurred(), r.output.String())
 }
+
+// Signal sends sig to run-local alone, as a kill from another terminal does.
+func (r *RunLocal) Signal(sig os.Signal) {
+	ginkgo.GinkgoHelper()
+	gomega.Expect(r.cmd.Process.Signal(sig)).To(gomega.Succeed())
+}
+
+// Exited is closed once run-local has exited.
+func (r *RunLocal) Exited() <-chan struct{} { return r.exited }
 
 // Children maps the pids of run-local's direct children to their commands.
 func (r *RunLocal) Children() map[int]string {

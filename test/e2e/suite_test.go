@@ -14,8 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package e2e installs the operator into a real single-node cluster with
-// `kubectl apply -k` and checks it as a user would. It runs only inside the
+// Package e2e installs the operator into a real single-node cluster from
+// the release's artifacts, dist/install.yaml and the Helm chart dist/chart,
+// and checks it as a user would. It runs only inside the
 // cluster hack/e2e-cluster.sh starts (`make test-e2e`), which sets
 // E2E_CLUSTER_STATE; elsewhere it is skipped.
 package e2e

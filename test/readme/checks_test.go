@@ -44,16 +44,20 @@ import (
 // checks say, for each example marked `run ID`, what the README's text says
 // happens once it has run; out is what the example wrote.
 var checks = map[string]func(ctx context.Context, out string){
-	"local-control-plane":  checkLocalControlPlane,
-	"grant-default":        checkGrantDefault,
-	"declare-preview":      checkDeclarePreview,
-	"declare-apply":        checkDeclareApply,
-	"argo-cd":              checkArgoCD,
-	"kubectl-set":          checkKubectlSet,
-	"plugin":               checkPlugin,
-	"feature-gates":        checkFeatureGates,
-	"feature-gates-plugin": checkFeatureGatesPlugin,
-	"policy-metrics":       checkPolicyMetrics,
+	"local-control-plane":       checkLocalControlPlane,
+	"grant-default":             checkGrantDefault,
+	"quickstart-ready":          checkQuickstartReady,
+	"quickstart-prune":          checkQuickstartPrune,
+	"getting-started-kubectl":   checkLocalControlPlane,
+	"getting-started-namespace": checkDemoNamespace,
+	"declare-preview":           checkDeclarePreview,
+	"declare-apply":             checkDeclareApply,
+	"argo-cd":                   checkArgoCD,
+	"kubectl-set":               checkKubectlSet,
+	"plugin":                    checkPlugin,
+	"feature-gates":             checkFeatureGates,
+	"feature-gates-plugin":      checkFeatureGatesPlugin,
+	"policy-metrics":            checkPolicyMetrics,
 }
 
 const (
@@ -85,6 +89,46 @@ func checkGrantDefault(ctx context.Context, out string) {
 	Expect(binding.Subjects).To(ConsistOf(HaveField("Name", "default")))
 }
 
+// The quick start's set is Ready with its two members healthy and labelled.
+func checkQuickstartReady(ctx context.Context, out string) {
+	set := getSet(ctx, "default", "hello")
+	ready := readyCondition(set)
+	Expect(ready.Status).To(BeEquivalentTo("True"))
+	Expect(ready.Reason).To(Equal(applyv1alpha1.ReasonSucceeded))
+	Expect(set.Status.Health).NotTo(BeNil())
+	Expect(set.Status.Health.Summary).To(Equal("2/2 ready"))
+	Expect(out).To(MatchRegexp(`hello\s+True\s+Succeeded\s+2/2 ready`))
+	for name, obj := range map[string]client.Object{"hello-config": &corev1.ConfigMap{}, "hello": &appsv1.Deployment{}} {
+		Expect(kube.Get(ctx, key("default", name), obj)).To(Succeed())
+		Expect(obj.GetLabels()).To(HaveKeyWithValue(partOfLabel, set.Status.ApplySetID))
+	}
+}
+
+// The ConfigMap taken out of the set was pruned, the Deployment stays, and
+// the set is Ready for its new spec with one member.
+func checkQuickstartPrune(ctx context.Context, out string) {
+	set := getSet(ctx, "default", "hello")
+	ready := readyCondition(set)
+	Expect(ready.Status).To(BeEquivalentTo("True"))
+	Expect(ready.ObservedGeneration).To(Equal(set.Generation))
+	Expect(set.Status.Members).To(ConsistOf(HaveField("Name", "hello")))
+	err := kube.Get(ctx, key("default", "hello-config"), &corev1.ConfigMap{})
+	Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the ConfigMap taken out of the set was not pruned (%v)", err)
+	Expect(kube.Get(ctx, key("default", "hello"), &appsv1.Deployment{})).To(Succeed())
+	Expect(out).To(ContainSubstring("kube-root-ca.crt"))
+	Expect(out).NotTo(ContainSubstring("hello-config"))
+}
+
+// The namespace of getting started exists, and its default ServiceAccount
+// holds the namespace's admin role there, no more.
+func checkDemoNamespace(ctx context.Context, _ string) {
+	Expect(kube.Get(ctx, key("", "demo"), &corev1.Namespace{})).To(Succeed())
+	binding := &rbacv1.RoleBinding{}
+	Expect(kube.Get(ctx, key("demo", "sets-admin"), binding)).To(Succeed())
+	Expect(binding.RoleRef.Name).To(Equal("admin"))
+	Expect(binding.Subjects).To(ConsistOf(And(HaveField("Name", "default"), HaveField("Namespace", "demo"))))
+}
+
 // readyCondition returns the set's Ready condition, failing when it has none.
 func readyCondition(set *applyv1alpha1.ApplySet) *metav1.Condition {
 	GinkgoHelper()
@@ -111,15 +155,17 @@ func refNames(refs []applyv1alpha1.ObjectReference) []string {
 // The preview is Ready with reason Previewed, its plan creates the three
 // objects, and nothing exists yet.
 func checkDeclarePreview(ctx context.Context, out string) {
-	set := getSet(ctx, "default", "web")
+	set := getSet(ctx, "demo", "web")
 	ready := readyCondition(set)
 	Expect(ready.Status).To(BeEquivalentTo("True"))
 	Expect(ready.Reason).To(Equal(applyv1alpha1.ReasonPreviewed))
 	Expect(set.Status.Plan).NotTo(BeNil())
 	Expect(set.Status.Plan.DryRun).To(HaveValue(BeTrue()))
 	Expect(refNames(set.Status.Plan.Create)).To(ConsistOf("ConfigMap web-config", "Deployment web", "Service web"))
+	Expect(set.Status.Plan.Counts).NotTo(BeNil())
+	Expect(set.Status.Plan.Counts.Create).To(HaveValue(BeEquivalentTo(3)))
 	Expect(out).To(ContainSubstring("plan:"), "kubectl get aset web -o yaml shows no plan")
-	err := kube.Get(ctx, key("default", "web"), &appsv1.Deployment{})
+	err := kube.Get(ctx, key("demo", "web"), &appsv1.Deployment{})
 	Expect(apierrors.IsNotFound(err)).To(BeTrue(), "a preview created the Deployment (%v)", err)
 }
 
@@ -127,7 +173,7 @@ func checkDeclarePreview(ctx context.Context, out string) {
 // three members healthy, the Deployment among them with the status the
 // Deployment controller gave it.
 func checkDeclareApply(ctx context.Context, out string) {
-	set := getSet(ctx, "default", "web")
+	set := getSet(ctx, "demo", "web")
 	ready := readyCondition(set)
 	Expect(ready.Status).To(BeEquivalentTo("True"))
 	Expect(ready.Reason).To(Equal(applyv1alpha1.ReasonSucceeded))
@@ -137,11 +183,11 @@ func checkDeclareApply(ctx context.Context, out string) {
 	Expect(out).To(MatchRegexp(`web\s+True\s+Succeeded\s+3/3 ready`))
 
 	deployment := &appsv1.Deployment{}
-	Expect(kube.Get(ctx, key("default", "web"), deployment)).To(Succeed())
+	Expect(kube.Get(ctx, key("demo", "web"), deployment)).To(Succeed())
 	Expect(deployment.Labels).To(HaveKeyWithValue(partOfLabel, set.Status.ApplySetID))
 	Expect(deployment.Status.ObservedGeneration).To(Equal(deployment.Generation))
 	for name, obj := range map[string]client.Object{"web-config": &corev1.ConfigMap{}, "web": &corev1.Service{}} {
-		Expect(kube.Get(ctx, key("default", name), obj)).To(Succeed())
+		Expect(kube.Get(ctx, key("demo", name), obj)).To(Succeed())
 		Expect(obj.GetLabels()).To(HaveKeyWithValue(partOfLabel, set.Status.ApplySetID))
 	}
 }
@@ -204,12 +250,13 @@ func checkKubectlSet(ctx context.Context, _ string) {
 // say; disband leaves the object without the set's labels.
 func checkPlugin(ctx context.Context, out string) {
 	for what, pattern := range map[string]string{
-		"list: the operator's set, its Service's copies not counted": `(?m)^default\s+applyset\.apply\.applyset\.dev/web\s+applyset-operator/v\S+\s+3\s+<none>\s`,
-		"list: kubectl's set":                            `(?m)^shop\s+secret/web\s+kubectl/v\S+\s+1\s+<none>\s+1/1 ready\s`,
-		"view: the member and its health":                `(?m)^ConfigMap\s+shop\s+web-config\s+Current\s`,
-		"verify: no findings":                            `secret/web in namespace shop: no findings, 1 members, health 1/1 ready`,
-		"verify --fix: nothing to fix":                   `secret/web in namespace shop: hints already match its members`,
-		"diff -f web.yaml: the operator's set unchanged": `0 to create, 0 to change, 3 unchanged, 0 to prune`,
+		"list: the operator's set, its Service's copies not counted": `(?m)^demo\s+applyset\.apply\.applyset\.dev/web\s+applyset-operator/v\S+\s+3\s+<none>\s`,
+		"list: the quick start's set":                                `(?m)^default\s+applyset\.apply\.applyset\.dev/hello\s+applyset-operator/v\S+\s+1\s+<none>\s`,
+		"list: kubectl's set":                                        `(?m)^shop\s+secret/web\s+kubectl/v\S+\s+1\s+<none>\s+1/1 ready\s`,
+		"view: the member and its health":                            `(?m)^ConfigMap\s+shop\s+web-config\s+Current\s`,
+		"verify: no findings":                                        `secret/web in namespace shop: no findings, 1 members, health 1/1 ready`,
+		"verify --fix: nothing to fix":                               `secret/web in namespace shop: hints already match its members`,
+		"diff -f web.yaml: the operator's set unchanged":             `0 to create, 0 to change, 3 unchanged, 0 to prune`,
 		"validate": `web.yaml document 1: ApplySet/web: valid`,
 		"disband":  `secret/web in namespace shop disbanded: 1 members released`,
 		"delete --dry-run=server: the operator's set's members, previewed": `3 to delete, 0 to release, 0 left alone; nothing was changed`,

@@ -19,7 +19,9 @@ package readme
 import (
 	"bufio"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -27,7 +29,9 @@ import (
 )
 
 // The marks: an HTML comment on the line before an example's opening fence
-// says what the suite does with it. GitHub shows none of them.
+// says what the suite does with it. GitHub shows none of them. An example
+// inside a list item is indented with its mark; the indentation is not part
+// of the example.
 //
 //	<!-- example: run ID -->        run it in bash, then the check named ID
 //	<!-- example: file NAME -->     write it to NAME, for later examples to use
@@ -43,15 +47,17 @@ const (
 var (
 	markPattern  = regexp.MustCompile(`^<!-- example: (run|file|fragment|skip) (\S.*?) -->$`)
 	anyMark      = regexp.MustCompile(`^<!--\s*example`)
-	fencePattern = regexp.MustCompile("^```([a-z]*)\\s*$")
+	fencePattern = regexp.MustCompile("^( *)```([a-z]*)\\s*$")
 )
 
 // testedLanguages are the fences whose examples must carry a mark: what a
 // user is meant to type or save. Other fences (console, text) show output.
 var testedLanguages = []string{"sh", "bash", "shell", "yaml", "yml"}
 
-// example is one fenced block of the README.
+// example is one fenced block of the README or a page of docs/.
 type example struct {
+	// file is the document it is in, relative to the checkout.
+	file string
 	// line is the line of its opening fence, counted from 1.
 	line int
 	lang string
@@ -62,9 +68,47 @@ type example struct {
 
 func (e example) String() string {
 	if e.mark == "" {
-		return fmt.Sprintf("README.md:%d (%s, no mark)", e.line, e.lang)
+		return fmt.Sprintf("%s:%d (%s, no mark)", e.file, e.line, e.lang)
 	}
-	return fmt.Sprintf("README.md:%d (%s %s)", e.line, e.mark, e.arg)
+	return fmt.Sprintf("%s:%d (%s %s)", e.file, e.line, e.mark, e.arg)
+}
+
+// documents are the Markdown files whose examples the suite runs, relative
+// to the checkout, in the order it runs them: the README, then every page
+// under docs/ in lexical order of its path.
+func documents(root string) ([]string, error) {
+	docs := []string{"README.md"}
+	var pages []string
+	err := filepath.WalkDir(filepath.Join(root, "docs"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(path) != ".md" {
+			return err
+		}
+		rel, err := filepath.Rel(root, path)
+		pages = append(pages, filepath.ToSlash(rel))
+		return err
+	})
+	slices.Sort(pages)
+	return append(docs, pages...), err
+}
+
+// allExamples reads the examples of every document, in order.
+func allExamples(root string) ([]example, error) {
+	docs, err := documents(root)
+	if err != nil {
+		return nil, err
+	}
+	var all []example
+	for _, doc := range docs {
+		examples, err := parseExamples(filepath.Join(root, doc))
+		if err != nil {
+			return nil, err
+		}
+		for i := range examples {
+			examples[i].file = doc
+		}
+		all = append(all, examples...)
+	}
+	return all, nil
 }
 
 // parseExamples reads every fenced block of a Markdown file with its mark.
@@ -80,6 +124,7 @@ func parseExamples(path string) ([]example, error) {
 		current  *example
 		pending  *example // a mark waiting for its fence
 		body     strings.Builder
+		indent   string // the opening fence's, taken off each line of the body
 		n        int
 	)
 	scanner := bufio.NewScanner(f)
@@ -95,12 +140,13 @@ func parseExamples(path string) ([]example, error) {
 				body.Reset()
 				continue
 			}
-			body.WriteString(line)
+			body.WriteString(strings.TrimPrefix(line, indent))
 			body.WriteByte('\n')
 			continue
 		}
 		if m := fencePattern.FindStringSubmatch(line); m != nil {
-			current = &example{line: n, lang: m[1]}
+			current = &example{line: n, lang: m[2]}
+			indent = m[1]
 			if pending != nil {
 				current.mark, current.arg = pending.mark, pending.arg
 				pending = nil
@@ -132,7 +178,7 @@ func parseExamples(path string) ([]example, error) {
 // example a user may type or save says what the suite does with it, and
 // every check of the suite has its example.
 func TestEveryExampleIsMarked(t *testing.T) {
-	examples, err := parseExamples(readmePath(t))
+	examples, err := allExamples(checkout(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +201,7 @@ func TestEveryExampleIsMarked(t *testing.T) {
 	}
 	for id := range checks {
 		if !ran[id] {
-			t.Errorf("check %s has no example marked <!-- example: run %s --> in the README", id, id)
+			t.Errorf("check %s has no example marked <!-- example: run %s --> in the README or docs/", id, id)
 		}
 	}
 }
@@ -170,7 +216,8 @@ func TestParseExamples(t *testing.T) {
 		return path
 	}
 	got, err := parseExamples(write("text\n<!-- example: run first -->\n```sh\necho a\n\necho b\n```\n\n```console\n$ x\n```\n" +
-		"<!-- example: skip needs a registry -->\n```yaml\nkind: X\n```\n"))
+		"<!-- example: skip needs a registry -->\n```yaml\nkind: X\n```\n" +
+		"1. a step\n\n   <!-- example: file x.yaml -->\n   ```yaml\n   kind: Y\n   spec:\n     a: 1\n   ```\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,6 +225,7 @@ func TestParseExamples(t *testing.T) {
 		{line: 3, lang: "sh", mark: markRun, arg: "first", body: "echo a\n\necho b\n"},
 		{line: 9, lang: "console", body: "$ x\n"},
 		{line: 13, lang: "yaml", mark: markSkip, arg: "needs a registry", body: "kind: X\n"},
+		{line: 19, lang: "yaml", mark: markFile, arg: "x.yaml", body: "kind: Y\nspec:\n  a: 1\n"},
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("parseExamples:\n got %#v\nwant %#v", got, want)

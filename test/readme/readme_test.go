@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -36,37 +37,38 @@ import (
 // How long one example may run: the Argo CD one applies 60 objects.
 const exampleTimeout = 5 * time.Minute
 
-// readmeExamples are the README's examples, read when the suite's tree is
-// built, so that each becomes a spec named after its line.
-var readmeExamples = func() []example {
+// docExamples are the examples of the README and docs/, read when the
+// suite's tree is built, so that each becomes a spec named after its file and
+// line.
+var docExamples = func() []example {
 	dir, err := controlplane.Root()
 	if err != nil {
 		panic(err)
 	}
-	examples, err := parseExamples(filepath.Join(dir, "README.md"))
+	examples, err := allExamples(dir)
 	if err != nil {
 		panic(err)
 	}
 	return examples
 }()
 
-var _ = Describe("The README's examples, in order", Ordered, func() {
-	for _, e := range readmeExamples {
+var _ = Describe("The examples of the README and docs/, in order", Ordered, func() {
+	for _, e := range docExamples {
 		switch e.mark {
 		case markRun:
-			It(fmt.Sprintf("README.md:%d runs (%s)", e.line, e.arg), func(ctx SpecContext) {
+			It(fmt.Sprintf("%s:%d runs (%s)", e.file, e.line, e.arg), func(ctx SpecContext) {
 				out, err := runExample(ctx, e)
 				Expect(err).NotTo(HaveOccurred(), "the example failed:\n%s\n-- its output:\n%s", e.body, out)
 				checks[e.arg](ctx, out)
 			}, SpecTimeout(exampleTimeout+time.Minute))
 		case markFile:
-			It(fmt.Sprintf("README.md:%d is saved as %s", e.line, e.arg), func() {
+			It(fmt.Sprintf("%s:%d is saved as %s", e.file, e.line, e.arg), func() {
 				path := filepath.Join(work, e.arg)
 				Expect(os.MkdirAll(filepath.Dir(path), 0o755)).To(Succeed())
 				Expect(os.WriteFile(path, []byte(e.body), 0o644)).To(Succeed())
 			})
 		case markFragment:
-			It(fmt.Sprintf("README.md:%d is a valid %s spec", e.line, e.arg), func(ctx SpecContext) {
+			It(fmt.Sprintf("%s:%d is a valid %s spec", e.file, e.line, e.arg), func(ctx SpecContext) {
 				checkFragment(ctx, e)
 			}, SpecTimeout(time.Minute))
 		}
@@ -95,6 +97,9 @@ func runExample(ctx context.Context, e example) (string, error) {
 	return out.String(), err
 }
 
+// nonName matches what may not be in an object's name.
+var nonName = regexp.MustCompile(`[^a-z0-9]+`)
+
 // fragmentKinds are the kinds a fragment may be a spec of.
 var fragmentKinds = map[string]struct {
 	apiVersion string
@@ -114,7 +119,7 @@ func checkFragment(ctx context.Context, e example) {
 	Expect(ok).To(BeTrue(), "%s: no fragment kind %s", e, e.arg)
 	fragment := map[string]any{}
 	Expect(yaml.UnmarshalStrict([]byte(e.body), &fragment)).To(Succeed(), "%s", e)
-	metadata := map[string]any{"name": fmt.Sprintf("readme-line-%d", e.line)}
+	metadata := map[string]any{"name": strings.Trim(nonName.ReplaceAllString(strings.ToLower(e.file), "-"), "-") + fmt.Sprintf("-line-%d", e.line)}
 	if kind.namespaced {
 		metadata["namespace"] = "default"
 	}

@@ -14,11 +14,14 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package readme runs the README's examples as written, in order, against
-// what `make run` starts (a local control plane with kube-controller-manager,
-// and the operator), and checks that what the text says happens does. The
-// marks in README.md say which examples run (examples_test.go); checks_test.go
-// says what each must do.
+// Package readme runs the examples of the README and of every page under
+// docs/ as written, in order, against what `make run` starts (a local control
+// plane with kube-controller-manager, and the operator), and checks that what
+// the text says happens does. The marks in the Markdown say which examples
+// run (examples_test.go); checks_test.go says what each must do. It also
+// keeps the pages honest without a cluster: each states its audience, its
+// links resolve, and the Events reference names every reason of the code
+// (pages_test.go).
 package readme
 
 import (
@@ -56,16 +59,17 @@ func TestReadme(t *testing.T) {
 	RegisterFailHandler(Fail)
 	SetDefaultEventuallyTimeout(2 * time.Minute)
 	SetDefaultEventuallyPollingInterval(time.Second)
-	RunSpecs(t, "README suite")
+	RunSpecs(t, "README and docs suite")
 }
 
-func readmePath(t testing.TB) string {
+// checkout is the root of the checkout, for the tests that read its files.
+func checkout(t testing.TB) string {
 	t.Helper()
 	dir, err := controlplane.Root()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return filepath.Join(dir, "README.md")
+	return dir
 }
 
 var _ = BeforeSuite(func(ctx context.Context) {
@@ -113,7 +117,7 @@ func kubernetesVersion() string {
 	return string(m[1])
 }
 
-// offline maps the URLs the README downloads from to the checkout's copies
+// offline maps the URLs the examples download from to the checkout's copies
 // (gzip-compressed), which a curl of the examples' PATH serves instead: the
 // suite runs without the network.
 var offline = map[string]string{

@@ -50,7 +50,7 @@ import (
 // budget; all run at once while a quiet tenant changes its set every
 // second. Every attack must stall with BudgetExceeded and every change of
 // the quiet tenant turn Ready; how long the slowest took, and how much the
-// operator's heap grew, are reported (the README's goal is 5 s), not
+// operator's heap grew, are reported (docs/operations/reliability.md's goal is 5 s), not
 // asserted: a test does not time a machine it shares.
 var _ = Describe("A hostile tenant", Ordered, func() {
 	var host string

@@ -17,7 +17,7 @@ limitations under the License.
 // Package runlocal tests `make run` with no cluster configured: run-local starts
 // a control plane with kube-controller-manager, the manager runs against it,
 // the built-in controllers do what they do in a real cluster, and an
-// interrupt stops everything.
+// interrupt stops everything; nothing it started outlives it, however it ends.
 package runlocal
 
 import (
@@ -29,6 +29,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -142,6 +143,56 @@ var _ = Describe("run-local with no reachable cluster", func() {
 		for pid, name := range children {
 			Expect(running(pid)).To(BeFalse(), "%s (pid %d) outlived run-local", name, pid)
 		}
+	})
+})
+
+// slowManager stands in for a manager busy with a very large input: it
+// ignores the interrupts run-local passes on, and so never stops by itself.
+const slowManager = `#!/usr/bin/env bash
+trap '' INT TERM
+echo "Manager started (a stand-in that ignores interrupts)"
+exec sleep 600
+`
+
+var _ = Describe("run-local's children", func() {
+	// startSlow starts run-local with the stand-in manager and returns it
+	// with its children: etcd, kube-apiserver, kube-controller-manager and
+	// the stand-in.
+	startSlow := func(ctx context.Context) (*testenv.RunLocal, map[int]string) {
+		GinkgoHelper()
+		dir := GinkgoT().TempDir()
+		manager := filepath.Join(dir, "slow-manager")
+		Expect(os.WriteFile(manager, []byte(slowManager), 0o755)).To(Succeed())
+		rl := testenv.StartRunLocalWith(ctx, dir, filepath.Join(dir, "local", "kubeconfig"), []string{manager})
+		children := rl.Children()
+		// The fourth is the stand-in, under whichever name its exec has reached.
+		Expect(children).To(HaveLen(4), "run-local's children: %v", children)
+		Expect(children).To(ContainElements("etcd", "kube-apiserver", "kube-controller-manager"), "run-local's children: %v", children)
+		return rl, children
+	}
+	expectGone := func(children map[int]string) {
+		GinkgoHelper()
+		for pid, name := range children {
+			Eventually(func() bool { return running(pid) }).WithTimeout(10*time.Second).WithPolling(100*time.Millisecond).
+				Should(BeFalse(), "%s (pid %d) outlived run-local", name, pid)
+		}
+	}
+
+	It("die with run-local when it is killed, SIGKILL included", func(ctx context.Context) {
+		rl, children := startSlow(ctx)
+		rl.Signal(syscall.SIGKILL)
+		Eventually(rl.Exited()).WithTimeout(5 * time.Second).Should(BeClosed())
+		expectGone(children)
+	})
+
+	It("stop at once on a second Ctrl-C while the manager is still stopping", func(ctx context.Context) {
+		rl, children := startSlow(ctx)
+		rl.Signal(syscall.SIGINT)
+		Consistently(rl.Exited()).WithTimeout(3*time.Second).ShouldNot(BeClosed(), "the stand-in stopped on the first Ctrl-C")
+		rl.Signal(syscall.SIGINT)
+		Eventually(rl.Exited()).WithTimeout(5*time.Second).Should(BeClosed(), "a second Ctrl-C left run-local running")
+		Expect(rl.Output()).To(ContainSubstring("again: stopping the manager and the control plane at once"))
+		expectGone(children)
 	})
 })
 

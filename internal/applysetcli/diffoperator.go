@@ -26,7 +26,6 @@ import (
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/declared"
-	"github.com/applyset-operator/applyset-operator/internal/health"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/setrun"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
@@ -108,7 +107,7 @@ func (d *diffOptions) previewSet(ctx context.Context, o *Options, cl client.Clie
 	gvk := set.GetObjectKind().GroupVersionKind()
 	key := applyset.ParentKey{GroupKind: gvk.GroupKind(), Namespace: set.GetNamespace(), Name: set.GetName()}
 	run := &setrun.Run{Mode: setrun.Preview, Set: set, Parent: applyset.Parent{Key: key}, Sources: cl, Mapper: c.mapper,
-		Limits: declared.Limits{Bytes: d.maxInput, Objects: declared.DefaultLimits.Objects}, Checker: &health.Checker{}, Approval: approval,
+		Limits: declared.Limits{Bytes: d.maxInput, Objects: declared.DefaultLimits.Objects}, Approval: approval,
 		Engine: &apply.Engine{Client: cl, FieldManager: identity.MembersFieldManager, Discovery: c.disco}}
 	live, _ := set.DeepCopyObject().(client.Object)
 	switch err := cl.Get(ctx, client.ObjectKeyFromObject(set), live); {
@@ -126,7 +125,7 @@ func (d *diffOptions) previewSet(ctx context.Context, o *Options, cl client.Clie
 	run.Artifacts = artifacts
 	res := run.Do(ctx)
 	if res.Warnings == nil {
-		return nil, res, res.Err // the inputs could not be read
+		return nil, res, stopped(set, res) // the inputs could not be read
 	}
 	d.printArtifacts(o, set, res.Gathered)
 	for _, w := range *res.Warnings {

@@ -18,6 +18,7 @@ package applysetcli
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -142,22 +143,40 @@ func summarizeWithHealth(ctx context.Context, c *clients, checked []checkedParen
 	var (
 		members  []membership.Member
 		checkers []*health.Checker
+		counts   = make([]int, len(checked))
 	)
-	for _, p := range checked {
+	for i, p := range checked {
 		checker := checkerOf(ctx, c, p.Ref)
-		for _, m := range p.verdict.Members {
-			members, checkers = append(members, m), append(checkers, checker)
+		counted := countedMembers(ctx, c, p.Ref, p.verdict)
+		members, counts[i] = append(members, counted...), len(counted)
+		for range counted {
+			checkers = append(checkers, checker)
 		}
 	}
 	judged := judge(ctx, c, members, checkers)
 	out := make([]summary, len(checked))
 	for i, p := range checked {
-		n := len(p.verdict.Members)
 		out[i] = summarize(p.Parent, p.verdict)
-		out[i].Health = healthOf(judged[:n])
-		judged = judged[n:]
+		out[i].Health = healthOf(judged[:counts[i]])
+		judged = judged[counts[i]:]
 	}
 	return out
+}
+
+// countedMembers are the members whose health a set's summary counts. For
+// the operator's sets they are those its record proves, as the operator
+// counts them in status.health.summary: an object that only carries the
+// label is no member of theirs. Other tools' sets keep no record: every
+// object carrying the label counts.
+func countedMembers(ctx context.Context, c *clients, ref membership.ParentRef, v membership.Verdict) []membership.Member {
+	if !isOperatorSet(ref) {
+		return v.Members
+	}
+	proofs, err := proofsOf(ctx, c, ref, v)
+	if err != nil {
+		return v.Members // the set is unreadable now: count what carries its label
+	}
+	return slices.DeleteFunc(slices.Clone(v.Members), func(m membership.Member) bool { return proofs(m) == proofLabel })
 }
 
 // checkerOf is what judges the members of the parent ref: one of the

@@ -76,14 +76,18 @@ func newViewCommand(o *Options) *cobra.Command {
 			}
 			members := judge(cmd.Context(), c, v.Members, checkersFor(v.Members, checkerOf(cmd.Context(), c, ref)))
 			out := view{summary: summarize(p, v), MemberList: members}
-			out.Health = healthOf(members)
 			proofs, err := proofsOf(cmd.Context(), c, ref, v)
 			if err != nil {
 				return err
 			}
+			var counted []memberHealth // as the operator counts them: see countedMembers
 			for i, m := range v.Members {
 				out.MemberList[i].Proof = proofs(m)
+				if !isOperatorSet(ref) || out.MemberList[i].Proof != proofLabel {
+					counted = append(counted, out.MemberList[i])
+				}
 			}
+			out.Health = healthOf(counted)
 			out.HintKinds = sorted(v.HintKinds, func(gk schema.GroupKind) string { return gk.String() })
 			out.AdditionalNamespaces = sets.List(v.Parent.Scope.AdditionalNamespaces)
 			switch output {

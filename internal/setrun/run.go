@@ -72,6 +72,8 @@ type Run struct {
 	Limits    declared.Limits
 	Artifacts *declared.Artifacts
 	// Checker judges whether applied objects a group depends on are ready.
+	// Nil compiles the set's checks within DefaultHealthCheckBudget, and
+	// stops the run, as the operator stops the set, when they do not compile.
 	Checker *health.Checker
 	// Approval is the approval the set is held to; "" or Auto for none.
 	Approval applyv1alpha1.Approval
@@ -171,6 +173,13 @@ func (r *Run) Do(ctx context.Context) Result {
 	switch r.Mode {
 	case Delete, DeletePreview:
 		return r.release(ctx)
+	}
+	if r.Checker == nil {
+		checker, err := Checker(r.Set.GetCommonSpec().HealthChecks, DefaultHealthCheckBudget)
+		if err != nil {
+			return Result{Err: err, Reason: applyv1alpha1.ReasonInvalidHealthCheck, Terminal: true}
+		}
+		r.Checker = checker
 	}
 	return r.apply(ctx)
 }

@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"regexp"
@@ -38,6 +39,7 @@ import (
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/controllers/applysets"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
@@ -107,7 +109,7 @@ var _ = Describe("What the plugin previews is what the operator does", Ordered, 
 
 	DescribeTable("a set previewed, then applied",
 		func(ctx context.Context, prepare func(ctx context.Context, ns string), before string, meanwhile func(ctx context.Context, ns string),
-			after string) {
+			after string, then func(ctx context.Context, ns string)) {
 			ns := pluginNamespace(ctx)
 			grantDefault(ctx, ns)
 			if prepare != nil {
@@ -125,17 +127,71 @@ var _ = Describe("What the plugin previews is what the operator does", Ordered, 
 			preview := previewed(stderr)
 
 			kubectlSucceeds(ctx, after, "apply", "--server-side", "--force-conflicts", "-n", ns, "-f", "-")
+			if then != nil {
+				then(ctx, ns)
+			}
 			// What a source's change starts, the operator does a moment later.
 			Eventually(func() planned { return done(reconciled(ctx, ns, "set")) }).Should(Equal(preview), "previewed:\n"+stderr)
+			// The plugin judges the members' health by the set's own checks, as the operator does.
+			if health := reconciled(ctx, ns, "set").Status.Health; health != nil {
+				Eventually(func() string { return listedHealth(ctx, pluginDir, ns) }).Should(Equal(health.Summary))
+			}
 		},
-		Entry("a new set", nil, "", nil, set("a", "b")),
-		Entry("objects changed, added and removed", nil, set("a", "b"), nil, setWith(map[string]string{"a": "changed", "c": "v"})),
-		Entry("an object carrying the set's label that it did not apply", nil, set("a"), labelForeign, setWith(map[string]string{"a": "w"})),
-		Entry("members recorded before UIDs were kept", nil, set("a", "b"), forgetUIDs, set("a")),
-		Entry("an inventory too large for etcd", nil, "", sourceOf(longNames(5000)), sourced()),
-		Entry("a source emptied", sourceOf("{apiVersion: v1, kind: ConfigMap, metadata: {name: a}, data: {k: v}}\n"), sourced(), sourceOf(""), sourced()),
+		Entry("a new set", nil, "", nil, set("a", "b"), nil),
+		Entry("objects changed, added and removed", nil, set("a", "b"), nil, setWith(map[string]string{"a": "changed", "c": "v"}), nil),
+		Entry("an object carrying the set's label that it did not apply", nil, set("a"), labelForeign, setWith(map[string]string{"a": "w"}), nil),
+		Entry("members recorded before UIDs were kept", nil, set("a", "b"), forgetUIDs, set("a"), nil),
+		Entry("an inventory too large for etcd", nil, "", sourceOf(longNames(5000)), sourced(), nil),
+		Entry("a source emptied", sourceOf(oneConfigMap), sourced(), sourceOf(""), sourced(), nil),
+		Entry("a source that would decode past its budget", sourceOf(oneConfigMap), sourced(),
+			sourceOf(oneConfigMap+"---\n"+testenv.AliasBomb), sourced(), nil),
+		Entry("health checks that do not compile", nil, "", nil, withSpec(set("a"), `healthChecks: [{apiVersion: v1, kind: ConfigMap, current: "data.k"}]`), nil),
+		Entry("members judged by the set's CEL health checks", nil, "", nil,
+			withSpec(setWith(map[string]string{"a": "ready", "b": "starting"}), readyWhenDataSaysSo), nil),
+		Entry("a set held for approval", nil, set("a"), nil, withSpec(set("b"), "approval: Manual"), nil),
+		Entry("a set waiting for its dependency", dependencyReady(false), "", nil,
+			withSpec(set("a"), "dependsOn: [{name: dep}]"), dependencyReady(true)),
 	)
 })
+
+const oneConfigMap = "{apiVersion: v1, kind: ConfigMap, metadata: {name: a}, data: {k: v}}\n"
+
+// readyWhenDataSaysSo is a health check of ConfigMaps that kstatus alone
+// would call current: ready only once their k is "ready".
+const readyWhenDataSaysSo = `healthChecks: [{apiVersion: v1, kind: ConfigMap, current: "self.data.?k.orValue('') == 'ready'"}]`
+
+// withSpec adds a line to the spec of an ApplySet written by setOf or sourced.
+func withSpec(set, line string) string {
+	return strings.Replace(set, "spec:\n", "spec:\n  "+line+"\n", 1)
+}
+
+// dependencyReady applies the ApplySet "dep", whose one member is healthy
+// only when ready is true.
+func dependencyReady(ready bool) func(context.Context, string) {
+	value := map[bool]string{true: "ready", false: "starting"}[ready]
+	return func(ctx context.Context, ns string) {
+		dep := strings.Replace(withSpec(setWith(map[string]string{"gate": value}), readyWhenDataSaysSo), "name: set}", "name: dep}", 1)
+		kubectlSucceeds(ctx, dep, "apply", "--server-side", "-n", ns, "-f", "-")
+	}
+}
+
+// listedHealth is the HEALTH `kubectl applyset list` shows for the set "set".
+func listedHealth(ctx context.Context, pluginDir, ns string) string {
+	GinkgoHelper()
+	stdout, stderr, code := runPlugin(ctx, pluginDir, "", "list", "-n", ns, "-o", "json")
+	Expect(code).To(BeZero(), stderr)
+	var list struct {
+		Items []struct{ Parent, Health string }
+	}
+	Expect(json.Unmarshal([]byte(stdout), &list)).To(Succeed())
+	for _, item := range list.Items {
+		if strings.HasSuffix(item.Parent, "/set") {
+			return item.Health
+		}
+	}
+	Fail("kubectl applyset list does not show the set: " + stdout)
+	return ""
+}
 
 // set is an ApplySet "set" of ConfigMaps named names, of data k: v.
 func set(names ...string) string {

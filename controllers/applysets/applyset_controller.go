@@ -74,7 +74,7 @@ type Reconciler struct {
 
 	clients     sync.Map            // impersonated user, or "" for the operator -> identityClients
 	permissions *permissionAnswers  // shared by both kinds' reconcilers; nil asks every time
-	inputs      *semaphore.Weighted // the memory the sets being reconciled may hold (inputs.go)
+	inputs      *semaphore.Weighted // the memory the sets being reconciled may hold (budget.go)
 	applied     sync.Map            // set key -> appliedState of its last full reconcile
 	gate        *replicas.Gate      // nil unless the replicas share the sets (replicas.go)
 }

@@ -21,9 +21,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/declared"
 	"github.com/applyset-operator/applyset-operator/internal/setrun"
 )
 
@@ -48,4 +52,33 @@ func withinTime(ctx context.Context, budget time.Duration, reconcile func(contex
 
 func (r *Reconciler) healthCheckBudget() uint64 {
 	return cmp.Or(r.opts.HealthCheckBudget, setrun.DefaultHealthCheckBudget)
+}
+
+// Sets read from sources may each hold up to Limits.Bytes of input while
+// they are reconciled, decoded several times over; a set of inline objects
+// holds at most what etcd stores of one object. Workers take a share of one
+// budget for the length of their reconcile, so that many small sets run at
+// once while the memory of large ones stays bounded as before: as many sets
+// of the largest size as setsOfLargestSize.
+const (
+	setsOfLargestSize = 4
+	inlineSetBytes    = 3 << 19 // 1.5 MiB, etcd's default limit on one object
+)
+
+// inputBudget is shared by the workers of one kind.
+func newInputBudget(limits declared.Limits) *semaphore.Weighted {
+	return semaphore.NewWeighted(setsOfLargestSize * limits.Bytes)
+}
+
+// inputWeight is the share of the budget a set's reconcile takes.
+func (r *Reconciler) inputWeight(set applyv1alpha1.Set) int64 {
+	if len(set.GetSources()) > 0 {
+		return r.limits.Bytes
+	}
+	return min(inlineSetBytes, r.limits.Bytes)
+}
+
+// readsArtifacts tells whether one of the set's sources is an oci or flux source.
+func readsArtifacts(set applyv1alpha1.Set) bool {
+	return slices.ContainsFunc(set.GetSources(), func(src applyv1alpha1.ClusterSource) bool { return src.OCI != nil || src.Flux != nil })
 }

@@ -17,11 +17,21 @@ limitations under the License.
 package applysets
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
+	"github.com/prometheus/client_golang/prometheus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/metrics"
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+	"github.com/applyset-operator/applyset-operator/pkg/text"
 )
 
 // reported is what a set said before this reconcile, so that only what
@@ -46,4 +56,221 @@ func (r *Reconciler) report(set applyv1alpha1.Set, before reported, o outcome) {
 	r.recordWarnings(set, before.warnings)
 	r.recordForeign(set, before.foreign, o)
 	recordMetrics(r.groupKind.Kind, set, o)
+}
+
+// Reasons of Events only; the condition reasons, which Events carry too,
+// are the API's (applyv1alpha1.Reason*).
+const (
+	ReasonApplied         = "Applied"
+	ReasonDriftCorrected  = "DriftCorrected"
+	ReasonOwnershipForced = "OwnershipForced"
+	ReasonReleased        = "MembersReleased"
+	// ReasonInputWarning: inputs were taken with a part left out, as
+	// kubectl leaves it out; status.warnings names them.
+	ReasonInputWarning = "InputWarning"
+	// ReasonOwnershipHandedOver: the set took over objects written by
+	// client-side apply (--legacy-field-managers).
+	ReasonOwnershipHandedOver = "OwnershipHandedOver"
+	// ReasonApprovedPlanApplied: a plan a person approved was applied, and
+	// the approval spent.
+	ReasonApprovedPlanApplied = "ApprovedPlanApplied"
+	// ReasonArtifactChanged: an oci source was read from another artifact
+	// than at the last reconcile; the Event names both digests.
+	ReasonArtifactChanged = "ArtifactChanged"
+)
+
+func (r *Reconciler) recordOutcome(set applyv1alpha1.Set, before *metav1.Condition, o outcome) {
+	r.recordApproval(set, o)
+	for _, change := range o.artifactChanges {
+		r.recorder.Eventf(set, nil, "Normal", ReasonArtifactChanged, "Apply", "%s", text.Truncate("Applying "+change, maxEventMessage))
+	}
+	if o.err != nil {
+		r.recorder.Eventf(set, nil, "Warning", o.reason, "Apply", "%s", text.Truncate(o.err.Error(), maxEventMessage))
+		return
+	}
+	if o.dryRun {
+		return // a preview changes nothing; status.plan tells the rest
+	}
+	for _, c := range o.applied.Drift {
+		r.recorder.Eventf(set, nil, "Warning", ReasonDriftCorrected, "Apply", "%s",
+			text.Truncate(fmt.Sprintf("%s: put back %s, changed by %s; list them in spec.ignoreFields to leave them to it",
+				c.Ref, text.Summarize(c.Fields, maxEventFields), c.Manager), maxEventMessage))
+	}
+	for _, c := range o.applied.Forced {
+		r.recorder.Eventf(set, nil, "Normal", ReasonOwnershipForced, "Apply", "%s",
+			text.Truncate(fmt.Sprintf("%s: took %s from %s (spec.force)", c.Ref, text.Summarize(c.Fields, maxEventFields), c.Manager), maxEventMessage))
+	}
+	if handed := handedOver(o.applied); handed != "" {
+		r.recorder.Eventf(set, nil, "Normal", ReasonOwnershipHandedOver, "Apply", "%s", text.Truncate(
+			"Took over the ownership of client-side applies, so the set owns exactly what it declares: "+handed, maxEventMessage))
+	}
+	if skipped := skippedPrunes(o.pruned); skipped != "" {
+		r.recorder.Eventf(set, nil, "Warning", applyv1alpha1.ReasonPruneSkipped, "Prune", "%s", text.Truncate("Kept "+skipped, maxEventMessage))
+	}
+	if n := o.applied.Count(apply.Created) + o.applied.Count(apply.Configured) + o.pruned.Count(apply.Pruned); n > 0 {
+		r.recorder.Eventf(set, nil, "Normal", ReasonApplied, "Apply", "%d created, %d configured, %d pruned",
+			o.applied.Count(apply.Created), o.applied.Count(apply.Configured), o.pruned.Count(apply.Pruned))
+	}
+	r.recordHealthTransition(set, before, readyOf(set.GetSetStatus()))
+}
+
+// recordApproval tells, once per plan, that a plan awaits approval, and
+// that an approved plan was applied.
+func (r *Reconciler) recordApproval(set applyv1alpha1.Set, o outcome) {
+	a := o.approval
+	switch {
+	case a == nil:
+	case a.awaiting && a.digest != a.before:
+		r.recorder.Eventf(set, nil, "Normal", applyv1alpha1.ReasonAwaitingApproval, "Plan", "%s",
+			text.Truncate(readyOf(set.GetSetStatus()).Message, maxEventMessage))
+	case a.spent:
+		r.recorder.Eventf(set, nil, "Normal", ReasonApprovedPlanApplied, "Apply", "Applied the approved plan %s (approval %d)",
+			a.digest, ptr.Deref(set.GetSetStatus().Approval.Sequence, 0))
+	}
+}
+
+// recordWarnings tells, once, of inputs taken with a part left out.
+func (r *Reconciler) recordWarnings(set applyv1alpha1.Set, before []string) {
+	now := set.GetSetStatus().Warnings
+	if len(now) == 0 || slices.Equal(before, now) {
+		return
+	}
+	r.recorder.Eventf(set, nil, "Warning", ReasonInputWarning, "Apply", "%s",
+		text.Truncate("Took inputs with a part left out: "+strings.Join(now, "; "), maxEventMessage))
+}
+
+// recordHealthTransition tells, once, when a set starts waiting for its
+// members, when the wait fails, and when it ends well.
+func (r *Reconciler) recordHealthTransition(set applyv1alpha1.Set, before, after *metav1.Condition) {
+	if after == nil || (before != nil && before.Reason == after.Reason) {
+		return
+	}
+	switch {
+	case after.Reason == applyv1alpha1.ReasonProgressing:
+		r.recorder.Eventf(set, nil, "Normal", applyv1alpha1.ReasonProgressing, "Wait", "%s", text.Truncate(after.Message, maxEventMessage))
+	case after.Reason == applyv1alpha1.ReasonHealthCheckFailed:
+		r.recorder.Eventf(set, nil, "Warning", applyv1alpha1.ReasonHealthCheckFailed, "Wait", "%s", text.Truncate(after.Message, maxEventMessage))
+	case after.Status == metav1.ConditionTrue && before != nil &&
+		(before.Reason == applyv1alpha1.ReasonProgressing || before.Reason == applyv1alpha1.ReasonHealthCheckFailed):
+		r.recorder.Eventf(set, nil, "Normal", applyv1alpha1.ReasonSucceeded, "Wait", "%s", text.Truncate(after.Message, maxEventMessage))
+	}
+}
+
+// handedOver names the objects whose legacy managers the apply handed
+// over, with the managers.
+func handedOver(cs apply.ChangeSet) string {
+	var items []string
+	for _, c := range cs.Changes {
+		if len(c.HandedOver) > 0 {
+			items = append(items, c.Ref.String()+" (from "+strings.Join(c.HandedOver, ", ")+")")
+		}
+	}
+	return text.Summarize(items, 5)
+}
+
+// setKindLabel names the kind of set (ApplySet, ClusterApplySet) a figure is about.
+const setKindLabel = "set_kind"
+
+var (
+	objectsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "applyset_operator_objects_total",
+		Help: "Objects handled by set reconciles, by kind of set, action (Created, Configured, Unchanged, Pruned, Skipped, Failed) and whether it was a dry run.",
+	}, []string{setKindLabel, "action", "dry_run"})
+	conflictsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "applyset_operator_conflicts_total",
+		Help: "Applies stopped by fields another field manager owns.",
+	}, []string{setKindLabel})
+	foreignObjects = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "applyset_operator_foreign_objects",
+		Help: "Objects that carry a set's part-of label although the set did not apply them, by set; the set leaves them alone.",
+	}, []string{setKindLabel, "namespace", "name"})
+	approvalAwaitingSince = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "applyset_operator_approval_awaiting_since_seconds",
+		Help: "When the plan of a set began to wait for approval, in Unix seconds, by set; absent when nothing waits.",
+	}, []string{setKindLabel, "namespace", "name"})
+	approvalWaitSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "applyset_operator_approval_wait_seconds",
+		Help:    "How long approved plans waited for their approval.",
+		Buckets: prometheus.ExponentialBuckets(1, 4, 10),
+	}, []string{setKindLabel})
+	setReconcileDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "applyset_operator_set_reconcile_duration_seconds",
+		Help:    "Time to reconcile one ApplySet or ClusterApplySet.",
+		Buckets: prometheus.ExponentialBuckets(0.005, 3, 10),
+	}, []string{setKindLabel})
+)
+
+func init() {
+	metrics.MustRegister(objectsTotal, conflictsTotal, foreignObjects, approvalAwaitingSince, approvalWaitSeconds, setReconcileDuration)
+}
+
+func recordMetrics(kind string, set applyv1alpha1.Set, o outcome) {
+	if o.foreign != nil {
+		foreignObjects.WithLabelValues(kind, set.GetNamespace(), set.GetName()).Set(float64(len(o.foreign)))
+	}
+	dryRun := "false"
+	if o.dryRun {
+		dryRun = "true"
+	}
+	for _, cs := range []apply.ChangeSet{o.applied, o.pruned} {
+		for _, c := range cs.Changes {
+			objectsTotal.WithLabelValues(kind, string(c.Action), dryRun).Inc()
+		}
+	}
+	if n := len(o.applied.Conflicts); n > 0 {
+		conflictsTotal.WithLabelValues(kind).Add(float64(n))
+	}
+	recordApprovalMetrics(kind, set, o)
+}
+
+func recordApprovalMetrics(kind string, set applyv1alpha1.Set, o outcome) {
+	a, status := o.approval, set.GetSetStatus().Approval
+	if a != nil && a.spent && a.waitingSince != nil {
+		approvalWaitSeconds.WithLabelValues(kind).Observe(o.now.Sub(a.waitingSince.Time).Seconds())
+	}
+	if status == nil || status.AwaitingSince == nil {
+		approvalAwaitingSince.DeleteLabelValues(kind, set.GetNamespace(), set.GetName())
+		return
+	}
+	approvalAwaitingSince.WithLabelValues(kind, set.GetNamespace(), set.GetName()).Set(float64(status.AwaitingSince.Unix()))
+}
+
+// forgetMetrics drops the figures of a set that is gone.
+func forgetMetrics(kind string, set applyv1alpha1.Set) {
+	forgetMetricsOf(kind, client.ObjectKeyFromObject(set))
+}
+
+// forgetMetricsOf drops the figures of the set named by key.
+func forgetMetricsOf(kind string, key client.ObjectKey) {
+	foreignObjects.DeleteLabelValues(kind, key.Namespace, key.Name)
+	approvalAwaitingSince.DeleteLabelValues(kind, key.Namespace, key.Name)
+}
+
+// ReasonForeignMembers is the reason of the Event when objects carry the set's label although the set did
+// not apply them; they are left alone. A Warning, since something copies or
+// writes the label: a controller copying its parent's labels onto what it
+// creates, or a person.
+const ReasonForeignMembers = "ForeignMembers"
+
+// recordForeign tells, once for each, of objects that newly carry the set's
+// label without being its members.
+func (r *Reconciler) recordForeign(set applyv1alpha1.Set, before *applyv1alpha1.ForeignMembers, o outcome) {
+	known := sets.New[applyv1alpha1.ObjectReference]()
+	if before != nil {
+		for _, item := range before.Items {
+			known.Insert(item.ObjectReference)
+		}
+	}
+	var fresh []string
+	for _, c := range o.foreign {
+		if !known.Has(ref(c.Ref)) {
+			fresh = append(fresh, c.Ref.String()+" ("+c.Reason+")")
+		}
+	}
+	if len(fresh) == 0 {
+		return
+	}
+	r.recorder.Eventf(set, nil, "Warning", ReasonForeignMembers, "Prune", "%s", text.Truncate(fmt.Sprintf(
+		"Left alone %s: they carry the set's %s label, but the set did not apply them; declare one in the set to adopt it, "+
+			"or remove its label", text.Summarize(fresh, 5), applyset.PartOfLabel), maxEventMessage))
 }

@@ -117,7 +117,7 @@ type Options struct {
 // Priority and Fairness queues fairly with everyone else's. Sixteen made
 // 500 small sets Ready in about two thirds of the time four did (make bench
 // BENCH=ScaleFluxShape); the memory of large sets is bounded apart
-// (inputs.go), so more workers do not hold more large sets.
+// (budget.go), so more workers do not hold more large sets.
 const DefaultConcurrency = 16
 
 // SetupWithManager adds the ApplySet and ClusterApplySet reconcilers to mgr.

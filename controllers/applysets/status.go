@@ -23,9 +23,12 @@ import (
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/utils/ptr"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/inventory"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/text"
@@ -263,4 +266,34 @@ func boundedFields(paths []string) []string {
 
 func ref(r apply.ObjectRef) applyv1alpha1.ObjectReference {
 	return applyv1alpha1.ObjectReference{Group: r.GroupKind.Group, Kind: r.GroupKind.Kind, Namespace: r.Namespace, Name: r.Name}
+}
+
+// maxForeignItems bounds the foreign objects status names; it counts them all.
+const maxForeignItems = 20
+
+// maxLabelledBy is the API's bound on a foreign member's labelledBy.
+const maxLabelledBy = 256
+
+// setMembers records the set's members: its inventory, their number and kinds.
+func setMembers(status *applyv1alpha1.ApplySetStatus, inv inventory.Inventory) {
+	status.Members = inv.Status()
+	status.MemberCount = ptr.To(int32(inv.Len()))
+	kinds := sets.New[schema.GroupKind]()
+	for _, e := range inv.Entries() {
+		kinds.Insert(e.Ref.GroupKind)
+	}
+	status.GroupKinds = splitKinds(applyset.FormatGroupKinds(kinds))
+}
+
+// foreignStatus counts the foreign objects and names the first of them; nil
+// when there are none.
+func foreignStatus(foreign []apply.Change) *applyv1alpha1.ForeignMembers {
+	if len(foreign) == 0 {
+		return nil
+	}
+	out := &applyv1alpha1.ForeignMembers{Count: int32(len(foreign))}
+	for _, c := range foreign[:min(len(foreign), maxForeignItems)] {
+		out.Items = append(out.Items, applyv1alpha1.ForeignMember{ObjectReference: ref(c.Ref), LabelledBy: text.Truncate(applyset.FormatWriters(c.LabelledBy), maxLabelledBy)})
+	}
+	return out
 }

@@ -30,6 +30,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
@@ -124,7 +125,21 @@ func tenantNamespace(ctx context.Context) string {
 	GinkgoHelper()
 	ns, err := testenv.TenantNamespace(ctx, k8sClient, "hostile-")
 	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(suspendSets, ns)
 	return ns
+}
+
+// suspendSets suspends the sets a spec leaves in ns, so that the operators
+// of later specs, which share the API server, do not go on working on them.
+func suspendSets(ctx context.Context, ns string) {
+	var sets applyv1alpha1.ApplySetList
+	Expect(k8sClient.List(ctx, &sets, client.InNamespace(ns))).To(Succeed())
+	for i := range sets.Items {
+		set := &sets.Items[i]
+		patch := client.MergeFrom(set.DeepCopy())
+		set.Spec.Suspend = ptr.To(true)
+		Expect(client.IgnoreNotFound(k8sClient.Patch(ctx, set, patch))).To(Succeed())
+	}
 }
 
 func ready(ctx context.Context, set *applyv1alpha1.ApplySet) func() bool {

@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
@@ -41,12 +42,12 @@ const (
 	adoptToSet     = "applyset"
 )
 
-func newAdoptCommand(o *Options) *cobra.Command {
+func newAdoptCommand(o *cli.Options) *cobra.Command {
 	var (
 		src            sourceFlags
 		yes            bool
 		force          bool
-		dr             dryRun
+		dr             cli.DryRun
 		to             string
 		serviceAccount string
 	)
@@ -90,7 +91,7 @@ set's first apply then owns exactly what it declares and records its members in 
   kubectl applyset adopt applyset/web -n shop -l app=web --kinds ConfigMap,Deployment.apps --to applyset --service-account deployer`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := dr.check(); err != nil {
+			if err := dr.Check(); err != nil {
 				return err
 			}
 			if to != adoptToKubectl && to != adoptToSet {
@@ -99,7 +100,7 @@ set's first apply then owns exactly what it declares and records its members in 
 			if to == adoptToKubectl && serviceAccount != "" {
 				return fmt.Errorf("--service-account names whom an ApplySet acts as: give it with --to applyset")
 			}
-			c, err := o.clients()
+			c, err := o.Clients()
 			if err != nil {
 				return err
 			}
@@ -117,13 +118,13 @@ set's first apply then owns exactly what it declares and records its members in 
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "Adopt without asking.")
 	cmd.Flags().StringVar(&to, "to", adoptToKubectl, "What the group becomes: kubectl (a kubectl ApplySet of PARENT) or applyset (the operator's ApplySet PARENT, applyset/NAME, created by adopt).")
 	cmd.Flags().StringVar(&serviceAccount, "service-account", "", "With --to applyset: the ServiceAccount the set acts as (spec.serviceAccountName); the operator's default if empty.")
-	dr.add(cmd)
+	dr.Add(cmd)
 	return cmd
 }
 
 // adopt plans, shows, asks and writes: the parent first, as kubectl does, so
 // that an interrupted run leaves every labelled object within its hints.
-func adopt(cmd *cobra.Command, o *Options, c *clients, parentArg string, flags sourceFlags, yes, force bool, dr *dryRun) error {
+func adopt(cmd *cobra.Command, o *cli.Options, c *cli.Clients, parentArg string, flags sourceFlags, yes, force bool, dr *cli.DryRun) error {
 	src, err := flags.source(c)
 	if err != nil {
 		return err
@@ -140,7 +141,7 @@ func adopt(cmd *cobra.Command, o *Options, c *clients, parentArg string, flags s
 	if refusals := plan.refusals(force); len(refusals) > 0 {
 		return fmt.Errorf("nothing changed:\n  %s", strings.Join(refusals, "\n  "))
 	}
-	if !yes && !dr.server() && !confirm(cmd, o, fmt.Sprintf("Adopt %d objects?", len(plan.objects))) {
+	if !yes && !dr.Server() && !o.Confirm(cmd, fmt.Sprintf("Adopt %d objects?", len(plan.objects))) {
 		return fmt.Errorf("nothing changed")
 	}
 	if err := writeAdoptedParent(cmd.Context(), c, plan, dr); err != nil {
@@ -152,15 +153,15 @@ func adopt(cmd *cobra.Command, o *Options, c *clients, parentArg string, flags s
 		}
 	}
 	fmt.Fprintf(o.Streams.Out, "%d objects adopted into %s%s%s; KUBECTL_APPLYSET=true kubectl apply --server-side --prune --applyset=%s%s now owns them\n",
-		len(plan.objects), parentName(parent), inNamespace(parent.Namespace), dr.suffix(), parentName(parent), nsFlag(parent.Namespace))
+		len(plan.objects), cli.ParentName(parent), cli.InNamespace(parent.Namespace), dr.Suffix(), cli.ParentName(parent), cli.NSFlag(parent.Namespace))
 	return nil
 }
 
 // adoptParentOf names the parent and checks that kubectl accepts its type:
 // a Secret, a ConfigMap, or a custom resource of a CRD labelled as a parent
 // type that is not one of the operator's own sets.
-func adoptParentOf(ctx context.Context, c *clients, arg string) (membership.ParentRef, error) {
-	ref, err := parentOf(c, arg)
+func adoptParentOf(ctx context.Context, c *cli.Clients, arg string) (membership.ParentRef, error) {
+	ref, err := cli.ParentOf(c, arg)
 	if err != nil {
 		return ref, err
 	}
@@ -169,17 +170,17 @@ func adoptParentOf(ctx context.Context, c *clients, arg string) (membership.Pare
 	case gk.Group == "" && (gk.Kind == "Secret" || gk.Kind == "ConfigMap"):
 		return ref, nil
 	case gk.Group == "":
-		return ref, fmt.Errorf("%s: kubectl accepts a Secret, a ConfigMap or a custom resource of a parent type as parent", parentName(ref))
-	case isOperatorSet(ref):
-		return ref, fmt.Errorf("%s: the operator applies its own sets; adopt makes kubectl sets", parentName(ref))
+		return ref, fmt.Errorf("%s: kubectl accepts a Secret, a ConfigMap or a custom resource of a parent type as parent", cli.ParentName(ref))
+	case cli.IsOperatorSet(ref):
+		return ref, fmt.Errorf("%s: the operator applies its own sets; adopt makes kubectl sets", cli.ParentName(ref))
 	}
 	crds := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-	crd, err := c.metadata.Resource(crds).Get(ctx, ref.Type.Resource.GroupResource().String(), metav1.GetOptions{})
+	crd, err := c.Metadata.Resource(crds).Get(ctx, ref.Type.Resource.GroupResource().String(), metav1.GetOptions{})
 	if err != nil {
-		return ref, fmt.Errorf("%s: reading its CRD: %w", parentName(ref), err)
+		return ref, fmt.Errorf("%s: reading its CRD: %w", cli.ParentName(ref), err)
 	}
 	if _, ok := crd.Labels[applyset.ParentTypeLabel]; !ok {
-		return ref, fmt.Errorf("%s: its CRD has no %s label, so kubectl does not accept it as a parent", parentName(ref), applyset.ParentTypeLabel)
+		return ref, fmt.Errorf("%s: its CRD has no %s label, so kubectl does not accept it as a parent", cli.ParentName(ref), applyset.ParentTypeLabel)
 	}
 	return ref, nil
 }
@@ -204,7 +205,7 @@ func kubectlTooling() applyset.Tooling {
 // writeAdoptedParent applies the parent's contract fields as kubectl does:
 // all of them, under kubectl's parent field manager, taking them over when
 // another manager holds them.
-func writeAdoptedParent(ctx context.Context, c *clients, plan *adoptPlan, dr *dryRun) error {
+func writeAdoptedParent(ctx context.Context, c *cli.Clients, plan *adoptPlan, dr *cli.DryRun) error {
 	ref := plan.parent
 	gvk := ref.Type.Resource.GroupVersion().WithKind(ref.Type.GroupKind.Kind)
 	patch := applyset.ParentPatch(gvk, ref.Key(), applyset.ParentFields{
@@ -214,15 +215,15 @@ func writeAdoptedParent(ctx context.Context, c *clients, plan *adoptPlan, dr *dr
 	if err != nil {
 		return err
 	}
-	resource := c.dynamic.Resource(ref.Type.Resource).Namespace(ref.Namespace)
-	opts := metav1.PatchOptions{FieldManager: plan.tooling.ParentFieldManager(), DryRun: dr.opts()}
+	resource := c.Dynamic.Resource(ref.Type.Resource).Namespace(ref.Namespace)
+	opts := metav1.PatchOptions{FieldManager: plan.tooling.ParentFieldManager(), DryRun: dr.Opts()}
 	_, err = resource.Patch(ctx, ref.Name, types.ApplyPatchType, data, opts)
 	if apierrors.IsConflict(err) {
 		opts.Force = ptr.To(true)
 		_, err = resource.Patch(ctx, ref.Name, types.ApplyPatchType, data, opts)
 	}
 	if err != nil {
-		return fmt.Errorf("writing the parent %s: %w", parentName(ref), err)
+		return fmt.Errorf("writing the parent %s: %w", cli.ParentName(ref), err)
 	}
 	return nil
 }

@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
 
@@ -39,10 +40,10 @@ const argoResourcesFinalizer = "resources-finalizer.argocd.argoproj.io"
 type argoSource struct{ namespace, name string }
 
 func (s argoSource) String() string {
-	return "application/" + s.name + inNamespace(s.namespace)
+	return "application/" + s.name + cli.InNamespace(s.namespace)
 }
 
-func (s argoSource) read(ctx context.Context, c *clients) (adoptGroup, error) {
+func (s argoSource) read(ctx context.Context, c *cli.Clients) (adoptGroup, error) {
 	obj, err := readRecord(ctx, c, applicationResource, s.namespace, s.name)
 	if err != nil {
 		return adoptGroup{}, err
@@ -70,7 +71,7 @@ func (s argoSource) read(ctx context.Context, c *clients) (adoptGroup, error) {
 // argoResources reads status.resources[]: group, kind, namespace, name. A
 // namespaced object without a namespace is in the Application's destination
 // namespace.
-func argoResources(c *clients, obj *unstructured.Unstructured) ([]apply.ObjectRef, error) {
+func argoResources(c *cli.Clients, obj *unstructured.Unstructured) ([]apply.ObjectRef, error) {
 	resources, found, err := unstructured.NestedSlice(obj.Object, "status", "resources")
 	switch {
 	case err != nil:
@@ -88,7 +89,7 @@ func argoResources(c *clients, obj *unstructured.Unstructured) ([]apply.ObjectRe
 			return nil, fmt.Errorf("status.resources holds an entry without kind or name: %v", entry)
 		}
 		if ref.Namespace == "" {
-			mapping, err := c.mapper.RESTMapping(ref.GroupKind)
+			mapping, err := c.Mapper.RESTMapping(ref.GroupKind)
 			if err != nil {
 				return nil, fmt.Errorf("status.resources: %w", err)
 			}

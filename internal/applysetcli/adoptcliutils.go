@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
 
@@ -45,10 +46,10 @@ var configSyncDomains = []string{"configsync.gke.io", "configmanagement.gke.io"}
 type resourceGroupSource struct{ namespace, name string }
 
 func (s resourceGroupSource) String() string {
-	return "resourcegroup/" + s.name + inNamespace(s.namespace)
+	return "resourcegroup/" + s.name + cli.InNamespace(s.namespace)
 }
 
-func (s resourceGroupSource) read(ctx context.Context, c *clients) (adoptGroup, error) {
+func (s resourceGroupSource) read(ctx context.Context, c *cli.Clients) (adoptGroup, error) {
 	obj, err := readRecord(ctx, c, resourceGroupResource, s.namespace, s.name)
 	if err != nil {
 		return adoptGroup{}, err
@@ -109,10 +110,10 @@ func configSyncKey(obj *unstructured.Unstructured) string {
 type inventorySource struct{ namespace, name string }
 
 func (s inventorySource) String() string {
-	return "inventory/" + s.name + inNamespace(s.namespace)
+	return "inventory/" + s.name + cli.InNamespace(s.namespace)
 }
 
-func (s inventorySource) read(ctx context.Context, c *clients) (adoptGroup, error) {
+func (s inventorySource) read(ctx context.Context, c *cli.Clients) (adoptGroup, error) {
 	obj, err := readRecord(ctx, c, schema.GroupResource{Resource: "configmaps"}, s.namespace, s.name)
 	if err != nil {
 		return adoptGroup{}, err

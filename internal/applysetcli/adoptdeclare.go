@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
@@ -51,7 +52,7 @@ type declaration struct {
 // fields the old tool's apply entries own, extracted with the type's schema
 // as the API server publishes it.
 type declarer struct {
-	c        *clients
+	c        *cli.Clients
 	recorded map[apply.ObjectRef]*unstructured.Unstructured
 	appliers []string
 	parser   *managedfields.GvkParser
@@ -107,7 +108,7 @@ func (d *declarer) extract(ctx context.Context, a adoptee, entries []metav1.Mana
 	if typ == nil {
 		return nil, why, err
 	}
-	live, err := d.c.dynamic.Resource(a.resource).Namespace(a.ref.Namespace).Get(ctx, a.ref.Name, metav1.GetOptions{})
+	live, err := d.c.Dynamic.Resource(a.resource).Namespace(a.ref.Namespace).Get(ctx, a.ref.Name, metav1.GetOptions{})
 	if err != nil {
 		return nil, "", fmt.Errorf("reading %s: %w", a.ref, err)
 	}
@@ -131,7 +132,7 @@ func (d *declarer) extract(ctx context.Context, a adoptee, entries []metav1.Mana
 func (d *declarer) typeOf(a adoptee) (*typed.ParseableType, string, error) {
 	gvk := a.resource.GroupVersion().WithKind(a.ref.GroupKind.Kind)
 	if d.parser == nil {
-		doc, err := d.c.disco.OpenAPISchema()
+		doc, err := d.c.Disco.OpenAPISchema()
 		if err != nil {
 			return nil, "", fmt.Errorf("reading the API server's OpenAPI schema: %w", err)
 		}

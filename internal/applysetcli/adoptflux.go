@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
 
@@ -37,10 +38,10 @@ var kustomizationResource = schema.GroupResource{Group: "kustomize.toolkit.fluxc
 type fluxSource struct{ namespace, name string }
 
 func (s fluxSource) String() string {
-	return "kustomization/" + s.name + inNamespace(s.namespace)
+	return "kustomization/" + s.name + cli.InNamespace(s.namespace)
 }
 
-func (s fluxSource) read(ctx context.Context, c *clients) (adoptGroup, error) {
+func (s fluxSource) read(ctx context.Context, c *cli.Clients) (adoptGroup, error) {
 	obj, err := readRecord(ctx, c, kustomizationResource, s.namespace, s.name)
 	if err != nil {
 		return adoptGroup{}, err
@@ -100,14 +101,14 @@ func parseInventoryID(id string) (apply.ObjectRef, error) {
 }
 
 // readRecord reads the object another tool keeps its record in.
-func readRecord(ctx context.Context, c *clients, gr schema.GroupResource, namespace, name string) (*unstructured.Unstructured, error) {
-	gvr, err := c.mapper.ResourceFor(gr.WithVersion(""))
+func readRecord(ctx context.Context, c *cli.Clients, gr schema.GroupResource, namespace, name string) (*unstructured.Unstructured, error) {
+	gvr, err := c.Mapper.ResourceFor(gr.WithVersion(""))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", gr, err)
 	}
-	obj, err := c.dynamic.Resource(gvr).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	obj, err := c.Dynamic.Resource(gvr).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return nil, fmt.Errorf("%s %s not found%s", gr, name, inNamespace(namespace))
+		return nil, fmt.Errorf("%s %s not found%s", gr, name, cli.InNamespace(namespace))
 	}
 	return obj, err
 }

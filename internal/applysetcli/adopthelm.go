@@ -26,6 +26,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 )
 
 // helmFieldManager is the field manager Helm 4's CLI applies under: the name
@@ -38,10 +40,10 @@ const helmFieldManager = "helm"
 type helmSource struct{ namespace, name string }
 
 func (s helmSource) String() string {
-	return "helm/" + s.name + inNamespace(s.namespace)
+	return "helm/" + s.name + cli.InNamespace(s.namespace)
 }
 
-func (s helmSource) read(ctx context.Context, c *clients) (adoptGroup, error) {
+func (s helmSource) read(ctx context.Context, c *cli.Clients) (adoptGroup, error) {
 	revs, driver, err := s.revisions(ctx, c)
 	if err != nil {
 		return adoptGroup{}, err
@@ -94,10 +96,10 @@ var helmStores = []struct {
 // revisions reads every record of the release: Secrets, Helm's default
 // storage, or else ConfigMaps (HELM_DRIVER=configmap). It names the kind it
 // read them from.
-func (s helmSource) revisions(ctx context.Context, c *clients) (helmRevisions, string, error) {
+func (s helmSource) revisions(ctx context.Context, c *cli.Clients) (helmRevisions, string, error) {
 	for _, store := range helmStores {
 		gvr := schema.GroupVersionResource{Version: "v1", Resource: store.kind + "s"}
-		list, err := c.dynamic.Resource(gvr).Namespace(s.namespace).List(ctx, metav1.ListOptions{LabelSelector: s.selector()})
+		list, err := c.Dynamic.Resource(gvr).Namespace(s.namespace).List(ctx, metav1.ListOptions{LabelSelector: s.selector()})
 		if err != nil {
 			return nil, "", fmt.Errorf("%s: reading Helm's records: %w", s, err)
 		}

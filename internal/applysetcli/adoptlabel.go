@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
@@ -48,7 +49,7 @@ import (
 // same way: what the old tool applied server-side is what it declared (Helm's
 // manifest), so kubectl declares it from then on, and its next apply removes
 // what it stops declaring instead of leaving it to a manager that is gone.
-func writePartOf(ctx context.Context, c *clients, id string, a adoptee, appliers []string, dr *dryRun) error {
+func writePartOf(ctx context.Context, c *cli.Clients, id string, a adoptee, appliers []string, dr *cli.DryRun) error {
 	if a.obj.Annotations[apply.LastAppliedAnnotation] == "" && !kubectlAppliesMore(a.obj) && len(appliedBy(a.obj, appliers)) == 0 {
 		_, err := applyPartOf(ctx, c, id, a, identity.KubectlFieldManager, dr)
 		return err
@@ -86,7 +87,7 @@ func isKubectlApply(e metav1.ManagedFieldsEntry) bool {
 // applyPartOf applies an apply configuration holding only the label, under
 // manager. The UID makes the apply fail rather than create an object deleted
 // since it was read, or label one recreated under its name.
-func applyPartOf(ctx context.Context, c *clients, id string, a adoptee, manager string, dr *dryRun) (*unstructured.Unstructured, error) {
+func applyPartOf(ctx context.Context, c *cli.Clients, id string, a adoptee, manager string, dr *cli.DryRun) (*unstructured.Unstructured, error) {
 	config := &unstructured.Unstructured{}
 	config.SetAPIVersion(a.resource.GroupVersion().String())
 	config.SetKind(a.ref.GroupKind.Kind)
@@ -98,8 +99,8 @@ func applyPartOf(ctx context.Context, c *clients, id string, a adoptee, manager 
 	if err != nil {
 		return nil, err
 	}
-	obj, err := c.dynamic.Resource(a.resource).Namespace(a.ref.Namespace).Patch(ctx, a.ref.Name, types.ApplyPatchType, data,
-		metav1.PatchOptions{FieldManager: manager, DryRun: dr.opts()})
+	obj, err := c.Dynamic.Resource(a.resource).Namespace(a.ref.Namespace).Patch(ctx, a.ref.Name, types.ApplyPatchType, data,
+		metav1.PatchOptions{FieldManager: manager, DryRun: dr.Opts()})
 	if err != nil {
 		return nil, fmt.Errorf("labelling %s: %w", a.ref, err)
 	}
@@ -110,7 +111,7 @@ func applyPartOf(ctx context.Context, c *clients, id string, a adoptee, manager 
 // apply entries of the old tool's appliers, to kubectl's field manager. It
 // writes metadata.managedFields alone, at the resourceVersion the apply left:
 // any other change in between fails it.
-func handOverToKubectl(ctx context.Context, c *clients, a adoptee, obj *unstructured.Unstructured, appliers []string, dr *dryRun) error {
+func handOverToKubectl(ctx context.Context, c *cli.Clients, a adoptee, obj *unstructured.Unstructured, appliers []string, dr *cli.DryRun) error {
 	handed, err := handOver(obj.GetManagedFields(), appliers)
 	if err != nil {
 		return fmt.Errorf("handing the label of %s to kubectl's field manager: %w", a.ref, err)
@@ -124,8 +125,8 @@ func handOverToKubectl(ctx context.Context, c *clients, a adoptee, obj *unstruct
 // writeManagedFields writes obj's metadata.managedFields alone, as
 // fieldManager, at the resourceVersion obj has: any other change since
 // fails it.
-func writeManagedFields(ctx context.Context, c *clients, a adoptee, obj *unstructured.Unstructured, entries []metav1.ManagedFieldsEntry,
-	fieldManager string, dr *dryRun) error {
+func writeManagedFields(ctx context.Context, c *cli.Clients, a adoptee, obj *unstructured.Unstructured, entries []metav1.ManagedFieldsEntry,
+	fieldManager string, dr *cli.DryRun) error {
 	patch := &unstructured.Unstructured{Object: map[string]any{}}
 	patch.SetResourceVersion(obj.GetResourceVersion())
 	patch.SetManagedFields(entries)
@@ -133,8 +134,8 @@ func writeManagedFields(ctx context.Context, c *clients, a adoptee, obj *unstruc
 	if err != nil {
 		return err
 	}
-	_, err = c.dynamic.Resource(a.resource).Namespace(a.ref.Namespace).Patch(ctx, a.ref.Name, types.MergePatchType, data,
-		metav1.PatchOptions{FieldManager: fieldManager, DryRun: dr.opts()})
+	_, err = c.Dynamic.Resource(a.resource).Namespace(a.ref.Namespace).Patch(ctx, a.ref.Name, types.MergePatchType, data,
+		metav1.PatchOptions{FieldManager: fieldManager, DryRun: dr.Opts()})
 	return err
 }
 

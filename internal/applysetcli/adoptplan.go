@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
@@ -64,7 +65,7 @@ type adoptPlan struct {
 }
 
 // planAdoption reads the source, the parent and every object of the group.
-func planAdoption(ctx context.Context, c *clients, src adoptSource, parent membership.ParentRef, tooling applyset.Tooling) (*adoptPlan, error) {
+func planAdoption(ctx context.Context, c *cli.Clients, src adoptSource, parent membership.ParentRef, tooling applyset.Tooling) (*adoptPlan, error) {
 	group, err := src.read(ctx, c)
 	if err != nil {
 		return nil, err
@@ -89,8 +90,8 @@ func planAdoption(ctx context.Context, c *clients, src adoptSource, parent membe
 
 // readParent checks that the parent is absent, or already kubectl's parent of
 // this very set, whose hints it then keeps: kubectl refuses any other.
-func (p *adoptPlan) readParent(ctx context.Context, c *clients) error {
-	obj, err := c.metadata.Resource(p.parent.Type.Resource).Namespace(p.parent.Namespace).Get(ctx, p.parent.Name, metav1.GetOptions{})
+func (p *adoptPlan) readParent(ctx context.Context, c *cli.Clients) error {
+	obj, err := c.Metadata.Resource(p.parent.Type.Resource).Namespace(p.parent.Namespace).Get(ctx, p.parent.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -117,15 +118,15 @@ func (p *adoptPlan) readParent(ctx context.Context, c *clients) error {
 }
 
 // readObject reads one recorded object and judges whether it may join.
-func (p *adoptPlan) readObject(ctx context.Context, c *clients, ref apply.ObjectRef) error {
-	mapping, err := c.mapper.RESTMapping(ref.GroupKind)
+func (p *adoptPlan) readObject(ctx context.Context, c *cli.Clients, ref apply.ObjectRef) error {
+	mapping, err := c.Mapper.RESTMapping(ref.GroupKind)
 	if err != nil {
 		return fmt.Errorf("%s: %w", ref, err)
 	}
 	if !isNamespaced(mapping.Scope.Name()) {
 		ref.Namespace = ""
 	}
-	obj, err := c.metadata.Resource(mapping.Resource).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	obj, err := c.Metadata.Resource(mapping.Resource).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		p.missing = append(p.missing, ref.String())
 		return nil
@@ -190,7 +191,7 @@ func (p *adoptPlan) refusals(force bool) []string {
 		out = append(out, p.group.active...)
 	}
 	if p.parentRefusal != "" {
-		out = append(out, parentName(p.parent)+inNamespace(p.parent.Namespace)+": "+p.parentRefusal)
+		out = append(out, cli.ParentName(p.parent)+cli.InNamespace(p.parent.Namespace)+": "+p.parentRefusal)
 	}
 	for _, a := range p.objects {
 		if a.refusal != "" {
@@ -206,7 +207,7 @@ func (p *adoptPlan) refusals(force bool) []string {
 // print shows the plan: the parent, each object with its field managers, and
 // what the old tool will still do.
 func (p *adoptPlan) print(w io.Writer) {
-	fmt.Fprintf(w, "Adopting %d objects of %s into %s%s (ID %s)\n", len(p.objects), p.source, parentName(p.parent), inNamespace(p.parent.Namespace), p.id)
+	fmt.Fprintf(w, "Adopting %d objects of %s into %s%s (ID %s)\n", len(p.objects), p.source, cli.ParentName(p.parent), cli.InNamespace(p.parent.Namespace), p.id)
 	verb := "create"
 	if p.parentExists {
 		verb = "update"

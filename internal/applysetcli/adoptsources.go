@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
 
@@ -34,7 +35,7 @@ type adoptSource interface {
 	// String names the source in the plan.
 	String() string
 	// read returns the group as the old tool recorded it.
-	read(ctx context.Context, c *clients) (adoptGroup, error)
+	read(ctx context.Context, c *cli.Clients) (adoptGroup, error)
 }
 
 // adoptGroup is what a source read.
@@ -74,7 +75,7 @@ type sourceFlags struct {
 
 // source picks the source the flags name: exactly one of -l with --kinds,
 // or --from.
-func (f sourceFlags) source(c *clients) (adoptSource, error) {
+func (f sourceFlags) source(c *cli.Clients) (adoptSource, error) {
 	switch {
 	case f.from != "" && (f.selector != "" || len(f.kinds) > 0):
 		return nil, fmt.Errorf("--from and -l/--kinds name two sources: give one")
@@ -91,18 +92,18 @@ func (f sourceFlags) source(c *clients) (adoptSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	return selectorSource{selector: f.selector, kinds: kinds, namespace: c.namespace}, nil
+	return selectorSource{selector: f.selector, kinds: kinds, namespace: c.Namespace}, nil
 }
 
 // fromSource reads --from TYPE/NAME, in --from-namespace or the namespace in use.
-func (f sourceFlags) fromSource(c *clients) (adoptSource, error) {
+func (f sourceFlags) fromSource(c *cli.Clients) (adoptSource, error) {
 	typ, name, ok := strings.Cut(f.from, "/")
 	if !ok || name == "" {
 		return nil, fmt.Errorf("--from %q: want TYPE/NAME; adopt reads %s", f.from, fromForms)
 	}
 	namespace := f.fromNamespace
 	if namespace == "" {
-		namespace = c.namespace
+		namespace = c.Namespace
 	}
 	base, group, _ := strings.Cut(strings.ToLower(typ), ".")
 	base = strings.TrimSuffix(base, "s")
@@ -131,7 +132,7 @@ var fromTypes = []struct {
 // parseKinds reads --kinds: Kind.group (Deployment.apps), resource.group
 // (deployments.apps) or kubectl's --prune-allowlist form group/version/Kind
 // (core/v1/ConfigMap), each a type the API server serves.
-func parseKinds(c *clients, values []string) ([]schema.GroupKind, error) {
+func parseKinds(c *cli.Clients, values []string) ([]schema.GroupKind, error) {
 	var kinds []schema.GroupKind
 	for _, v := range values {
 		gk, err := kindOf(c, strings.TrimSpace(v))
@@ -143,7 +144,7 @@ func parseKinds(c *clients, values []string) ([]schema.GroupKind, error) {
 	return kinds, nil
 }
 
-func kindOf(c *clients, value string) (schema.GroupKind, error) {
+func kindOf(c *cli.Clients, value string) (schema.GroupKind, error) {
 	if parts := strings.Split(value, "/"); len(parts) == 3 {
 		group := parts[0]
 		if group == "core" {
@@ -152,10 +153,10 @@ func kindOf(c *clients, value string) (schema.GroupKind, error) {
 		value = schema.GroupKind{Group: group, Kind: parts[2]}.String()
 	}
 	gk := schema.ParseGroupKind(value)
-	if _, err := c.mapper.RESTMapping(gk); err == nil {
+	if _, err := c.Mapper.RESTMapping(gk); err == nil {
 		return gk, nil
 	}
-	gvk, err := c.mapper.KindFor(schema.ParseGroupResource(value).WithVersion(""))
+	gvk, err := c.Mapper.KindFor(schema.ParseGroupResource(value).WithVersion(""))
 	if err != nil {
 		return schema.GroupKind{}, err
 	}
@@ -174,7 +175,7 @@ func (s selectorSource) String() string {
 	return fmt.Sprintf("kubectl apply --prune -l %s of %s", s.selector, kindList(s.kinds))
 }
 
-func (s selectorSource) read(ctx context.Context, c *clients) (adoptGroup, error) {
+func (s selectorSource) read(ctx context.Context, c *cli.Clients) (adoptGroup, error) {
 	var group adoptGroup
 	for _, gk := range s.kinds {
 		if err := s.readKind(ctx, c, gk, &group); err != nil {
@@ -188,8 +189,8 @@ func (s selectorSource) read(ctx context.Context, c *clients) (adoptGroup, error
 
 // readKind lists one kind as kubectl's legacy prune does: in the namespace
 // in use, or the whole cluster for a cluster-scoped kind.
-func (s selectorSource) readKind(ctx context.Context, c *clients, gk schema.GroupKind, group *adoptGroup) error {
-	mapping, err := c.mapper.RESTMapping(gk)
+func (s selectorSource) readKind(ctx context.Context, c *cli.Clients, gk schema.GroupKind, group *adoptGroup) error {
+	mapping, err := c.Mapper.RESTMapping(gk)
 	if err != nil {
 		return err
 	}
@@ -197,7 +198,7 @@ func (s selectorSource) readKind(ctx context.Context, c *clients, gk schema.Grou
 	if !isNamespaced(mapping.Scope.Name()) {
 		namespace = ""
 	}
-	list, err := c.metadata.Resource(mapping.Resource).Namespace(namespace).List(ctx, metav1.ListOptions{LabelSelector: s.selector})
+	list, err := c.Metadata.Resource(mapping.Resource).Namespace(namespace).List(ctx, metav1.ListOptions{LabelSelector: s.selector})
 	if err != nil {
 		return fmt.Errorf("listing %s: %w", gk, err)
 	}

@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
@@ -54,18 +55,18 @@ type setPlan struct {
 // is created declaring what the old tool declared. Its first reconcile finds
 // every field it declares already its own, and records the members it
 // applied in status.members, which is the operator's proof of membership.
-func adoptIntoSet(cmd *cobra.Command, o *Options, c *clients, parentArg string, flags sourceFlags, serviceAccount string, yes, force bool, dr *dryRun) error {
+func adoptIntoSet(cmd *cobra.Command, o *cli.Options, c *cli.Clients, parentArg string, flags sourceFlags, serviceAccount string, yes, force bool, dr *cli.DryRun) error {
 	ctx := cmd.Context()
 	src, err := flags.source(c)
 	if err != nil {
 		return err
 	}
-	parent, err := parentOf(c, parentArg)
+	parent, err := cli.ParentOf(c, parentArg)
 	if err != nil {
 		return err
 	}
 	if parent.Type.GroupKind != applyv1alpha1.GroupVersion.WithKind("ApplySet").GroupKind() {
-		return fmt.Errorf("%s: --to applyset adopts into applyset/NAME, an ApplySet of the operator in the namespace in use", parentName(parent))
+		return fmt.Errorf("%s: --to applyset adopts into applyset/NAME, an ApplySet of the operator in the namespace in use", cli.ParentName(parent))
 	}
 	base, err := planAdoption(ctx, c, src, parent, identity.Tooling(""))
 	if err != nil {
@@ -79,22 +80,22 @@ func adoptIntoSet(cmd *cobra.Command, o *Options, c *clients, parentArg string, 
 	if refusals := p.refusals(force); len(refusals) > 0 {
 		return fmt.Errorf("nothing changed:\n  %s", strings.Join(refusals, "\n  "))
 	}
-	if !yes && !dr.server() && !confirm(cmd, o, fmt.Sprintf("Adopt %d objects into %s?", len(p.objects), parentName(parent))) {
+	if !yes && !dr.Server() && !o.Confirm(cmd, fmt.Sprintf("Adopt %d objects into %s?", len(p.objects), cli.ParentName(parent))) {
 		return fmt.Errorf("nothing changed")
 	}
 	if err := p.write(ctx, c, dr); err != nil {
 		return err
 	}
 	fmt.Fprintf(o.Streams.Out, "%d objects adopted into %s%s%s; the operator applies them from now on: kubectl applyset view %s%s\n",
-		len(p.objects), parentName(parent), inNamespace(parent.Namespace), dr.suffix(), parentName(parent), nsFlag(parent.Namespace))
+		len(p.objects), cli.ParentName(parent), cli.InNamespace(parent.Namespace), dr.Suffix(), cli.ParentName(parent), cli.NSFlag(parent.Namespace))
 	return nil
 }
 
 // read checks that the set does not exist yet, reads each object's
 // declaration and builds the set.
-func (p *setPlan) read(ctx context.Context, c *clients, serviceAccount string) error {
+func (p *setPlan) read(ctx context.Context, c *cli.Clients, serviceAccount string) error {
 	p.parentRefusal = ""
-	_, err := c.metadata.Resource(p.parent.Type.Resource).Namespace(p.parent.Namespace).Get(ctx, p.parent.Name, metav1.GetOptions{})
+	_, err := c.Metadata.Resource(p.parent.Type.Resource).Namespace(p.parent.Namespace).Get(ctx, p.parent.Name, metav1.GetOptions{})
 	switch {
 	case err == nil:
 		p.parentRefusal = "it exists: adopt --to applyset creates the set, declaring what it adopts; name a new one"
@@ -133,7 +134,7 @@ func (p *setPlan) read(ctx context.Context, c *clients, serviceAccount string) e
 // print shows the plan: the set, each object with its field managers, what
 // it will declare and what adopt writes on it.
 func (p *setPlan) print(w io.Writer, serviceAccount string) {
-	fmt.Fprintf(w, "Adopting %d objects of %s into %s%s (ID %s)\n", len(p.objects), p.source, parentName(p.parent), inNamespace(p.parent.Namespace), p.id)
+	fmt.Fprintf(w, "Adopting %d objects of %s into %s%s (ID %s)\n", len(p.objects), p.source, cli.ParentName(p.parent), cli.InNamespace(p.parent.Namespace), p.id)
 	where := "inline (spec.resources)"
 	if p.configMap != nil {
 		where = "in the ConfigMap " + p.configMap.GetName() + " (key " + adoptedKey + "), created beside it"
@@ -183,10 +184,10 @@ func (p *setPlan) action(a adoptee) string {
 // write creates the ConfigMap of a large declaration, labels every object
 // and creates the set last, so that its first reconcile finds each label and
 // each field the old tool applied already its own.
-func (p *setPlan) write(ctx context.Context, c *clients, dr *dryRun) error {
-	create := metav1.CreateOptions{FieldManager: identity.PluginFieldManager, DryRun: dr.opts()}
+func (p *setPlan) write(ctx context.Context, c *cli.Clients, dr *cli.DryRun) error {
+	create := metav1.CreateOptions{FieldManager: identity.PluginFieldManager, DryRun: dr.Opts()}
 	if p.configMap != nil {
-		if _, err := c.dynamic.Resource(configMapsResource).Namespace(p.parent.Namespace).Create(ctx, p.configMap, create); err != nil {
+		if _, err := c.Dynamic.Resource(configMapsResource).Namespace(p.parent.Namespace).Create(ctx, p.configMap, create); err != nil {
 			return fmt.Errorf("creating the ConfigMap %s: %w", p.configMap.GetName(), err)
 		}
 	}
@@ -199,8 +200,8 @@ func (p *setPlan) write(ctx context.Context, c *clients, dr *dryRun) error {
 			return fmt.Errorf("%d of %d objects labelled, then: %w", i, len(p.objects), err)
 		}
 	}
-	if _, err := c.dynamic.Resource(p.parent.Type.Resource).Namespace(p.parent.Namespace).Create(ctx, p.set, create); err != nil {
-		return fmt.Errorf("every object labelled, then creating %s: %w", parentName(p.parent), err)
+	if _, err := c.Dynamic.Resource(p.parent.Type.Resource).Namespace(p.parent.Namespace).Create(ctx, p.set, create); err != nil {
+		return fmt.Errorf("every object labelled, then creating %s: %w", cli.ParentName(p.parent), err)
 	}
 	return nil
 }
@@ -212,7 +213,7 @@ func (p *setPlan) write(ctx context.Context, c *clients, dr *dryRun) error {
 // and a field it later stops declaring is removed rather than left to a
 // manager that no longer applies. What the set does not declare stays the
 // old tool's: never hand a set fields it did not declare.
-func writeMemberLabel(ctx context.Context, c *clients, id string, a adoptee, appliers []string, declared *fieldpath.Set, dr *dryRun) error {
+func writeMemberLabel(ctx context.Context, c *cli.Clients, id string, a adoptee, appliers []string, declared *fieldpath.Set, dr *cli.DryRun) error {
 	obj, err := applyPartOf(ctx, c, id, a, identity.MembersFieldManager, dr)
 	if err != nil || len(appliedBy(a.obj, appliers)) == 0 {
 		return err

@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 )
 
 type approveOptions struct {
@@ -34,7 +35,7 @@ type approveOptions struct {
 	hosts  artifactHosts
 }
 
-func newApproveCommand(o *Options) *cobra.Command {
+func newApproveCommand(o *cli.Options) *cobra.Command {
 	a := &approveOptions{}
 	cmd := &cobra.Command{
 		Use:   "approve PARENT [--digest sha256:...] [--yes]",
@@ -67,25 +68,25 @@ applyset-operator-applyset-approver).`,
 	return cmd
 }
 
-func (a *approveOptions) run(cmd *cobra.Command, o *Options, arg string) error {
+func (a *approveOptions) run(cmd *cobra.Command, o *cli.Options, arg string) error {
 	ctx := cmd.Context()
-	c, err := o.clients()
+	c, err := o.Clients()
 	if err != nil {
 		return err
 	}
-	ref, err := parentOf(c, arg)
+	ref, err := cli.ParentOf(c, arg)
 	if err != nil {
 		return err
 	}
-	name := parentName(ref) + inNamespace(ref.Namespace)
-	if !isOperatorSet(ref) {
+	name := cli.ParentName(ref) + cli.InNamespace(ref.Namespace)
+	if !cli.IsOperatorSet(ref) {
 		return fmt.Errorf("%s is not one of the operator's sets; only those await approval", name)
 	}
-	cl, err := c.client()
+	cl, err := c.Client()
 	if err != nil {
 		return err
 	}
-	set, err := operatorSetOf(ctx, cl, ref)
+	set, err := cli.OperatorSetOf(ctx, cl, ref)
 	if err != nil {
 		return err
 	}
@@ -101,7 +102,7 @@ func (a *approveOptions) run(cmd *cobra.Command, o *Options, arg string) error {
 			return err
 		}
 	}
-	if !a.yes && !confirm(cmd, o, fmt.Sprintf("Approve plan %s of %s?", awaited, name)) {
+	if !a.yes && !o.Confirm(cmd, fmt.Sprintf("Approve plan %s of %s?", awaited, name)) {
 		fmt.Fprintln(o.Streams.Out, "Not approved")
 		return nil
 	}
@@ -130,12 +131,12 @@ func awaitedDigest(set applyv1alpha1.Set) (string, error) {
 
 // showPlan previews the set as diff does, prints it, and checks that the
 // preview is the plan awaiting approval.
-func (a *approveOptions) showPlan(ctx context.Context, o *Options, c *clients, cl client.Client, set applyv1alpha1.Set, kind, awaited string) error {
+func (a *approveOptions) showPlan(ctx context.Context, o *cli.Options, c *cli.Clients, cl client.Client, set applyv1alpha1.Set, kind, awaited string) error {
 	if !set.GetDeletionTimestamp().IsZero() {
 		return errors.New("the set is being deleted: its plan (status.plan.prune) lists what the deletion deletes; " +
 			"approve it with --digest status.plan.digest, or set spec.deletionPolicy to Orphan to keep the members")
 	}
-	d := &diffOptions{maxInput: defaultMaxInput, hosts: a.hosts}
+	d := &diffOptions{maxInput: cli.DefaultMaxInput, hosts: a.hosts}
 	previewed := set.DeepCopyObject().(applyv1alpha1.Set)
 	// A typed read leaves the kind out, and the set's ID is made of it.
 	previewed.GetObjectKind().SetGroupVersionKind(applyv1alpha1.GroupVersion.WithKind(kind))
@@ -143,7 +144,7 @@ func (a *approveOptions) showPlan(ctx context.Context, o *Options, c *clients, c
 	if err != nil {
 		return err
 	}
-	if err := p.print(ctx, o, c); err != nil && ExitCode(err) >= diffProblems {
+	if err := p.print(ctx, o, c); err != nil && cli.ExitCode(err) >= diffProblems {
 		return err
 	}
 	if len(p.problems) > 0 {

@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
 	"github.com/applyset-operator/applyset-operator/internal/setrun"
@@ -33,10 +34,10 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
-func newDeleteCommand(o *Options) *cobra.Command {
+func newDeleteCommand(o *cli.Options) *cobra.Command {
 	var (
 		yes bool
-		dr  dryRun
+		dr  cli.DryRun
 	)
 	cmd := &cobra.Command{
 		Use:   "delete PARENT",
@@ -52,67 +53,55 @@ unless --yes; --dry-run=server stops after the preview.`,
   kubectl applyset delete clusterapplysets.apply.applyset.dev/platform --yes`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := dr.check(); err != nil {
+			if err := dr.Check(); err != nil {
 				return err
 			}
-			c, err := o.clients()
+			c, err := o.Clients()
 			if err != nil {
 				return err
 			}
-			ref, err := resolveParent(cmd.Context(), c, args[0])
+			ref, err := cli.ResolveParent(cmd.Context(), c, args[0])
 			if err != nil {
 				return err
 			}
-			if !isOperatorSet(ref) {
+			if !cli.IsOperatorSet(ref) {
 				return fmt.Errorf("%s is not one of the operator's sets: its members are deleted by the tool that applied them "+
-					"(kubectl delete), or kept with kubectl applyset disband", parentName(ref))
+					"(kubectl delete), or kept with kubectl applyset disband", cli.ParentName(ref))
 			}
 			return deleteSet(cmd, o, c, ref, yes, &dr)
 		},
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "Delete without asking.")
-	dr.add(cmd)
+	dr.Add(cmd)
 	return cmd
 }
 
-// operatorSetOf reads one of the operator's sets.
-func operatorSetOf(ctx context.Context, cl client.Client, ref membership.ParentRef) (applyv1alpha1.Set, error) {
-	var set applyv1alpha1.Set = &applyv1alpha1.ApplySet{}
-	if ref.Type.GroupKind.Kind == "ClusterApplySet" {
-		set = &applyv1alpha1.ClusterApplySet{}
-	}
-	if err := cl.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, set); err != nil {
-		return nil, err
-	}
-	return set, nil
-}
-
-func deleteSet(cmd *cobra.Command, o *Options, c *clients, ref membership.ParentRef, yes bool, dr *dryRun) error {
+func deleteSet(cmd *cobra.Command, o *cli.Options, c *cli.Clients, ref membership.ParentRef, yes bool, dr *cli.DryRun) error {
 	ctx := cmd.Context()
-	cl, err := c.client()
+	cl, err := c.Client()
 	if err != nil {
 		return err
 	}
-	set, err := operatorSetOf(ctx, cl, ref)
+	set, err := cli.OperatorSetOf(ctx, cl, ref)
 	if err != nil {
 		return err
 	}
-	name := parentName(ref) + inNamespace(ref.Namespace)
+	name := cli.ParentName(ref) + cli.InNamespace(ref.Namespace)
 	if err := previewDeletion(ctx, o.Streams.Out, cl, set, ref.Key(), name); err != nil {
 		return err
 	}
 	fmt.Fprintln(o.Streams.ErrOut, "Previewed with your rights; the operator acts as the set's ServiceAccount")
-	if dr.server() {
-		return cl.Delete(ctx, set, &client.DeleteOptions{DryRun: dr.opts()})
+	if dr.Server() {
+		return cl.Delete(ctx, set, &client.DeleteOptions{DryRun: dr.Opts()})
 	}
-	if !yes && !confirm(cmd, o, "Delete "+name+"?") {
+	if !yes && !o.Confirm(cmd, "Delete "+name+"?") {
 		return fmt.Errorf("nothing changed")
 	}
 	if err := cl.Delete(ctx, set); err != nil {
 		return fmt.Errorf("deleting %s: %w", name, err)
 	}
 	fmt.Fprintf(o.Streams.Out, "%s deleted; the operator releases its members (kubectl wait --for=delete %s%s)\n",
-		name, parentName(ref), nsFlag(ref.Namespace))
+		name, cli.ParentName(ref), cli.NSFlag(ref.Namespace))
 	return nil
 }
 

@@ -31,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
@@ -55,7 +56,7 @@ type diffOptions struct {
 	hosts          artifactHosts
 }
 
-func newDiffCommand(o *Options) *cobra.Command {
+func newDiffCommand(o *cli.Options) *cobra.Command {
 	d := &diffOptions{}
 	cmd := &cobra.Command{
 		Use:   "diff -f FILE|DIR --applyset=PARENT [--prune]",
@@ -90,9 +91,9 @@ Exit status: 0 no differences, 1 differences, 2 or more a problem.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			err := d.run(cmd.Context(), o)
-			var exit *ExitError
+			var exit *cli.ExitError
 			if err != nil && !errors.As(err, &exit) {
-				err = &ExitError{Code: diffProblems, Err: err}
+				err = &cli.ExitError{Code: diffProblems, Err: err}
 			}
 			return err
 		},
@@ -103,7 +104,7 @@ Exit status: 0 no differences, 1 differences, 2 or more a problem.`,
 	cmd.Flags().BoolVar(&d.prune, "prune", false, "Also show the members the apply would delete.")
 	cmd.Flags().StringVar(&d.fieldManager, "field-manager", "kubectl", "The field manager the apply would use.")
 	cmd.Flags().BoolVar(&d.forceConflicts, "force-conflicts", false, "Preview an apply that takes fields other appliers own.")
-	cmd.Flags().Int64Var(&d.maxInput, "max-input-size", defaultMaxInput, "The most bytes -f, and the sources of the operator's sets, may read, after decompression.")
+	cmd.Flags().Int64Var(&d.maxInput, "max-input-size", cli.DefaultMaxInput, "The most bytes -f, and the sources of the operator's sets, may read, after decompression.")
 	d.hosts.bindFlags(cmd.Flags())
 	return cmd
 }
@@ -120,12 +121,12 @@ type preview struct {
 	deletes map[apply.ObjectRef]types.UID
 }
 
-func (d *diffOptions) run(ctx context.Context, o *Options) error {
-	c, err := o.clients()
+func (d *diffOptions) run(ctx context.Context, o *cli.Options) error {
+	c, err := o.Clients()
 	if err != nil {
 		return err
 	}
-	inputs, err := readManifests(d.files, d.recursive, o.Streams.In, d.maxInput)
+	inputs, err := cli.ReadManifests(d.files, d.recursive, o.Streams.In, d.maxInput)
 	if err != nil {
 		return err
 	}
@@ -145,13 +146,13 @@ func (d *diffOptions) run(ctx context.Context, o *Options) error {
 }
 
 // previewKubectl dry-runs the apply kubectl would make for --applyset.
-func (d *diffOptions) previewKubectl(ctx context.Context, o *Options, c *clients, inputs []apply.Input) (*preview, error) {
-	ref, err := parentOf(c, d.applySet)
+func (d *diffOptions) previewKubectl(ctx context.Context, o *cli.Options, c *cli.Clients, inputs []apply.Input) (*preview, error) {
+	ref, err := cli.ParentOf(c, d.applySet)
 	if err != nil {
 		return nil, err
 	}
-	if isOperatorSet(ref) {
-		return nil, fmt.Errorf("%s is one of the operator's sets: preview it with diff -f and the set's own manifest", parentName(ref))
+	if cli.IsOperatorSet(ref) {
+		return nil, fmt.Errorf("%s is one of the operator's sets: preview it with diff -f and the set's own manifest", cli.ParentName(ref))
 	}
 	parent, uid, err := readParentContract(ctx, c, ref)
 	if err != nil {
@@ -159,24 +160,24 @@ func (d *diffOptions) previewKubectl(ctx context.Context, o *Options, c *clients
 	}
 	if parent.Tooling.Name != "" && parent.Tooling.Name != "kubectl" {
 		return nil, fmt.Errorf("%s%s is managed by %s: kubectl refuses to apply to another tool's set, so there is no apply to preview",
-			parentName(ref), inNamespace(ref.Namespace), parent.Tooling)
+			cli.ParentName(ref), cli.InNamespace(ref.Namespace), parent.Tooling)
 	}
 	// kubectl widens the set's namespaces to those of its objects.
-	scope := applyset.Scope{Namespace: ref.Namespace, AdditionalNamespaces: inputNamespaces(inputs, c.namespace)}
-	objects, warnings, err := apply.Check(inputs, apply.Target{Scope: scope, DefaultNamespace: c.namespace, Mapper: c.mapper})
+	scope := applyset.Scope{Namespace: ref.Namespace, AdditionalNamespaces: inputNamespaces(inputs, c.Namespace)}
+	objects, warnings, err := apply.Check(inputs, apply.Target{Scope: scope, DefaultNamespace: c.Namespace, Mapper: c.Mapper})
 	if err != nil {
 		return nil, err
 	}
 	for _, w := range warnings {
 		fmt.Fprintf(o.Streams.ErrOut, "Warning: %s\n", w)
 	}
-	engine, err := c.engine(d.fieldManager)
+	engine, err := c.Engine(d.fieldManager)
 	if err != nil {
 		return nil, err
 	}
 	p := &preview{declared: map[apply.ObjectRef]apply.Object{}}
 	keep := sets.New[apply.ObjectRef]()
-	kinds := parent.GroupKinds.Union(kindsOf(c.mapper, parent.GroupResources))
+	kinds := parent.GroupKinds.Union(kindsOf(c.Mapper, parent.GroupResources))
 	for _, obj := range objects {
 		p.declared[obj.Ref()] = obj
 		keep.Insert(obj.Ref())
@@ -205,8 +206,8 @@ func (d *diffOptions) previewKubectl(ctx context.Context, o *Options, c *clients
 // readParentContract reads what the parent says of its set, and its UID; a
 // parent that does not exist yet says nothing. A parent that carries another
 // set's ID is refused: kubectl would refuse it too.
-func readParentContract(ctx context.Context, c *clients, ref membership.ParentRef) (applyset.Parent, string, error) {
-	obj, err := c.metadata.Resource(ref.Type.Resource).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+func readParentContract(ctx context.Context, c *cli.Clients, ref membership.ParentRef) (applyset.Parent, string, error) {
+	obj, err := c.Metadata.Resource(ref.Type.Resource).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return applyset.Parent{Key: ref.Key(), GroupKinds: sets.New[schema.GroupKind](), Scope: applyset.Scope{Namespace: ref.Namespace}}, "", nil
 	}
@@ -216,7 +217,7 @@ func readParentContract(ctx context.Context, c *clients, ref membership.ParentRe
 	parent := applyset.ParseParent(ref.Key(), obj.Labels, obj.Annotations)
 	if parent.ID != "" && parent.ID != ref.Key().ID() {
 		return parent, "", fmt.Errorf("%s%s carries the ID %s, which is not its own: it is a copy of another set's parent, "+
-			"and an apply through it would be refused", parentName(ref), inNamespace(ref.Namespace), parent.ID)
+			"and an apply through it would be refused", cli.ParentName(ref), cli.InNamespace(ref.Namespace), parent.ID)
 	}
 	if parent.GroupKinds == nil {
 		parent.GroupKinds = sets.New[schema.GroupKind]()

@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/declared"
 	"github.com/applyset-operator/applyset-operator/internal/health"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
@@ -68,8 +69,8 @@ func operatorSet(in apply.Input) (applyv1alpha1.Set, error) {
 // previewOperator dry-runs what the operator would do with each set: read its
 // sources, check its objects, apply them and prune what left it, with the
 // operator's field manager. The requests are made as the user.
-func (d *diffOptions) previewOperator(ctx context.Context, o *Options, c *clients, inputs []apply.Input) (*preview, error) {
-	cl, err := c.client()
+func (d *diffOptions) previewOperator(ctx context.Context, o *cli.Options, c *cli.Clients, inputs []apply.Input) (*preview, error) {
+	cl, err := c.Client()
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +81,7 @@ func (d *diffOptions) previewOperator(ctx context.Context, o *Options, c *client
 			return nil, err
 		}
 		if _, namespaced := set.(*applyv1alpha1.ApplySet); namespaced && set.GetNamespace() == "" {
-			set.SetNamespace(c.namespace)
+			set.SetNamespace(c.Namespace)
 		}
 		p, _, err := d.previewSet(ctx, o, cl, c, set, "")
 		if err != nil {
@@ -103,13 +104,13 @@ func (d *diffOptions) previewOperator(ctx context.Context, o *Options, c *client
 // server-side dry-run and the user's rights, and returns what it would do.
 // approval is the approval to name the plan for ("" for none): the digest
 // the operator would wait with.
-func (d *diffOptions) previewSet(ctx context.Context, o *Options, cl client.Client, c *clients, set applyv1alpha1.Set,
+func (d *diffOptions) previewSet(ctx context.Context, o *cli.Options, cl client.Client, c *cli.Clients, set applyv1alpha1.Set,
 	approval applyv1alpha1.Approval) (*preview, setrun.Result, error) {
 	gvk := set.GetObjectKind().GroupVersionKind()
 	key := applyset.ParentKey{GroupKind: gvk.GroupKind(), Namespace: set.GetNamespace(), Name: set.GetName()}
-	run := &setrun.Run{Mode: setrun.Preview, Set: set, Parent: applyset.Parent{Key: key}, Sources: cl, Mapper: c.mapper,
+	run := &setrun.Run{Mode: setrun.Preview, Set: set, Parent: applyset.Parent{Key: key}, Sources: cl, Mapper: c.Mapper,
 		Limits: declared.Limits{Bytes: d.maxInput, Objects: declared.DefaultLimits.Objects}, Checker: &health.Checker{}, Approval: approval,
-		Engine: &apply.Engine{Client: cl, FieldManager: identity.MembersFieldManager, Discovery: c.disco}}
+		Engine: &apply.Engine{Client: cl, FieldManager: identity.MembersFieldManager, Discovery: c.Disco}}
 	live, _ := set.DeepCopyObject().(client.Object)
 	switch err := cl.Get(ctx, client.ObjectKeyFromObject(set), live); {
 	case err == nil:
@@ -152,7 +153,7 @@ func stopped(set applyv1alpha1.Set, res setrun.Result) error {
 }
 
 // printArtifacts says which artifact each oci and flux source of set read.
-func (d *diffOptions) printArtifacts(o *Options, set applyv1alpha1.Set, g declared.Gathered) {
+func (d *diffOptions) printArtifacts(o *cli.Options, set applyv1alpha1.Set, g declared.Gathered) {
 	kind := set.GetObjectKind().GroupVersionKind().Kind
 	for i, src := range set.GetSources() {
 		switch {

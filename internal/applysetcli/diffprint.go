@@ -28,13 +28,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
 
 // print writes a unified diff per object that would change to standard
 // output, as kubectl diff does, and what else a person should know (conflicts,
 // members kept, a summary) to standard error.
-func (p *preview) print(ctx context.Context, o *Options, c *clients) error {
+func (p *preview) print(ctx context.Context, o *cli.Options, c *cli.Clients) error {
 	out, notes := o.Streams.Out, o.Streams.ErrOut
 	failed := 0
 	for _, ch := range p.changes.Changes {
@@ -101,23 +102,23 @@ func (p *preview) summarize(w io.Writer) {
 // outcome is the exit status: problems first, then differences.
 func (p *preview) outcome(failed int) error {
 	if failed > 0 {
-		return &ExitError{Code: diffProblems, Err: fmt.Errorf("%d of %d objects could not be previewed", failed, len(p.changes.Changes))}
+		return &cli.ExitError{Code: diffProblems, Err: fmt.Errorf("%d of %d objects could not be previewed", failed, len(p.changes.Changes))}
 	}
 	if len(p.problems) > 0 {
-		return &ExitError{Code: diffProblems, Err: errors.Join(p.problems...)}
+		return &cli.ExitError{Code: diffProblems, Err: errors.Join(p.problems...)}
 	}
 	if p.count() > 0 {
-		return &ExitError{Code: diffFound}
+		return &cli.ExitError{Code: diffFound}
 	}
 	return nil
 }
 
-func readLive(ctx context.Context, c *clients, ref apply.ObjectRef) (*unstructured.Unstructured, error) {
-	mapping, err := c.mapper.RESTMapping(ref.GroupKind)
+func readLive(ctx context.Context, c *cli.Clients, ref apply.ObjectRef) (*unstructured.Unstructured, error) {
+	mapping, err := c.Mapper.RESTMapping(ref.GroupKind)
 	if err != nil {
 		return nil, err
 	}
-	return c.dynamic.Resource(mapping.Resource).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	return c.Dynamic.Resource(mapping.Resource).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 }
 
 // writeDiff writes live against result as a unified diff of their YAML; nil

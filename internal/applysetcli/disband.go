@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
@@ -35,10 +36,10 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/text"
 )
 
-func newDisbandCommand(o *Options) *cobra.Command {
+func newDisbandCommand(o *cli.Options) *cobra.Command {
 	var (
 		yes bool
-		dr  dryRun
+		dr  cli.DryRun
 	)
 	cmd := &cobra.Command{
 		Use:   "disband PARENT",
@@ -55,21 +56,21 @@ and nothing changes.`,
   kubectl applyset disband secret/web -n shop --dry-run=server`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := dr.check(); err != nil {
+			if err := dr.Check(); err != nil {
 				return err
 			}
-			c, err := o.clients()
+			c, err := o.Clients()
 			if err != nil {
 				return err
 			}
-			ref, err := resolveParent(cmd.Context(), c, args[0])
+			ref, err := cli.ResolveParent(cmd.Context(), c, args[0])
 			if err != nil {
 				return err
 			}
-			if isOperatorSet(ref) {
+			if cli.IsOperatorSet(ref) {
 				return orphanAndDelete(cmd, o, c, ref, yes, &dr)
 			}
-			p, v, err := o.verifyParent(cmd, c, ref)
+			p, v, err := verifyParent(cmd, o, c, ref)
 			if err != nil {
 				return err
 			}
@@ -77,12 +78,12 @@ and nothing changes.`,
 		},
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "Disband without asking.")
-	dr.add(cmd)
+	dr.Add(cmd)
 	return cmd
 }
 
-func disband(cmd *cobra.Command, o *Options, c *clients, p membership.Parent, v membership.Verdict, yes bool, dr *dryRun) error {
-	name := parentName(p.Ref) + inNamespace(p.Ref.Namespace)
+func disband(cmd *cobra.Command, o *cli.Options, c *cli.Clients, p membership.Parent, v membership.Verdict, yes bool, dr *cli.DryRun) error {
+	name := cli.ParentName(p.Ref) + cli.InNamespace(p.Ref.Namespace)
 	switch {
 	case !v.Parent.Trusted():
 		return fmt.Errorf("%s: its ID label is not its own, so the objects that carry that ID are not its members; nothing changed", name)
@@ -99,24 +100,24 @@ func disband(cmd *cobra.Command, o *Options, c *clients, p membership.Parent, v 
 	}
 	fmt.Fprintf(o.Streams.Out, "Disbanding %s: the %s label comes off %d members (%s), and the ApplySet labels and "+
 		"annotations off the parent; every object stays.\n", name, applyset.PartOfLabel, len(names), text.Summarize(names, 10))
-	if !yes && !dr.server() && !confirm(cmd, o, "Disband?") {
+	if !yes && !dr.Server() && !o.Confirm(cmd, "Disband?") {
 		return fmt.Errorf("nothing changed")
 	}
-	engine, err := c.engine(identity.PluginFieldManager)
+	engine, err := c.Engine(identity.PluginFieldManager)
 	if err != nil {
 		return err
 	}
 	// A set without an inventory proves its members by who applied their label.
 	appliers := membership.NewAppliers(identity.TrustedAppliers()).Of(v.Parent.Tooling.Name)
 	cs, err := engine.Disband(cmd.Context(), apply.DisbandOptions{SetID: v.Parent.ID, Kinds: kinds,
-		Scope: applyset.Scope{Namespace: p.Ref.Namespace, AdditionalNamespaces: namespaces}, Proven: apply.LabelAppliedBy(appliers), DryRun: dr.server()})
+		Scope: applyset.Scope{Namespace: p.Ref.Namespace, AdditionalNamespaces: namespaces}, Proven: apply.LabelAppliedBy(appliers), DryRun: dr.Server()})
 	if err != nil {
 		return fmt.Errorf("%d members released, then: %w", cs.Count(apply.Disbanded), err)
 	}
 	if err := clearParent(cmd.Context(), c, p, dr); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.Streams.Out, "%s disbanded: %d members released%s\n", name, cs.Count(apply.Disbanded), dr.suffix())
+	fmt.Fprintf(o.Streams.Out, "%s disbanded: %d members released%s\n", name, cs.Count(apply.Disbanded), dr.Suffix())
 	if n := cs.Count(apply.Foreign); n > 0 {
 		fmt.Fprintf(o.Streams.Out, "Left %d objects with the label: no apply of %s wrote it (%s)\n", n, v.Parent.Tooling, foreignNames(cs))
 	}
@@ -125,7 +126,7 @@ func disband(cmd *cobra.Command, o *Options, c *clients, p membership.Parent, v 
 
 // clearParent removes the contract's labels and annotations from the parent,
 // and nothing else: a Secret or ConfigMap may hold data someone still needs.
-func clearParent(ctx context.Context, c *clients, p membership.Parent, dr *dryRun) error {
+func clearParent(ctx context.Context, c *cli.Clients, p membership.Parent, dr *cli.DryRun) error {
 	patch := map[string]any{"metadata": map[string]any{
 		"resourceVersion": p.Object.ResourceVersion,
 		"labels":          map[string]any{applyset.IDLabel: nil},
@@ -136,10 +137,10 @@ func clearParent(ctx context.Context, c *clients, p membership.Parent, dr *dryRu
 	if err != nil {
 		return err
 	}
-	_, err = c.dynamic.Resource(p.Ref.Type.Resource).Namespace(p.Ref.Namespace).Patch(ctx, p.Ref.Name, types.MergePatchType, data,
-		metav1.PatchOptions{FieldManager: identity.PluginFieldManager, DryRun: dr.opts()})
+	_, err = c.Dynamic.Resource(p.Ref.Type.Resource).Namespace(p.Ref.Namespace).Patch(ctx, p.Ref.Name, types.MergePatchType, data,
+		metav1.PatchOptions{FieldManager: identity.PluginFieldManager, DryRun: dr.Opts()})
 	if err != nil {
-		return fmt.Errorf("members released; clearing the parent %s: %w", parentName(p.Ref), err)
+		return fmt.Errorf("members released; clearing the parent %s: %w", cli.ParentName(p.Ref), err)
 	}
 	return nil
 }
@@ -147,36 +148,29 @@ func clearParent(ctx context.Context, c *clients, p membership.Parent, dr *dryRu
 // orphanAndDelete disbands one of the operator's own sets the operator's
 // way: it releases the members itself once the set is deleted with
 // deletionPolicy Orphan.
-func orphanAndDelete(cmd *cobra.Command, o *Options, c *clients, ref membership.ParentRef, yes bool, dr *dryRun) error {
-	name := parentName(ref) + inNamespace(ref.Namespace)
+func orphanAndDelete(cmd *cobra.Command, o *cli.Options, c *cli.Clients, ref membership.ParentRef, yes bool, dr *cli.DryRun) error {
+	name := cli.ParentName(ref) + cli.InNamespace(ref.Namespace)
 	fmt.Fprintf(o.Streams.Out, "Disbanding %s: deletionPolicy becomes Orphan and the set is deleted; "+
 		"the operator then removes the %s label from its members, which stay.\n", name, applyset.PartOfLabel)
-	if !yes && !dr.server() && !confirm(cmd, o, "Disband?") {
+	if !yes && !dr.Server() && !o.Confirm(cmd, "Disband?") {
 		return fmt.Errorf("nothing changed")
 	}
-	resource := c.dynamic.Resource(ref.Type.Resource).Namespace(ref.Namespace)
+	resource := c.Dynamic.Resource(ref.Type.Resource).Namespace(ref.Namespace)
 	patch := fmt.Sprintf(`{"spec":{"deletionPolicy":%q}}`, applyv1alpha1.DeletionPolicyOrphan)
 	if _, err := resource.Patch(cmd.Context(), ref.Name, types.MergePatchType, []byte(patch),
-		metav1.PatchOptions{FieldManager: identity.PluginFieldManager, DryRun: dr.opts()}); err != nil {
+		metav1.PatchOptions{FieldManager: identity.PluginFieldManager, DryRun: dr.Opts()}); err != nil {
 		return fmt.Errorf("setting deletionPolicy: Orphan on %s: %w", name, err)
 	}
-	if err := resource.Delete(cmd.Context(), ref.Name, metav1.DeleteOptions{DryRun: dr.opts()}); err != nil {
+	if err := resource.Delete(cmd.Context(), ref.Name, metav1.DeleteOptions{DryRun: dr.Opts()}); err != nil {
 		return fmt.Errorf("deleting %s: %w", name, err)
 	}
-	if dr.server() {
-		fmt.Fprintf(o.Streams.Out, "%s would be deleted with deletionPolicy Orphan%s\n", name, dr.suffix())
+	if dr.Server() {
+		fmt.Fprintf(o.Streams.Out, "%s would be deleted with deletionPolicy Orphan%s\n", name, dr.Suffix())
 		return nil
 	}
 	fmt.Fprintf(o.Streams.Out, "%s deleted with deletionPolicy Orphan; the operator releases its members "+
-		"(kubectl wait --for=delete %s%s)\n", name, parentName(ref), nsFlag(ref.Namespace))
+		"(kubectl wait --for=delete %s%s)\n", name, cli.ParentName(ref), cli.NSFlag(ref.Namespace))
 	return nil
-}
-
-func nsFlag(ns string) string {
-	if ns == "" {
-		return ""
-	}
-	return " -n " + ns
 }
 
 // foreignNames names the objects a change set left alone as not the set's.

@@ -17,10 +17,8 @@ limitations under the License.
 package applysetcli
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -30,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/utils/ptr"
 
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
@@ -85,11 +84,11 @@ func isUnvouched(unvouched []membership.Member, uid types.UID) bool {
 }
 
 // fixHints shows the rewrites, asks, and applies them.
-func fixHints(cmd *cobra.Command, o *Options, c *clients, yes bool, dr *dryRun, checked []checkedParent) error {
+func fixHints(cmd *cobra.Command, o *cli.Options, c *cli.Clients, yes bool, dr *cli.DryRun, checked []checkedParent) error {
 	var fixes []*hintFix
 	for _, p := range checked {
 		fix, why := planFix(p)
-		name := parentName(p.Ref) + inNamespace(p.Ref.Namespace)
+		name := cli.ParentName(p.Ref) + cli.InNamespace(p.Ref.Namespace)
 		switch {
 		case why != "":
 			fmt.Fprintf(o.Streams.Out, "%s: not rewritten: %s\n", name, why)
@@ -109,14 +108,14 @@ func fixHints(cmd *cobra.Command, o *Options, c *clients, yes bool, dr *dryRun, 
 	if len(fixes) == 0 {
 		return nil
 	}
-	if !yes && !dr.server() && !confirm(cmd, o, fmt.Sprintf("Rewrite the hints of %d parents?", len(fixes))) {
-		return &ExitError{Code: verifyFindings, Err: fmt.Errorf("nothing written")}
+	if !yes && !dr.Server() && !o.Confirm(cmd, fmt.Sprintf("Rewrite the hints of %d parents?", len(fixes))) {
+		return &cli.ExitError{Code: verifyFindings, Err: fmt.Errorf("nothing written")}
 	}
 	for _, fix := range fixes {
 		if err := applyFix(cmd, c, fix, dr); err != nil {
 			return err
 		}
-		fmt.Fprintf(o.Streams.Out, "%s%s: hints rewritten%s\n", parentName(fix.parent.Ref), inNamespace(fix.parent.Ref.Namespace), dr.suffix())
+		fmt.Fprintf(o.Streams.Out, "%s%s: hints rewritten%s\n", cli.ParentName(fix.parent.Ref), cli.InNamespace(fix.parent.Ref.Namespace), dr.Suffix())
 	}
 	return nil
 }
@@ -124,7 +123,7 @@ func fixHints(cmd *cobra.Command, o *Options, c *clients, yes bool, dr *dryRun, 
 // applyFix writes the parent's contract fields as its tool does, all of them,
 // so the tool's field manager keeps owning each; like kubectl, it takes the
 // fields over when another manager holds them.
-func applyFix(cmd *cobra.Command, c *clients, fix *hintFix, dr *dryRun) error {
+func applyFix(cmd *cobra.Command, c *cli.Clients, fix *hintFix, dr *cli.DryRun) error {
 	p := fix.parent
 	tooling := p.verdict.Parent.Tooling
 	gvk := p.Ref.Type.Resource.GroupVersion().WithKind(p.Ref.Type.GroupKind.Kind)
@@ -135,23 +134,15 @@ func applyFix(cmd *cobra.Command, c *clients, fix *hintFix, dr *dryRun) error {
 	if err != nil {
 		return err
 	}
-	resource := c.dynamic.Resource(p.Ref.Type.Resource).Namespace(p.Ref.Namespace)
-	opts := metav1.PatchOptions{FieldManager: tooling.ParentFieldManager(), DryRun: dr.opts()}
+	resource := c.Dynamic.Resource(p.Ref.Type.Resource).Namespace(p.Ref.Namespace)
+	opts := metav1.PatchOptions{FieldManager: tooling.ParentFieldManager(), DryRun: dr.Opts()}
 	_, err = resource.Patch(cmd.Context(), p.Ref.Name, types.ApplyPatchType, data, opts)
 	if apierrors.IsConflict(err) {
 		opts.Force = ptr.To(true)
 		_, err = resource.Patch(cmd.Context(), p.Ref.Name, types.ApplyPatchType, data, opts)
 	}
 	if err != nil {
-		return fmt.Errorf("rewriting the hints of %s: %w", parentName(p.Ref), err)
+		return fmt.Errorf("rewriting the hints of %s: %w", cli.ParentName(p.Ref), err)
 	}
 	return nil
-}
-
-// confirm asks a yes-or-no question on the command's input.
-func confirm(cmd *cobra.Command, o *Options, question string) bool {
-	fmt.Fprintf(o.Streams.Out, "%s [y/N]: ", question)
-	answer, _ := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
-	answer = strings.ToLower(strings.TrimSpace(answer))
-	return answer == "y" || answer == "yes"
 }

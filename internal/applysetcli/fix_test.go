@@ -29,17 +29,6 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
-func TestParentName(t *testing.T) {
-	secret := membership.ParentRef{Type: membership.ResourceType{GroupKind: schema.GroupKind{Kind: "Secret"}}, Namespace: "ns", Name: "web"}
-	custom := membership.ParentRef{Type: membership.ResourceType{GroupKind: schema.GroupKind{Group: "apply.applyset.dev", Kind: "ApplySet"}}, Name: "web"}
-	if got := parentName(secret); got != "secret/web" {
-		t.Errorf("parentName(Secret) = %q", got)
-	}
-	if got := parentName(custom); got != "applyset.apply.applyset.dev/web" {
-		t.Errorf("parentName(ApplySet) = %q", got)
-	}
-}
-
 func TestPlanFix(t *testing.T) {
 	key := applyset.ParentKey{GroupKind: schema.GroupKind{Kind: "Secret"}, Namespace: "home", Name: "web"}
 	parent := func(tooling, kinds string, extra map[string]string) checkedParent {

@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/pager"
 
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/health"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
 	"github.com/applyset-operator/applyset-operator/internal/setrun"
@@ -46,7 +47,7 @@ import (
 // label, in their namespace or everywhere (as the snapshot listed it); any
 // other member, and any a list did not return, is read with a GET, a few at
 // a time.
-func judge(ctx context.Context, c *clients, members []membership.Member, checkers []*health.Checker) []memberHealth {
+func judge(ctx context.Context, c *cli.Clients, members []membership.Member, checkers []*health.Checker) []memberHealth {
 	out := make([]memberHealth, len(members))
 	byResource := map[schema.GroupVersionResource][]int{}
 	for i, m := range members {
@@ -72,7 +73,7 @@ func judge(ctx context.Context, c *clients, members []membership.Member, checker
 		slots <- struct{}{}
 		go func() {
 			defer func() { <-slots; wg.Done() }()
-			obj, err := c.dynamic.Resource(m.Resource).Namespace(m.Namespace).Get(ctx, m.Name, metav1.GetOptions{})
+			obj, err := c.Dynamic.Resource(m.Resource).Namespace(m.Namespace).Get(ctx, m.Name, metav1.GetOptions{})
 			if err != nil {
 				out[i].Health, out[i].Message = string(health.Unknown), err.Error()
 				return
@@ -92,7 +93,7 @@ const listMembersAt = 16
 // judgeListed lists resource's objects that carry the part-of label and
 // judges the members at the given indexes among them. A list that fails
 // leaves them unjudged, to be read one by one.
-func judgeListed(ctx context.Context, c *clients, resource schema.GroupVersionResource, at []int, out []memberHealth, checkers []*health.Checker) {
+func judgeListed(ctx context.Context, c *cli.Clients, resource schema.GroupVersionResource, at []int, out []memberHealth, checkers []*health.Checker) {
 	wanted := make(map[types.NamespacedName][]int, len(at)) // one object may be judged for several sets
 	namespaces := sets.New[string]()
 	for _, i := range at {
@@ -103,9 +104,9 @@ func judgeListed(ctx context.Context, c *clients, resource schema.GroupVersionRe
 	judged := map[int]health.Result{}
 	p := pager.New(func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 		if namespaces.Len() == 1 {
-			return c.dynamic.Resource(resource).Namespace(namespaces.UnsortedList()[0]).List(ctx, o)
+			return c.Dynamic.Resource(resource).Namespace(namespaces.UnsortedList()[0]).List(ctx, o)
 		}
-		return c.dynamic.Resource(resource).List(ctx, o)
+		return c.Dynamic.Resource(resource).List(ctx, o)
 	})
 	err := p.EachListItem(ctx, metav1.ListOptions{LabelSelector: applyset.PartOfLabel}, func(obj runtime.Object) error {
 		u, ok := obj.(*unstructured.Unstructured)
@@ -138,7 +139,7 @@ func healthOf(members []memberHealth) string {
 // read live and judged by each set's checks. The members of all parents are
 // read in one pool, so a cluster of many small sets is not read one set
 // after another.
-func summarizeWithHealth(ctx context.Context, c *clients, checked []checkedParent) []summary {
+func summarizeWithHealth(ctx context.Context, c *cli.Clients, checked []checkedParent) []summary {
 	var (
 		members  []membership.Member
 		checkers []*health.Checker
@@ -163,16 +164,16 @@ func summarizeWithHealth(ctx context.Context, c *clients, checked []checkedParen
 // checkerOf is what judges the members of the parent ref: one of the
 // operator's sets' own checks (setrun.Checker, as the operator judges), kstatus
 // alone for other tools' sets, and for a set the user may not read.
-func checkerOf(ctx context.Context, c *clients, ref membership.ParentRef) *health.Checker {
+func checkerOf(ctx context.Context, c *cli.Clients, ref membership.ParentRef) *health.Checker {
 	kstatus := &health.Checker{}
-	if !isOperatorSet(ref) {
+	if !cli.IsOperatorSet(ref) {
 		return kstatus
 	}
-	cl, err := c.client()
+	cl, err := c.Client()
 	if err != nil {
 		return kstatus
 	}
-	set, err := operatorSetOf(ctx, cl, ref)
+	set, err := cli.OperatorSetOf(ctx, cl, ref)
 	if err != nil {
 		return kstatus
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
 )
 
@@ -40,13 +41,13 @@ func (f *scopeFlags) add(cmd *cobra.Command, outputs string) {
 
 // snapshotOptions reads the parents of the namespace in use (and the
 // cluster-scoped ones), or of all namespaces with -A.
-func (f *scopeFlags) snapshotOptions(c *clients) (membership.SnapshotOptions, error) {
+func (f *scopeFlags) snapshotOptions(c *cli.Clients) (membership.SnapshotOptions, error) {
 	if _, err := labels.Parse(f.selector); err != nil {
 		return membership.SnapshotOptions{}, fmt.Errorf("--selector: %w", err)
 	}
 	sopts := membership.SnapshotOptions{ParentSelector: f.selector}
 	if !f.allNamespaces {
-		sopts.Namespace = c.namespace
+		sopts.Namespace = c.Namespace
 	}
 	return sopts, nil
 }
@@ -54,11 +55,11 @@ func (f *scopeFlags) snapshotOptions(c *clients) (membership.SnapshotOptions, er
 // inScope reports whether a parent of the snapshot is one the flags chose:
 // its namespace, or cluster-scoped (a namespace's view includes those, as the
 // parents that may own members there).
-func (f *scopeFlags) inScope(c *clients, p membership.Parent) bool {
-	return f.allNamespaces || p.Ref.Namespace == "" || p.Ref.Namespace == c.namespace
+func (f *scopeFlags) inScope(c *cli.Clients, p membership.Parent) bool {
+	return f.allNamespaces || p.Ref.Namespace == "" || p.Ref.Namespace == c.Namespace
 }
 
-func newListCommand(o *Options) *cobra.Command {
+func newListCommand(o *cli.Options) *cobra.Command {
 	var flags scopeFlags
 	cmd := &cobra.Command{
 		Use:   "list",
@@ -78,7 +79,7 @@ The two are separate: a set can have no findings and members not ready yet.`,
   kubectl applyset list -A -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := o.clients()
+			c, err := o.Clients()
 			if err != nil {
 				return err
 			}
@@ -86,7 +87,7 @@ The two are separate: a set can have no findings and members not ready yet.`,
 			if err != nil {
 				return err
 			}
-			snap, err := o.snapshot(cmd, c, sopts)
+			snap, err := snapshot(cmd, o, c, sopts)
 			if err != nil {
 				return err
 			}

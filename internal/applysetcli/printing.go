@@ -17,7 +17,6 @@ limitations under the License.
 package applysetcli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -27,9 +26,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
-	"k8s.io/cli-runtime/pkg/printers"
-	"sigs.k8s.io/yaml"
 
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
@@ -57,7 +55,7 @@ type finding struct {
 
 func summarize(p membership.Parent, v membership.Verdict) summary {
 	s := summary{
-		Namespace: p.Ref.Namespace, Parent: parentName(p.Ref), ID: p.Object.Labels[applyset.IDLabel],
+		Namespace: p.Ref.Namespace, Parent: cli.ParentName(p.Ref), ID: p.Object.Labels[applyset.IDLabel],
 		Members: len(v.Members), Created: p.Object.CreationTimestamp.Time,
 	}
 	if v.Parent.Tooling.Name != "" {
@@ -90,37 +88,27 @@ func (s summary) findingReasons() string {
 	return strings.Join(reasons, ",")
 }
 
-// parentName names a parent as kubectl's --applyset flag and `kubectl get -o
-// name` do: kind[.group]/name, the kind in lower case.
-func parentName(ref membership.ParentRef) string {
-	kind := strings.ToLower(ref.Type.GroupKind.Kind)
-	if ref.Type.GroupKind.Group != "" {
-		kind += "." + ref.Type.GroupKind.Group
-	}
-	return kind + "/" + ref.Name
-}
-
 // printSummaries prints parents in an output format kubectl users know:
 // a table (wide adds the ID, kinds and the findings' messages), names, JSON or YAML.
 func printSummaries(w io.Writer, items []summary, output string, withNamespace bool) error {
 	switch output {
 	case "", "wide":
-		return printTable(w, summaryTable(items), output == "wide", withNamespace)
+		return cli.PrintTable(w, summaryTable(items), output == "wide", withNamespace)
 	case "name":
 		for _, s := range items {
 			fmt.Fprintln(w, s.Parent)
 		}
 		return nil
-	case outputJSON, outputYAML:
-		return printStructured(w, asList(items), output)
+	case cli.OutputJSON, cli.OutputYAML:
+		return cli.PrintStructured(w, cli.AsList(items), output)
 	}
 	return fmt.Errorf("unknown output format %q: want wide, name, json or yaml", output)
 }
 
 // summaryTable holds every column; the printer shows those of priority 1 with -o wide.
 func summaryTable(items []summary) *metav1.Table {
-	t := &metav1.Table{ColumnDefinitions: append(columns(0, "Name", "Tooling", "Members", "Findings", "Health", "Age"),
-		columns(1, "ID", "Kinds", "Messages")...)}
+	t := &metav1.Table{ColumnDefinitions: append(cli.Columns(0, "Name", "Tooling", "Members", "Findings", "Health", "Age"),
+		cli.Columns(1, "ID", "Kinds", "Messages")...)}
 	for _, s := range items {
 		messages := make([]string, 0, len(s.Findings))
 		for _, f := range s.Findings {
@@ -141,47 +129,9 @@ func namespaced(namespace string) runtime.Object {
 	return obj
 }
 
-// columns defines table columns; priority 1 shows only with -o wide.
-func columns(priority int32, names ...string) []metav1.TableColumnDefinition {
-	out := make([]metav1.TableColumnDefinition, 0, len(names))
-	for _, n := range names {
-		out = append(out, metav1.TableColumnDefinition{Name: n, Type: "string", Priority: priority})
-	}
-	return out
-}
-
-// Structured output formats.
-const (
-	outputJSON = "json"
-	outputYAML = "yaml"
-)
-
-func printTable(w io.Writer, t *metav1.Table, wide, withNamespace bool) error {
-	return printers.NewTablePrinter(printers.PrintOptions{Wide: wide, WithNamespace: withNamespace}).PrintObj(t, w)
-}
-
-func printStructured(w io.Writer, v any, output string) error {
-	data, err := json.MarshalIndent(v, "", "    ")
-	if err != nil {
-		return err
-	}
-	if output == outputYAML {
-		if data, err = yaml.JSONToYAML(data); err != nil {
-			return err
-		}
-	}
-	_, err = fmt.Fprintln(w, strings.TrimRight(string(data), "\n"))
-	return err
-}
-
 func age(t time.Time) string {
 	if t.IsZero() {
 		return "<unknown>"
 	}
 	return duration.HumanDuration(time.Since(t))
-}
-
-// asList wraps items as kubectl wraps the objects of a list in -o json and -o yaml.
-func asList(items any) map[string]any {
-	return map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
 }

@@ -20,6 +20,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/inventory"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
@@ -39,8 +40,8 @@ const (
 // label. Whether a record proves a member is inventory.Proves, as prune
 // asks it. Other tools' sets keep no record: an object whose label the tool's
 // own apply wrote is as much a member as can be told, any other carries the label only.
-func proofsOf(ctx context.Context, c *clients, ref membership.ParentRef, v membership.Verdict) (func(membership.Member) string, error) {
-	if !isOperatorSet(ref) {
+func proofsOf(ctx context.Context, c *cli.Clients, ref membership.ParentRef, v membership.Verdict) (func(membership.Member) string, error) {
+	if !cli.IsOperatorSet(ref) {
 		return func(m membership.Member) string {
 			if slices.ContainsFunc(v.Unvouched, func(u membership.Member) bool { return u.UID == m.UID }) {
 				return proofLabel
@@ -48,11 +49,11 @@ func proofsOf(ctx context.Context, c *clients, ref membership.ParentRef, v membe
 			return proofApplied
 		}, nil
 	}
-	cl, err := c.client()
+	cl, err := c.Client()
 	if err != nil {
 		return nil, err
 	}
-	set, err := operatorSetOf(ctx, cl, ref)
+	set, err := cli.OperatorSetOf(ctx, cl, ref)
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/artifact"
 	"github.com/applyset-operator/applyset-operator/internal/fetchpolicy"
 	"github.com/applyset-operator/applyset-operator/internal/ociartifact"
@@ -51,7 +52,7 @@ type pushOptions struct {
 	maxInput    int64
 }
 
-func newPushCommand(o *Options) *cobra.Command {
+func newPushCommand(o *cli.Options) *cobra.Command {
 	p := &pushOptions{}
 	cmd := &cobra.Command{
 		Use:   "push DIR oci://HOST/REPOSITORY --tag TAG",
@@ -88,12 +89,12 @@ helpers it names, as docker login wrote them.`,
 	cmd.Flags().StringVar(&p.revision, "revision", "", "Which revision of the source they are, such as main@sha1:<commit> (org.opencontainers.image.revision).")
 	cmd.Flags().StringVar(&p.created, "created", "", "The creation time: RFC 3339, or now; 1970-01-01T00:00:00Z if empty, for reproducible digests.")
 	cmd.Flags().StringArrayVar(&p.annotations, "annotation", nil, "A further manifest annotation, key=value; repeatable.")
-	cmd.Flags().Int64Var(&p.maxInput, "max-input-size", defaultMaxInput, "The most bytes the files of DIR may hold.")
+	cmd.Flags().Int64Var(&p.maxInput, "max-input-size", cli.DefaultMaxInput, "The most bytes the files of DIR may hold.")
 	_ = cmd.MarkFlagRequired("tag")
 	return cmd
 }
 
-func (p *pushOptions) run(ctx context.Context, o *Options, dir, url string) error {
+func (p *pushOptions) run(ctx context.Context, o *cli.Options, dir, url string) error {
 	meta, err := p.metadata()
 	if err != nil {
 		return err

@@ -34,6 +34,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/registry"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/artifact"
 	"github.com/applyset-operator/applyset-operator/internal/fetchpolicy"
 	"github.com/applyset-operator/applyset-operator/internal/ociartifact"
@@ -67,7 +68,7 @@ func runPush(t *testing.T, args ...string) (string, string, int) {
 	if err != nil {
 		stderr.WriteString(err.Error())
 	}
-	return stdout.String(), stderr.String(), ExitCode(err)
+	return stdout.String(), stderr.String(), cli.ExitCode(err)
 }
 
 func writeDir(t *testing.T, files map[string]string) string {

@@ -24,10 +24,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 )
 
-func newReleaseFinalizersCommand(o *Options) *cobra.Command {
-	var dr dryRun
+func newReleaseFinalizersCommand(o *cli.Options) *cobra.Command {
+	var dr cli.DryRun
 	cmd := &cobra.Command{
 		Use:   "release-finalizers PARENT",
 		Short: "Let a set that is being deleted go without touching its members",
@@ -38,27 +39,27 @@ its members. Nothing else is changed; a set that is not being deleted is refused
 		Example: `  kubectl applyset release-finalizers applysets.apply.applyset.dev/web -n shop`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := dr.check(); err != nil {
+			if err := dr.Check(); err != nil {
 				return err
 			}
-			c, err := o.clients()
+			c, err := o.Clients()
 			if err != nil {
 				return err
 			}
 			// The set may never have become a parent: its finalizer is what matters.
-			ref, err := parentOf(c, args[0])
+			ref, err := cli.ParentOf(c, args[0])
 			if err != nil {
 				return err
 			}
-			name := parentName(ref) + inNamespace(ref.Namespace)
-			if !isOperatorSet(ref) {
+			name := cli.ParentName(ref) + cli.InNamespace(ref.Namespace)
+			if !cli.IsOperatorSet(ref) {
 				return fmt.Errorf("%s is not one of the operator's sets, which alone carry its finalizer", name)
 			}
-			cl, err := c.client()
+			cl, err := c.Client()
 			if err != nil {
 				return err
 			}
-			set, err := operatorSetOf(cmd.Context(), cl, ref)
+			set, err := cli.OperatorSetOf(cmd.Context(), cl, ref)
 			if err != nil {
 				return err
 			}
@@ -72,13 +73,13 @@ its members. Nothing else is changed; a set that is not being deleted is refused
 			}
 			// The resourceVersion makes the patch fail rather than drop a finalizer added meanwhile.
 			patch := client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})
-			if err := cl.Patch(cmd.Context(), set, patch, &client.PatchOptions{DryRun: dr.opts()}); err != nil {
+			if err := cl.Patch(cmd.Context(), set, patch, &client.PatchOptions{DryRun: dr.Opts()}); err != nil {
 				return fmt.Errorf("releasing the finalizer of %s: %w", name, err)
 			}
-			fmt.Fprintf(o.Streams.Out, "%s released: its %d members stay as they are%s\n", name, len(set.GetSetStatus().Members), dr.suffix())
+			fmt.Fprintf(o.Streams.Out, "%s released: its %d members stay as they are%s\n", name, len(set.GetSetStatus().Members), dr.Suffix())
 			return nil
 		},
 	}
-	dr.add(cmd)
+	dr.Add(cmd)
 	return cmd
 }

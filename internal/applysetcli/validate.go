@@ -25,6 +25,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/crdvalidate"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
@@ -43,7 +44,7 @@ type validateOptions struct {
 	maxInput  int64
 }
 
-func newValidateCommand(o *Options) *cobra.Command {
+func newValidateCommand(o *cli.Options) *cobra.Command {
 	v := &validateOptions{}
 	cmd := &cobra.Command{
 		Use:   "validate -f FILE|DIR",
@@ -65,9 +66,9 @@ Exit status: 0 all valid, 1 some invalid, 2 a manifest could not be read.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			err := v.run(cmd.Context(), o)
-			var exit *ExitError
+			var exit *cli.ExitError
 			if err != nil && !errors.As(err, &exit) {
-				err = &ExitError{Code: validateProblems, Err: err}
+				err = &cli.ExitError{Code: validateProblems, Err: err}
 			}
 			return err
 		},
@@ -75,7 +76,7 @@ Exit status: 0 all valid, 1 some invalid, 2 a manifest could not be read.`,
 	cmd.Flags().StringSliceVarP(&v.files, "filename", "f", nil, "Files or directories of manifests, or - for standard input.")
 	cmd.Flags().BoolVarP(&v.recursive, "recursive", "R", false, "Read the directories of -f recursively.")
 	cmd.Flags().StringVarP(&v.output, "output", "o", "", "Output format: empty for text, json or yaml.")
-	cmd.Flags().Int64Var(&v.maxInput, "max-input-size", defaultMaxInput, "The most bytes -f may read, after decompression.")
+	cmd.Flags().Int64Var(&v.maxInput, "max-input-size", cli.DefaultMaxInput, "The most bytes -f may read, after decompression.")
 	return cmd
 }
 
@@ -88,11 +89,11 @@ type verdict struct {
 	Errors []string `json:"errors,omitempty"`
 }
 
-func (v *validateOptions) run(ctx context.Context, o *Options) error {
-	if v.output != "" && v.output != outputJSON && v.output != outputYAML {
+func (v *validateOptions) run(ctx context.Context, o *cli.Options) error {
+	if v.output != "" && v.output != cli.OutputJSON && v.output != cli.OutputYAML {
 		return fmt.Errorf("--output %q: want json or yaml, or nothing for text", v.output)
 	}
-	inputs, err := readManifests(v.files, v.recursive, o.Streams.In, v.maxInput)
+	inputs, err := cli.ReadManifests(v.files, v.recursive, o.Streams.In, v.maxInput)
 	if err != nil {
 		return err
 	}
@@ -121,7 +122,7 @@ func (v *validateOptions) run(ctx context.Context, o *Options) error {
 	}
 	for _, vd := range verdicts {
 		if !vd.Valid {
-			return &ExitError{Code: validateInvalid}
+			return &cli.ExitError{Code: validateInvalid}
 		}
 	}
 	return nil
@@ -158,7 +159,7 @@ func describe(e *field.Error) string {
 
 func printVerdicts(w io.Writer, verdicts []verdict, output string) error {
 	if output != "" {
-		return printStructured(w, asList(verdicts), output)
+		return cli.PrintStructured(w, cli.AsList(verdicts), output)
 	}
 	for _, vd := range verdicts {
 		if vd.Valid {

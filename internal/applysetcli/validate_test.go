@@ -23,6 +23,8 @@ import (
 	"testing"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 )
 
 func TestValidateCommand(t *testing.T) {
@@ -78,7 +80,7 @@ func TestValidateCommand(t *testing.T) {
 			if err != nil {
 				errOut.WriteString(err.Error())
 			}
-			if got := ExitCode(err); got != tt.code {
+			if got := cli.ExitCode(err); got != tt.code {
 				t.Errorf("exit status %d, want %d; output:\n%s\n%s", got, tt.code, out, errOut)
 			}
 			text := strings.ReplaceAll(out.String(), dir+string(filepath.Separator), "")

@@ -24,6 +24,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
 )
@@ -39,10 +40,10 @@ type verifyFlags struct {
 	scopeFlags
 	fix bool
 	yes bool
-	dr  dryRun
+	dr  cli.DryRun
 }
 
-func newVerifyCommand(o *Options) *cobra.Command {
+func newVerifyCommand(o *cli.Options) *cobra.Command {
 	var flags verifyFlags
 	cmd := &cobra.Command{
 		Use:   "verify [PARENT]",
@@ -69,9 +70,9 @@ the rewrite is sent with server-side dry-run and nothing changes.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			err := runVerify(cmd, o, &flags, args)
-			var exit *ExitError
+			var exit *cli.ExitError
 			if err != nil && !errors.As(err, &exit) {
-				return &ExitError{Code: verifyError, Err: err}
+				return &cli.ExitError{Code: verifyError, Err: err}
 			}
 			return err
 		},
@@ -79,15 +80,15 @@ the rewrite is sent with server-side dry-run and nothing changes.`,
 	flags.add(cmd, "json or yaml")
 	cmd.Flags().BoolVar(&flags.fix, "fix", false, "Rewrite the hints of the parents checked to what their members need.")
 	cmd.Flags().BoolVarP(&flags.yes, "yes", "y", false, "With --fix, write without asking.")
-	flags.dr.add(cmd)
+	flags.dr.Add(cmd)
 	return cmd
 }
 
-func runVerify(cmd *cobra.Command, o *Options, flags *verifyFlags, args []string) error {
-	if err := flags.dr.check(); err != nil {
+func runVerify(cmd *cobra.Command, o *cli.Options, flags *verifyFlags, args []string) error {
+	if err := flags.dr.Check(); err != nil {
 		return err
 	}
-	c, err := o.clients()
+	c, err := o.Clients()
 	if err != nil {
 		return err
 	}
@@ -97,13 +98,13 @@ func runVerify(cmd *cobra.Command, o *Options, flags *verifyFlags, args []string
 	}
 	var only *membership.ParentRef
 	if len(args) == 1 {
-		ref, err := resolveParent(cmd.Context(), c, args[0])
+		ref, err := cli.ResolveParent(cmd.Context(), c, args[0])
 		if err != nil {
 			return err
 		}
 		only, sopts.Namespace = &ref, ref.Namespace
 	}
-	snap, err := o.snapshot(cmd, c, sopts)
+	snap, err := snapshot(cmd, o, c, sopts)
 	if err != nil {
 		return err
 	}
@@ -125,7 +126,7 @@ type checkedParent struct {
 
 // checkParents verifies the parents in the flags' scope, or only the one
 // named.
-func checkParents(c *clients, flags *scopeFlags, snap *membership.Snapshot, only *membership.ParentRef) []checkedParent {
+func checkParents(c *cli.Clients, flags *scopeFlags, snap *membership.Snapshot, only *membership.ParentRef) []checkedParent {
 	var out []checkedParent
 	for _, p := range snap.Parents {
 		if only != nil && p.Ref.Key() != only.Key() || only == nil && !flags.inScope(c, p) {
@@ -138,30 +139,30 @@ func checkParents(c *clients, flags *scopeFlags, snap *membership.Snapshot, only
 
 // report prints the findings and the members' health, and ends with status
 // 1 when there are findings.
-func report(ctx context.Context, w io.Writer, c *clients, checked []checkedParent, output string) error {
+func report(ctx context.Context, w io.Writer, c *cli.Clients, checked []checkedParent, output string) error {
 	items := summarizeWithHealth(ctx, c, checked)
 	clean := true
 	for _, s := range items {
 		clean = clean && s.clean()
 	}
 	switch output {
-	case outputJSON, outputYAML:
-		if err := printStructured(w, asList(items), output); err != nil {
+	case cli.OutputJSON, cli.OutputYAML:
+		if err := cli.PrintStructured(w, cli.AsList(items), output); err != nil {
 			return err
 		}
 	case "":
 		for _, s := range items {
 			for _, f := range s.Findings {
-				fmt.Fprintf(w, "%s%s: %s: %s\n", s.Parent, inNamespace(s.Namespace), f.Reason, f.Message)
+				fmt.Fprintf(w, "%s%s: %s: %s\n", s.Parent, cli.InNamespace(s.Namespace), f.Reason, f.Message)
 			}
-			fmt.Fprintf(w, "%s%s: %s, %d members, health %s\n", s.Parent, inNamespace(s.Namespace),
+			fmt.Fprintf(w, "%s%s: %s, %d members, health %s\n", s.Parent, cli.InNamespace(s.Namespace),
 				countFindings(len(s.Findings)), s.Members, s.Health)
 		}
 	default:
 		return fmt.Errorf("unknown output format %q: want json or yaml", output)
 	}
 	if !clean {
-		return &ExitError{Code: verifyFindings}
+		return &cli.ExitError{Code: verifyFindings}
 	}
 	return nil
 }

@@ -26,6 +26,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 )
 
 // view is one parent in full: its contract, its members with their health,
@@ -50,7 +52,7 @@ type memberHealth struct {
 	Message string `json:"message,omitempty"`
 }
 
-func newViewCommand(o *Options) *cobra.Command {
+func newViewCommand(o *cli.Options) *cobra.Command {
 	var output string
 	cmd := &cobra.Command{
 		Use:   "view PARENT",
@@ -62,15 +64,15 @@ func newViewCommand(o *Options) *cobra.Command {
   kubectl applyset view applysets.apply.applyset.dev/web -n shop -o yaml`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := o.clients()
+			c, err := o.Clients()
 			if err != nil {
 				return err
 			}
-			ref, err := resolveParent(cmd.Context(), c, args[0])
+			ref, err := cli.ResolveParent(cmd.Context(), c, args[0])
 			if err != nil {
 				return err
 			}
-			p, v, err := o.verifyParent(cmd, c, ref)
+			p, v, err := verifyParent(cmd, o, c, ref)
 			if err != nil {
 				return err
 			}
@@ -87,8 +89,8 @@ func newViewCommand(o *Options) *cobra.Command {
 			out.HintKinds = sorted(v.HintKinds, func(gk schema.GroupKind) string { return gk.String() })
 			out.AdditionalNamespaces = sets.List(v.Parent.Scope.AdditionalNamespaces)
 			switch output {
-			case outputJSON, outputYAML:
-				return printStructured(o.Streams.Out, out, output)
+			case cli.OutputJSON, cli.OutputYAML:
+				return cli.PrintStructured(o.Streams.Out, out, output)
 			case "":
 				return printView(o.Streams.Out, out)
 			}
@@ -100,7 +102,7 @@ func newViewCommand(o *Options) *cobra.Command {
 }
 
 func printView(w io.Writer, v view) error {
-	fmt.Fprintf(w, "Parent:                %s%s\n", v.Parent, inNamespace(v.Namespace))
+	fmt.Fprintf(w, "Parent:                %s%s\n", v.Parent, cli.InNamespace(v.Namespace))
 	fmt.Fprintf(w, "ID:                    %s\n", v.ID)
 	fmt.Fprintf(w, "Tooling:               %s\n", orNone(v.Tooling))
 	fmt.Fprintf(w, "Hint kinds:            %s\n", orNone(strings.Join(v.HintKinds, ",")))
@@ -108,12 +110,12 @@ func printView(w io.Writer, v view) error {
 	fmt.Fprintf(w, "Members:               %d\n", v.Members)
 	fmt.Fprintf(w, "Health:                %s\n", orNone(v.Health))
 	if len(v.MemberList) > 0 {
-		t := &metav1.Table{ColumnDefinitions: columns(0, "Kind", "Namespace", "Name", "Health", "Proof", "Message")}
+		t := &metav1.Table{ColumnDefinitions: cli.Columns(0, "Kind", "Namespace", "Name", "Health", "Proof", "Message")}
 		for _, m := range v.MemberList {
 			t.Rows = append(t.Rows, metav1.TableRow{Cells: []any{m.Kind, m.Namespace, m.Name, m.Health, m.Proof, m.Message}})
 		}
 		fmt.Fprintln(w)
-		if err := printTable(w, t, false, false); err != nil {
+		if err := cli.PrintTable(w, t, false, false); err != nil {
 			return err
 		}
 	}

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package applysetcli
+package cli
 
 import (
 	"bytes"
@@ -69,9 +69,9 @@ func TestReadManifests(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			limit := tt.limit
 			if limit == 0 {
-				limit = defaultMaxInput
+				limit = DefaultMaxInput
 			}
-			inputs, err := readManifests(tt.paths, tt.recursive, strings.NewReader(tt.stdin), limit)
+			inputs, err := ReadManifests(tt.paths, tt.recursive, strings.NewReader(tt.stdin), limit)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("want an error saying %q, got %v", tt.wantErr, err)

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package applysetcli
+package cli
 
 import "testing"
 
@@ -31,12 +31,12 @@ func TestDryRunFlag(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.value, func(t *testing.T) {
-			d := dryRun{value: tt.value}
-			if err := d.check(); (err != nil) != tt.wantErr {
-				t.Fatalf("check() = %v, want error %v", err, tt.wantErr)
+			d := DryRun{value: tt.value}
+			if err := d.Check(); (err != nil) != tt.wantErr {
+				t.Fatalf("Check() = %v, want error %v", err, tt.wantErr)
 			}
-			if d.server() != tt.server || (len(d.opts()) > 0) != tt.server || (d.suffix() != "") != tt.server {
-				t.Errorf("server %v, opts %v, suffix %q", d.server(), d.opts(), d.suffix())
+			if d.Server() != tt.server || (len(d.Opts()) > 0) != tt.server || (d.Suffix() != "") != tt.server {
+				t.Errorf("server %v, opts %v, suffix %q", d.Server(), d.Opts(), d.Suffix())
 			}
 		})
 	}

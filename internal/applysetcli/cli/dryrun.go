@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package applysetcli
+package cli
 
 import (
 	"fmt"
@@ -23,19 +23,20 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// dryRun is kubectl's --dry-run for the verbs that write: none, or server
+// DryRun is kubectl's --dry-run for the verbs that write: none, or server
 // (every write is sent with dryRun=All, so admission and validation answer
 // as for a real one, and nothing changes). client is refused: a preview the
 // API server did not see is not an honest one.
-type dryRun struct{ value string }
+type DryRun struct{ value string }
 
-func (d *dryRun) add(cmd *cobra.Command) {
+// Add registers the flag on cmd.
+func (d *DryRun) Add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&d.value, "dry-run", "none",
 		`"server" sends every write with server-side dry-run and changes nothing; "none" writes.`)
 }
 
-// check validates the flag.
-func (d *dryRun) check() error {
+// Check validates the flag.
+func (d *DryRun) Check() error {
 	switch d.value {
 	case "none", "server":
 		return nil
@@ -45,19 +46,20 @@ func (d *dryRun) check() error {
 	return fmt.Errorf("--dry-run must be none or server, not %q", d.value)
 }
 
-func (d *dryRun) server() bool { return d.value == "server" }
+// Server reports whether writes are sent with server-side dry-run.
+func (d *DryRun) Server() bool { return d.value == "server" }
 
-// opts are the dryRun field of a write's options.
-func (d *dryRun) opts() []string {
-	if d.server() {
+// Opts are the dryRun field of a write's options.
+func (d *DryRun) Opts() []string {
+	if d.Server() {
 		return []string{metav1.DryRunAll}
 	}
 	return nil
 }
 
-// suffix marks output written under --dry-run=server.
-func (d *dryRun) suffix() string {
-	if d.server() {
+// Suffix marks output written under --dry-run=server.
+func (d *DryRun) Suffix() string {
+	if d.Server() {
 		return " (server dry run)"
 	}
 	return ""

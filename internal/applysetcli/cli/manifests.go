@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package applysetcli
+package cli
 
 import (
 	"fmt"
@@ -29,9 +29,9 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
 
-// defaultMaxInput bounds what -f reads in all, after decompression: the
+// DefaultMaxInput bounds what -f reads in all, after decompression: the
 // operator's bound for one set's sources.
-var defaultMaxInput = declared.DefaultLimits.Bytes
+var DefaultMaxInput = declared.DefaultLimits.Bytes
 
 // manifestExtensions are the files a directory contributes, as for kubectl -f DIR.
 var manifestExtensions = []string{".yaml", ".yml", ".json"}
@@ -47,7 +47,9 @@ type manifestReader struct {
 	inputs    []apply.Input
 }
 
-func readManifests(paths []string, recursive bool, stdin io.Reader, limit int64) ([]apply.Input, error) {
+// ReadManifests reads the objects that -f names (paths; directories every
+// level down when recursive), at most limit bytes in all.
+func ReadManifests(paths []string, recursive bool, stdin io.Reader, limit int64) ([]apply.Input, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("no manifests: name files or directories with -f, or - for standard input")
 	}

@@ -27,6 +27,7 @@ import (
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/preview"
 )
 
 type approveOptions struct {
@@ -144,11 +145,11 @@ func (a *approveOptions) showPlan(ctx context.Context, o *cli.Options, c *cli.Cl
 	if err != nil {
 		return err
 	}
-	if err := p.print(ctx, o, c); err != nil && cli.ExitCode(err) >= diffProblems {
+	if err := p.Print(ctx, o, c); err != nil && cli.ExitCode(err) >= preview.DiffProblems {
 		return err
 	}
-	if len(p.problems) > 0 {
-		return fmt.Errorf("the preview ran into problems, so it cannot show the plan: %w", errors.Join(p.problems...))
+	if len(p.Problems) > 0 {
+		return fmt.Errorf("the preview ran into problems, so it cannot show the plan: %w", errors.Join(p.Problems...))
 	}
 	seen := ""
 	if res.Approval != nil {

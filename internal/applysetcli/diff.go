@@ -20,9 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -32,17 +29,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/preview"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
-)
-
-// The exit statuses of diff, as kubectl diff's.
-const (
-	diffNone     = 0
-	diffFound    = 1
-	diffProblems = 2
 )
 
 type diffOptions struct {
@@ -93,7 +84,7 @@ Exit status: 0 no differences, 1 differences, 2 or more a problem.`,
 			err := d.run(cmd.Context(), o)
 			var exit *cli.ExitError
 			if err != nil && !errors.As(err, &exit) {
-				err = &cli.ExitError{Code: diffProblems, Err: err}
+				err = &cli.ExitError{Code: preview.DiffProblems, Err: err}
 			}
 			return err
 		},
@@ -109,18 +100,6 @@ Exit status: 0 no differences, 1 differences, 2 or more a problem.`,
 	return cmd
 }
 
-// preview is what a dry run found, ready to print.
-type preview struct {
-	changes  apply.ChangeSet
-	pruned   apply.ChangeSet
-	declared map[apply.ObjectRef]apply.Object
-	problems []error
-	// pruneChecked is true when the preview looked for members to prune.
-	pruneChecked bool
-	// deletes are what the prune would delete, with their UIDs.
-	deletes map[apply.ObjectRef]types.UID
-}
-
 func (d *diffOptions) run(ctx context.Context, o *cli.Options) error {
 	c, err := o.Clients()
 	if err != nil {
@@ -130,7 +109,7 @@ func (d *diffOptions) run(ctx context.Context, o *cli.Options) error {
 	if err != nil {
 		return err
 	}
-	var p *preview
+	var p *preview.Preview
 	switch {
 	case d.applySet != "":
 		p, err = d.previewKubectl(ctx, o, c, inputs)
@@ -142,11 +121,11 @@ func (d *diffOptions) run(ctx context.Context, o *cli.Options) error {
 	if err != nil {
 		return err
 	}
-	return p.print(ctx, o, c)
+	return p.Print(ctx, o, c)
 }
 
 // previewKubectl dry-runs the apply kubectl would make for --applyset.
-func (d *diffOptions) previewKubectl(ctx context.Context, o *cli.Options, c *cli.Clients, inputs []apply.Input) (*preview, error) {
+func (d *diffOptions) previewKubectl(ctx context.Context, o *cli.Options, c *cli.Clients, inputs []apply.Input) (*preview.Preview, error) {
 	ref, err := cli.ParentOf(c, d.applySet)
 	if err != nil {
 		return nil, err
@@ -175,29 +154,29 @@ func (d *diffOptions) previewKubectl(ctx context.Context, o *cli.Options, c *cli
 	if err != nil {
 		return nil, err
 	}
-	p := &preview{declared: map[apply.ObjectRef]apply.Object{}}
+	p := &preview.Preview{Declared: map[apply.ObjectRef]apply.Object{}}
 	keep := sets.New[apply.ObjectRef]()
 	kinds := parent.GroupKinds.Union(kindsOf(c.Mapper, parent.GroupResources))
 	for _, obj := range objects {
-		p.declared[obj.Ref()] = obj
+		p.Declared[obj.Ref()] = obj
 		keep.Insert(obj.Ref())
 		kinds.Insert(obj.Ref().GroupKind)
 	}
 	setID := ref.Key().ID()
-	p.changes, err = engine.Apply(ctx, objects, apply.ApplyOptions{SetID: setID, DryRun: true, WithoutDigest: true, Force: d.forceConflicts})
+	p.Changes, err = engine.Apply(ctx, objects, apply.ApplyOptions{SetID: setID, DryRun: true, WithoutDigest: true, Force: d.forceConflicts})
 	if err != nil {
-		p.problems = append(p.problems, err)
+		p.Problems = append(p.Problems, err)
 	}
 	if d.prune && uid != "" {
-		p.pruneChecked = true
+		p.PruneChecked = true
 		pruneScope := applyset.Scope{Namespace: ref.Namespace, AdditionalNamespaces: scope.AdditionalNamespaces.Union(parent.Scope.AdditionalNamespaces)}
 		// kubectl keeps no inventory: its members are what its apply labelled.
 		appliers := membership.NewAppliers(identity.TrustedAppliers()).Of("kubectl")
 		// kubectl's prune deletes a CRD or Namespace whatever lives in it: the preview says so.
-		p.pruned, err = engine.Prune(ctx, apply.PruneOptions{SetID: setID, ParentUID: uid, Scope: pruneScope, Kinds: kinds, Keep: keep,
+		p.Pruned, err = engine.Prune(ctx, apply.PruneOptions{SetID: setID, ParentUID: uid, Scope: pruneScope, Kinds: kinds, Keep: keep,
 			Proven: apply.LabelAppliedBy(appliers), Cascade: func(apply.ObjectRef) bool { return true }, DryRun: true})
 		if err != nil {
-			p.problems = append(p.problems, err)
+			p.Problems = append(p.Problems, err)
 		}
 	}
 	return p, nil
@@ -237,21 +216,6 @@ func inputNamespaces(inputs []apply.Input, defaultNamespace string) sets.Set[str
 		}
 	}
 	return out
-}
-
-// count is how many objects differ.
-func (p *preview) count() int {
-	n := 0
-	for _, ch := range slices.Concat(p.changes.Changes, p.pruned.Changes) {
-		if differs(ch.Action) {
-			n++
-		}
-	}
-	return n
-}
-
-func differs(a apply.Action) bool {
-	return a == apply.Created || a == apply.Configured || a == apply.Recreated || a == apply.Pruned
 }
 
 // kindsOf maps the deprecated contains-group-resources hint onto kinds; a

@@ -26,6 +26,7 @@ import (
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/preview"
 	"github.com/applyset-operator/applyset-operator/internal/declared"
 	"github.com/applyset-operator/applyset-operator/internal/health"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
@@ -69,12 +70,12 @@ func operatorSet(in apply.Input) (applyv1alpha1.Set, error) {
 // previewOperator dry-runs what the operator would do with each set: read its
 // sources, check its objects, apply them and prune what left it, with the
 // operator's field manager. The requests are made as the user.
-func (d *diffOptions) previewOperator(ctx context.Context, o *cli.Options, c *cli.Clients, inputs []apply.Input) (*preview, error) {
+func (d *diffOptions) previewOperator(ctx context.Context, o *cli.Options, c *cli.Clients, inputs []apply.Input) (*preview.Preview, error) {
 	cl, err := c.Client()
 	if err != nil {
 		return nil, err
 	}
-	all := &preview{declared: map[apply.ObjectRef]apply.Object{}}
+	all := &preview.Preview{Declared: map[apply.ObjectRef]apply.Object{}}
 	for _, in := range inputs {
 		set, err := operatorSet(in)
 		if err != nil {
@@ -87,13 +88,13 @@ func (d *diffOptions) previewOperator(ctx context.Context, o *cli.Options, c *cl
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", in.Origin, err)
 		}
-		all.changes.Append(p.changes)
-		all.pruned.Append(p.pruned)
-		all.pruneChecked = all.pruneChecked || p.pruneChecked
-		for ref, obj := range p.declared {
-			all.declared[ref] = obj
+		all.Changes.Append(p.Changes)
+		all.Pruned.Append(p.Pruned)
+		all.PruneChecked = all.PruneChecked || p.PruneChecked
+		for ref, obj := range p.Declared {
+			all.Declared[ref] = obj
 		}
-		all.problems = append(all.problems, p.problems...)
+		all.Problems = append(all.Problems, p.Problems...)
 	}
 	fmt.Fprintln(o.Streams.ErrOut, "Previewed with your rights; the operator acts as each set's ServiceAccount: "+
 		"add --as=system:serviceaccount:NAMESPACE:NAME to preview with its rights")
@@ -105,7 +106,7 @@ func (d *diffOptions) previewOperator(ctx context.Context, o *cli.Options, c *cl
 // approval is the approval to name the plan for ("" for none): the digest
 // the operator would wait with.
 func (d *diffOptions) previewSet(ctx context.Context, o *cli.Options, cl client.Client, c *cli.Clients, set applyv1alpha1.Set,
-	approval applyv1alpha1.Approval) (*preview, setrun.Result, error) {
+	approval applyv1alpha1.Approval) (*preview.Preview, setrun.Result, error) {
 	gvk := set.GetObjectKind().GroupVersionKind()
 	key := applyset.ParentKey{GroupKind: gvk.GroupKind(), Namespace: set.GetNamespace(), Name: set.GetName()}
 	run := &setrun.Run{Mode: setrun.Preview, Set: set, Parent: applyset.Parent{Key: key}, Sources: cl, Mapper: c.Mapper,
@@ -133,13 +134,13 @@ func (d *diffOptions) previewSet(ctx context.Context, o *cli.Options, cl client.
 	for _, w := range *res.Warnings {
 		fmt.Fprintf(o.Streams.ErrOut, "Warning: %s\n", w)
 	}
-	p := &preview{declared: map[apply.ObjectRef]apply.Object{}, changes: res.Applied, pruned: res.Pruned, deletes: res.Deletes,
-		pruneChecked: res.Listed != nil && res.Err == nil}
+	p := &preview.Preview{Declared: map[apply.ObjectRef]apply.Object{}, Changes: res.Applied, Pruned: res.Pruned, Deletes: res.Deletes,
+		PruneChecked: res.Listed != nil && res.Err == nil}
 	for _, obj := range res.Objects {
-		p.declared[obj.Ref()] = obj
+		p.Declared[obj.Ref()] = obj
 	}
 	if res.Err != nil {
-		p.problems = append(p.problems, stopped(set, res))
+		p.Problems = append(p.Problems, stopped(set, res))
 	}
 	return p, res, nil
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package applysetcli
+package preview
 
 import (
 	"context"
@@ -32,18 +32,18 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
 
-// print writes a unified diff per object that would change to standard
+// Print writes a unified diff per object that would change to standard
 // output, as kubectl diff does, and what else a person should know (conflicts,
 // members kept, a summary) to standard error.
-func (p *preview) print(ctx context.Context, o *cli.Options, c *cli.Clients) error {
+func (p *Preview) Print(ctx context.Context, o *cli.Options, c *cli.Clients) error {
 	out, notes := o.Streams.Out, o.Streams.ErrOut
 	failed := 0
-	for _, ch := range p.changes.Changes {
+	for _, ch := range p.Changes.Changes {
 		switch ch.Action {
 		case apply.Created, apply.Configured:
 			result := ch.Preview
 			if result == nil {
-				result = p.declared[ch.Ref].Object
+				result = p.Declared[ch.Ref].Object
 				fmt.Fprintf(notes, "%s: shown as declared: %s\n", ch.Ref, ch.Reason)
 			}
 			if err := writeDiff(out, ch.Ref, ch.Live, result); err != nil {
@@ -58,7 +58,7 @@ func (p *preview) print(ctx context.Context, o *cli.Options, c *cli.Clients) err
 			fmt.Fprintf(notes, "%s: %s\n", ch.Ref, p.failure(ch))
 		}
 	}
-	for _, ch := range p.pruned.Changes {
+	for _, ch := range p.Pruned.Changes {
 		switch ch.Action {
 		case apply.Pruned:
 			live, err := readLive(ctx, c, ch.Ref)
@@ -80,8 +80,8 @@ func (p *preview) print(ctx context.Context, o *cli.Options, c *cli.Clients) err
 
 // failure says why an object could not be previewed, in the words of this
 // command rather than the operator's.
-func (p *preview) failure(ch apply.Change) string {
-	for _, c := range p.changes.Conflicts {
+func (p *Preview) failure(ch apply.Change) string {
+	for _, c := range p.Changes.Conflicts {
 		if c.Ref == ch.Ref {
 			return fmt.Sprintf("conflict: %s applied %s with other values; change the manifest to match, "+
 				"or take them with --force-conflicts", c.Manager, strings.Join(c.Fields, ", "))
@@ -90,22 +90,22 @@ func (p *preview) failure(ch apply.Change) string {
 	return ch.Reason
 }
 
-func (p *preview) summarize(w io.Writer) {
-	create, change := p.changes.Count(apply.Created), p.changes.Count(apply.Configured)+p.changes.Count(apply.Recreated)
-	fmt.Fprintf(w, "%d to create, %d to change, %d unchanged", create, change, p.changes.Count(apply.Unchanged))
-	if p.pruneChecked {
-		fmt.Fprintf(w, ", %d to prune", p.pruned.Count(apply.Pruned))
+func (p *Preview) summarize(w io.Writer) {
+	create, change := p.Changes.Count(apply.Created), p.Changes.Count(apply.Configured)+p.Changes.Count(apply.Recreated)
+	fmt.Fprintf(w, "%d to create, %d to change, %d unchanged", create, change, p.Changes.Count(apply.Unchanged))
+	if p.PruneChecked {
+		fmt.Fprintf(w, ", %d to prune", p.Pruned.Count(apply.Pruned))
 	}
 	fmt.Fprintln(w, "; nothing was changed")
 }
 
 // outcome is the exit status: problems first, then differences.
-func (p *preview) outcome(failed int) error {
+func (p *Preview) outcome(failed int) error {
 	if failed > 0 {
-		return &cli.ExitError{Code: diffProblems, Err: fmt.Errorf("%d of %d objects could not be previewed", failed, len(p.changes.Changes))}
+		return &cli.ExitError{Code: DiffProblems, Err: fmt.Errorf("%d of %d objects could not be previewed", failed, len(p.Changes.Changes))}
 	}
-	if len(p.problems) > 0 {
-		return &cli.ExitError{Code: diffProblems, Err: errors.Join(p.problems...)}
+	if len(p.Problems) > 0 {
+		return &cli.ExitError{Code: DiffProblems, Err: errors.Join(p.Problems...)}
 	}
 	if p.count() > 0 {
 		return &cli.ExitError{Code: diffFound}

@@ -22,29 +22,21 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/parents"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/preview"
-	"github.com/applyset-operator/applyset-operator/internal/identity"
-	"github.com/applyset-operator/applyset-operator/internal/membership"
-	"github.com/applyset-operator/applyset-operator/pkg/apply"
-	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
+// diffOptions are diff's flags: the manifests, and what each form of diff
+// reads besides.
 type diffOptions struct {
-	files          []string
-	recursive      bool
-	applySet       string
-	prune          bool
-	fieldManager   string
-	forceConflicts bool
-	maxInput       int64
-	hosts          artifactHosts
+	files     []string
+	recursive bool
+	// kubectl is the form for any parent: --applyset and the apply's flags.
+	kubectl  parents.ApplySetDiff
+	maxInput int64
+	hosts    artifactHosts
 }
 
 func newDiffCommand(o *cli.Options) *cobra.Command {
@@ -91,10 +83,10 @@ Exit status: 0 no differences, 1 differences, 2 or more a problem.`,
 	}
 	cmd.Flags().StringSliceVarP(&d.files, "filename", "f", nil, "Files or directories of manifests, or - for standard input.")
 	cmd.Flags().BoolVarP(&d.recursive, "recursive", "R", false, "Read the directories of -f recursively.")
-	cmd.Flags().StringVar(&d.applySet, "applyset", "", "The set's parent as kubectl's --applyset names it: NAME (a Secret), or TYPE/NAME.")
-	cmd.Flags().BoolVar(&d.prune, "prune", false, "Also show the members the apply would delete.")
-	cmd.Flags().StringVar(&d.fieldManager, "field-manager", "kubectl", "The field manager the apply would use.")
-	cmd.Flags().BoolVar(&d.forceConflicts, "force-conflicts", false, "Preview an apply that takes fields other appliers own.")
+	cmd.Flags().StringVar(&d.kubectl.Parent, "applyset", "", "The set's parent as kubectl's --applyset names it: NAME (a Secret), or TYPE/NAME.")
+	cmd.Flags().BoolVar(&d.kubectl.Prune, "prune", false, "Also show the members the apply would delete.")
+	cmd.Flags().StringVar(&d.kubectl.FieldManager, "field-manager", "kubectl", "The field manager the apply would use.")
+	cmd.Flags().BoolVar(&d.kubectl.ForceConflicts, "force-conflicts", false, "Preview an apply that takes fields other appliers own.")
 	cmd.Flags().Int64Var(&d.maxInput, "max-input-size", cli.DefaultMaxInput, "The most bytes -f, and the sources of the operator's sets, may read, after decompression.")
 	d.hosts.bindFlags(cmd.Flags())
 	return cmd
@@ -111,8 +103,8 @@ func (d *diffOptions) run(ctx context.Context, o *cli.Options) error {
 	}
 	var p *preview.Preview
 	switch {
-	case d.applySet != "":
-		p, err = d.previewKubectl(ctx, o, c, inputs)
+	case d.kubectl.Parent != "":
+		p, err = parents.PreviewApplySet(ctx, o, c, inputs, d.kubectl)
 	case declaresOperatorSets(inputs):
 		p, err = d.previewOperator(ctx, o, c, inputs)
 	default:
@@ -122,110 +114,4 @@ func (d *diffOptions) run(ctx context.Context, o *cli.Options) error {
 		return err
 	}
 	return p.Print(ctx, o, c)
-}
-
-// previewKubectl dry-runs the apply kubectl would make for --applyset.
-func (d *diffOptions) previewKubectl(ctx context.Context, o *cli.Options, c *cli.Clients, inputs []apply.Input) (*preview.Preview, error) {
-	ref, err := cli.ParentOf(c, d.applySet)
-	if err != nil {
-		return nil, err
-	}
-	if cli.IsOperatorSet(ref) {
-		return nil, fmt.Errorf("%s is one of the operator's sets: preview it with diff -f and the set's own manifest", cli.ParentName(ref))
-	}
-	parent, uid, err := readParentContract(ctx, c, ref)
-	if err != nil {
-		return nil, err
-	}
-	if parent.Tooling.Name != "" && parent.Tooling.Name != "kubectl" {
-		return nil, fmt.Errorf("%s%s is managed by %s: kubectl refuses to apply to another tool's set, so there is no apply to preview",
-			cli.ParentName(ref), cli.InNamespace(ref.Namespace), parent.Tooling)
-	}
-	// kubectl widens the set's namespaces to those of its objects.
-	scope := applyset.Scope{Namespace: ref.Namespace, AdditionalNamespaces: inputNamespaces(inputs, c.Namespace)}
-	objects, warnings, err := apply.Check(inputs, apply.Target{Scope: scope, DefaultNamespace: c.Namespace, Mapper: c.Mapper})
-	if err != nil {
-		return nil, err
-	}
-	for _, w := range warnings {
-		fmt.Fprintf(o.Streams.ErrOut, "Warning: %s\n", w)
-	}
-	engine, err := c.Engine(d.fieldManager)
-	if err != nil {
-		return nil, err
-	}
-	p := &preview.Preview{Declared: map[apply.ObjectRef]apply.Object{}}
-	keep := sets.New[apply.ObjectRef]()
-	kinds := parent.GroupKinds.Union(kindsOf(c.Mapper, parent.GroupResources))
-	for _, obj := range objects {
-		p.Declared[obj.Ref()] = obj
-		keep.Insert(obj.Ref())
-		kinds.Insert(obj.Ref().GroupKind)
-	}
-	setID := ref.Key().ID()
-	p.Changes, err = engine.Apply(ctx, objects, apply.ApplyOptions{SetID: setID, DryRun: true, WithoutDigest: true, Force: d.forceConflicts})
-	if err != nil {
-		p.Problems = append(p.Problems, err)
-	}
-	if d.prune && uid != "" {
-		p.PruneChecked = true
-		pruneScope := applyset.Scope{Namespace: ref.Namespace, AdditionalNamespaces: scope.AdditionalNamespaces.Union(parent.Scope.AdditionalNamespaces)}
-		// kubectl keeps no inventory: its members are what its apply labelled.
-		appliers := membership.NewAppliers(identity.TrustedAppliers()).Of("kubectl")
-		// kubectl's prune deletes a CRD or Namespace whatever lives in it: the preview says so.
-		p.Pruned, err = engine.Prune(ctx, apply.PruneOptions{SetID: setID, ParentUID: uid, Scope: pruneScope, Kinds: kinds, Keep: keep,
-			Proven: apply.LabelAppliedBy(appliers), Cascade: func(apply.ObjectRef) bool { return true }, DryRun: true})
-		if err != nil {
-			p.Problems = append(p.Problems, err)
-		}
-	}
-	return p, nil
-}
-
-// readParentContract reads what the parent says of its set, and its UID; a
-// parent that does not exist yet says nothing. A parent that carries another
-// set's ID is refused: kubectl would refuse it too.
-func readParentContract(ctx context.Context, c *cli.Clients, ref membership.ParentRef) (applyset.Parent, string, error) {
-	obj, err := c.Metadata.Resource(ref.Type.Resource).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return applyset.Parent{Key: ref.Key(), GroupKinds: sets.New[schema.GroupKind](), Scope: applyset.Scope{Namespace: ref.Namespace}}, "", nil
-	}
-	if err != nil {
-		return applyset.Parent{}, "", err
-	}
-	parent := applyset.ParseParent(ref.Key(), obj.Labels, obj.Annotations)
-	if parent.ID != "" && parent.ID != ref.Key().ID() {
-		return parent, "", fmt.Errorf("%s%s carries the ID %s, which is not its own: it is a copy of another set's parent, "+
-			"and an apply through it would be refused", cli.ParentName(ref), cli.InNamespace(ref.Namespace), parent.ID)
-	}
-	if parent.GroupKinds == nil {
-		parent.GroupKinds = sets.New[schema.GroupKind]()
-	}
-	if parent.Scope.AdditionalNamespaces == nil {
-		parent.Scope.AdditionalNamespaces = sets.New[string]()
-	}
-	return parent, string(obj.UID), nil
-}
-
-// inputNamespaces are the namespaces the inputs name, and the default one.
-func inputNamespaces(inputs []apply.Input, defaultNamespace string) sets.Set[string] {
-	out := sets.New(defaultNamespace)
-	for _, in := range inputs {
-		if ns := in.Object.GetNamespace(); ns != "" {
-			out.Insert(ns)
-		}
-	}
-	return out
-}
-
-// kindsOf maps the deprecated contains-group-resources hint onto kinds; a
-// resource the cluster no longer serves has no objects to prune.
-func kindsOf(mapper meta.RESTMapper, resources sets.Set[schema.GroupResource]) sets.Set[schema.GroupKind] {
-	out := sets.New[schema.GroupKind]()
-	for gr := range resources {
-		if gvk, err := mapper.KindFor(gr.WithVersion("")); err == nil {
-			out.Insert(gvk.GroupKind())
-		}
-	}
-	return out
 }

@@ -24,12 +24,14 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/parents"
 )
 
 // NewCommand returns `kubectl applyset` with its verbs.
 func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	cmd, o := cli.NewRoot(streams)
-	cmd.AddCommand(newListCommand(o), newViewCommand(o), newVerifyCommand(o), newDiffCommand(o), newDisbandCommand(o), newDeleteCommand(o), newApproveCommand(o),
+	cmd.AddCommand(parents.Commands(o)...)
+	cmd.AddCommand(newDiffCommand(o), newDeleteCommand(o), newApproveCommand(o),
 		newReleaseFinalizersCommand(o), newValidateCommand(o), newAdoptCommand(o), newPushCommand(o))
 	return cmd
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/applysets"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/parents"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/preview"
@@ -36,7 +37,8 @@ type diffOptions struct {
 	// kubectl is the form for any parent: --applyset and the apply's flags.
 	kubectl  parents.ApplySetDiff
 	maxInput int64
-	hosts    artifactHosts
+	// hosts are where the form for the operator's sets fetches artifacts.
+	hosts applysets.ArtifactHosts
 }
 
 func newDiffCommand(o *cli.Options) *cobra.Command {
@@ -88,7 +90,7 @@ Exit status: 0 no differences, 1 differences, 2 or more a problem.`,
 	cmd.Flags().StringVar(&d.kubectl.FieldManager, "field-manager", "kubectl", "The field manager the apply would use.")
 	cmd.Flags().BoolVar(&d.kubectl.ForceConflicts, "force-conflicts", false, "Preview an apply that takes fields other appliers own.")
 	cmd.Flags().Int64Var(&d.maxInput, "max-input-size", cli.DefaultMaxInput, "The most bytes -f, and the sources of the operator's sets, may read, after decompression.")
-	d.hosts.bindFlags(cmd.Flags())
+	d.hosts.BindFlags(cmd.Flags())
 	return cmd
 }
 
@@ -105,8 +107,8 @@ func (d *diffOptions) run(ctx context.Context, o *cli.Options) error {
 	switch {
 	case d.kubectl.Parent != "":
 		p, err = parents.PreviewApplySet(ctx, o, c, inputs, d.kubectl)
-	case declaresOperatorSets(inputs):
-		p, err = d.previewOperator(ctx, o, c, inputs)
+	case applysets.DeclaresSets(inputs):
+		p, err = applysets.PreviewSets(ctx, o, c, inputs, applysets.Fetch{MaxInput: d.maxInput, Hosts: d.hosts})
 	default:
 		return fmt.Errorf("name the set's parent with --applyset, or give the manifest of an ApplySet or ClusterApplySet")
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/applysets"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/parents"
 )
@@ -31,7 +32,7 @@ import (
 func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	cmd, o := cli.NewRoot(streams)
 	cmd.AddCommand(parents.Commands(o)...)
-	cmd.AddCommand(newDiffCommand(o), newDeleteCommand(o), newApproveCommand(o),
-		newReleaseFinalizersCommand(o), newValidateCommand(o), newAdoptCommand(o), newPushCommand(o))
+	cmd.AddCommand(applysets.Commands(o)...)
+	cmd.AddCommand(newDiffCommand(o), newAdoptCommand(o))
 	return cmd
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package applysetcli
+package applysets
 
 import (
 	"bytes"
@@ -62,7 +62,7 @@ func loopbackRegistry(t *testing.T, user, password string) string {
 func runPush(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	cmd := NewCommand(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &stdout, ErrOut: &stderr})
+	cmd := newCommand(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &stdout, ErrOut: &stderr})
 	cmd.SetArgs(append([]string{"push"}, args...))
 	err := cmd.ExecuteContext(context.Background())
 	if err != nil {

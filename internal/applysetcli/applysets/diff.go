@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package applysetcli
+package applysets
 
 import (
 	"context"
@@ -35,9 +35,9 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
-// declaresOperatorSets reports whether every input is an ApplySet or a
+// DeclaresSets reports whether every input is an ApplySet or a
 // ClusterApplySet of the operator.
-func declaresOperatorSets(inputs []apply.Input) bool {
+func DeclaresSets(inputs []apply.Input) bool {
 	for _, in := range inputs {
 		if _, err := operatorSet(in); err != nil {
 			return false
@@ -67,10 +67,17 @@ func operatorSet(in apply.Input) (applyv1alpha1.Set, error) {
 	return set, nil
 }
 
-// previewOperator dry-runs what the operator would do with each set: read its
+// Fetch is how a preview reads the sources of the operator's sets: at most
+// MaxInput bytes, and oci and flux artifacts only from the hosts Hosts names.
+type Fetch struct {
+	MaxInput int64
+	Hosts    ArtifactHosts
+}
+
+// PreviewSets dry-runs what the operator would do with each set: read its
 // sources, check its objects, apply them and prune what left it, with the
 // operator's field manager. The requests are made as the user.
-func (d *diffOptions) previewOperator(ctx context.Context, o *cli.Options, c *cli.Clients, inputs []apply.Input) (*preview.Preview, error) {
+func PreviewSets(ctx context.Context, o *cli.Options, c *cli.Clients, inputs []apply.Input, f Fetch) (*preview.Preview, error) {
 	cl, err := c.Client()
 	if err != nil {
 		return nil, err
@@ -84,7 +91,7 @@ func (d *diffOptions) previewOperator(ctx context.Context, o *cli.Options, c *cl
 		if _, namespaced := set.(*applyv1alpha1.ApplySet); namespaced && set.GetNamespace() == "" {
 			set.SetNamespace(c.Namespace)
 		}
-		p, _, err := d.previewSet(ctx, o, cl, c, set, "")
+		p, _, err := f.previewSet(ctx, o, cl, c, set, "")
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", in.Origin, err)
 		}
@@ -105,12 +112,12 @@ func (d *diffOptions) previewOperator(ctx context.Context, o *cli.Options, c *cl
 // server-side dry-run and the user's rights, and returns what it would do.
 // approval is the approval to name the plan for ("" for none): the digest
 // the operator would wait with.
-func (d *diffOptions) previewSet(ctx context.Context, o *cli.Options, cl client.Client, c *cli.Clients, set applyv1alpha1.Set,
+func (f Fetch) previewSet(ctx context.Context, o *cli.Options, cl client.Client, c *cli.Clients, set applyv1alpha1.Set,
 	approval applyv1alpha1.Approval) (*preview.Preview, setrun.Result, error) {
 	gvk := set.GetObjectKind().GroupVersionKind()
 	key := applyset.ParentKey{GroupKind: gvk.GroupKind(), Namespace: set.GetNamespace(), Name: set.GetName()}
 	run := &setrun.Run{Mode: setrun.Preview, Set: set, Parent: applyset.Parent{Key: key}, Sources: cl, Mapper: c.Mapper,
-		Limits: declared.Limits{Bytes: d.maxInput, Objects: declared.DefaultLimits.Objects}, Checker: &health.Checker{}, Approval: approval,
+		Limits: declared.Limits{Bytes: f.MaxInput, Objects: declared.DefaultLimits.Objects}, Checker: &health.Checker{}, Approval: approval,
 		Engine: &apply.Engine{Client: cl, FieldManager: identity.MembersFieldManager, Discovery: c.Disco}}
 	live, _ := set.DeepCopyObject().(client.Object)
 	switch err := cl.Get(ctx, client.ObjectKeyFromObject(set), live); {
@@ -121,7 +128,7 @@ func (d *diffOptions) previewSet(ctx context.Context, o *cli.Options, cl client.
 	case !apierrors.IsNotFound(err):
 		return nil, setrun.Result{}, err
 	}
-	artifacts, err := d.hosts.artifacts()
+	artifacts, err := f.Hosts.artifacts()
 	if err != nil {
 		return nil, setrun.Result{}, err
 	}
@@ -130,7 +137,7 @@ func (d *diffOptions) previewSet(ctx context.Context, o *cli.Options, cl client.
 	if res.Warnings == nil {
 		return nil, res, res.Err // the inputs could not be read
 	}
-	d.printArtifacts(o, set, res.Gathered)
+	printArtifacts(o, set, res.Gathered)
 	for _, w := range *res.Warnings {
 		fmt.Fprintf(o.Streams.ErrOut, "Warning: %s\n", w)
 	}
@@ -154,7 +161,7 @@ func stopped(set applyv1alpha1.Set, res setrun.Result) error {
 }
 
 // printArtifacts says which artifact each oci and flux source of set read.
-func (d *diffOptions) printArtifacts(o *cli.Options, set applyv1alpha1.Set, g declared.Gathered) {
+func printArtifacts(o *cli.Options, set applyv1alpha1.Set, g declared.Gathered) {
 	kind := set.GetObjectKind().GroupVersionKind().Kind
 	for i, src := range set.GetSources() {
 		switch {

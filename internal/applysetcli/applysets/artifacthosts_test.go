@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package applysetcli
+package applysets
 
 import (
 	"strings"
@@ -38,9 +38,9 @@ func TestArtifactHostFlags(t *testing.T) {
 		{args: []string{"--artifact-allowed-hosts=example.com/path"}, wantErr: "--artifact-allowed-hosts: allowed host"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			var h artifactHosts
+			var h ArtifactHosts
 			fs := pflag.NewFlagSet("diff", pflag.ContinueOnError)
-			h.bindFlags(fs)
+			h.BindFlags(fs)
 			if err := fs.Parse(tc.args); err != nil {
 				t.Fatal(err)
 			}

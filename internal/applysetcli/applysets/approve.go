@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package applysetcli
+package applysets
 
 import (
 	"context"
@@ -33,7 +33,7 @@ import (
 type approveOptions struct {
 	digest string
 	yes    bool
-	hosts  artifactHosts
+	hosts  ArtifactHosts
 }
 
 func newApproveCommand(o *cli.Options) *cobra.Command {
@@ -65,7 +65,7 @@ applyset-operator-applyset-approver).`,
 	}
 	cmd.Flags().StringVar(&a.digest, "digest", "", "Approve this digest, which must be the one the set awaits, without a preview.")
 	cmd.Flags().BoolVar(&a.yes, "yes", false, "Approve without asking.")
-	a.hosts.bindFlags(cmd.Flags())
+	a.hosts.BindFlags(cmd.Flags())
 	return cmd
 }
 
@@ -137,11 +137,11 @@ func (a *approveOptions) showPlan(ctx context.Context, o *cli.Options, c *cli.Cl
 		return errors.New("the set is being deleted: its plan (status.plan.prune) lists what the deletion deletes; " +
 			"approve it with --digest status.plan.digest, or set spec.deletionPolicy to Orphan to keep the members")
 	}
-	d := &diffOptions{maxInput: cli.DefaultMaxInput, hosts: a.hosts}
+	f := Fetch{MaxInput: cli.DefaultMaxInput, Hosts: a.hosts}
 	previewed := set.DeepCopyObject().(applyv1alpha1.Set)
 	// A typed read leaves the kind out, and the set's ID is made of it.
 	previewed.GetObjectKind().SetGroupVersionKind(applyv1alpha1.GroupVersion.WithKind(kind))
-	p, res, err := d.previewSet(ctx, o, cl, c, previewed, approvalOf(set))
+	p, res, err := f.previewSet(ctx, o, cl, c, previewed, approvalOf(set))
 	if err != nil {
 		return err
 	}

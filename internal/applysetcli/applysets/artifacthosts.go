@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package applysetcli
+package applysets
 
 import (
 	"fmt"
@@ -25,12 +25,12 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/fetchpolicy"
 )
 
-// artifactHosts are where a preview of one of the operator's sets may fetch
+// ArtifactHosts are where a preview of one of the operator's sets may fetch
 // its oci and flux artifacts from. Their urls are chosen by whoever wrote
 // the set or the Flux object's status, perhaps another tenant, and are
 // fetched from the reviewer's machine: so, as for the operator, nothing is
 // fetched unless its host is named.
-type artifactHosts struct {
+type ArtifactHosts struct {
 	allowed  []string
 	external []string
 }
@@ -44,7 +44,8 @@ var previewAdvice = declared.Advice{
 		"that stores ExternalArtifacts its own way, to fetch it from any path of that host",
 }
 
-func (h *artifactHosts) bindFlags(fs *pflag.FlagSet) {
+// BindFlags registers --artifact-allowed-hosts and --external-artifact-hosts.
+func (h *ArtifactHosts) BindFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&h.allowed, "artifact-allowed-hosts", nil,
 		"Hosts the oci and flux sources of the operator's sets may be fetched from here, as the operator's flag of that name: "+
 			"[http://]host[:port], host a DNS name, a *.example.com wildcard or an IP ([::1] for IPv6); http:// allows plain HTTP too. "+
@@ -56,7 +57,7 @@ func (h *artifactHosts) bindFlags(fs *pflag.FlagSet) {
 
 // artifacts is how the preview fetches: through the hosts named, saying
 // which flag lets a refused one in.
-func (h *artifactHosts) artifacts() (*declared.Artifacts, error) {
+func (h *ArtifactHosts) artifacts() (*declared.Artifacts, error) {
 	a := &declared.Artifacts{Advice: previewAdvice}
 	var err error
 	if len(h.allowed) > 0 {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package applysetcli
+package applysets
 
 import (
 	"os"
@@ -74,7 +74,7 @@ func TestValidateCommand(t *testing.T) {
 			}
 			streams, in, out, errOut := genericiooptions.NewTestIOStreams()
 			in.WriteString(tt.stdin)
-			cmd := NewCommand(streams)
+			cmd := newCommand(streams)
 			cmd.SetArgs(append([]string{"validate"}, args...))
 			err := cmd.Execute()
 			if err != nil {

@@ -16,13 +16,18 @@ limitations under the License.
 
 // Package applysetcli is `kubectl applyset`: the commands KEP-3659 proposes
 // for every ApplySet in a cluster, whatever tool wrote it, over the same
-// contract and checks the operator uses.
+// contract and checks the operator uses. The verbs are grouped by audience:
+// parents holds those for any KEP-3659 parent, applysets those for the
+// operator's own sets, adopt the adoption of another tool's record, all over
+// what cli shares. diff, whose two forms serve the two audiences, is made
+// here.
 package applysetcli
 
 import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/adopt"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/applysets"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/parents"
@@ -33,6 +38,6 @@ func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	cmd, o := cli.NewRoot(streams)
 	cmd.AddCommand(parents.Commands(o)...)
 	cmd.AddCommand(applysets.Commands(o)...)
-	cmd.AddCommand(newDiffCommand(o), newAdoptCommand(o))
+	cmd.AddCommand(newDiffCommand(o), adopt.NewCommand(o))
 	return cmd
 }

@@ -14,7 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package applysetcli
+// Package adopt is `kubectl applyset adopt`: it makes a group of objects
+// another tool recorded (a Helm release, a Flux Kustomization, an Argo CD
+// Application, a kpt or cli-utils inventory, kubectl's legacy prune by
+// label) a kubectl ApplySet, or with --to applyset one of the operator's
+// ApplySets, writing only what kubectl's own apply would have written. Each
+// record is a source (sources.go), one file each.
+package adopt
 
 import (
 	"context"
@@ -42,7 +48,9 @@ const (
 	adoptToSet     = "applyset"
 )
 
-func newAdoptCommand(o *cli.Options) *cobra.Command {
+// NewCommand returns adopt, which makes a group of objects another tool
+// recorded a kubectl ApplySet or one of the operator's ApplySets.
+func NewCommand(o *cli.Options) *cobra.Command {
 	var (
 		src            sourceFlags
 		yes            bool
@@ -107,7 +115,7 @@ set's first apply then owns exactly what it declares and records its members in 
 			if to == adoptToSet {
 				return adoptIntoSet(cmd, o, c, args[0], src, serviceAccount, yes, force, &dr)
 			}
-			return adopt(cmd, o, c, args[0], src, yes, force, &dr)
+			return adoptIntoKubectl(cmd, o, c, args[0], src, yes, force, &dr)
 		},
 	}
 	cmd.Flags().StringVarP(&src.selector, "selector", "l", "", "The label selector kubectl apply --prune -l used.")
@@ -122,9 +130,10 @@ set's first apply then owns exactly what it declares and records its members in 
 	return cmd
 }
 
-// adopt plans, shows, asks and writes: the parent first, as kubectl does, so
-// that an interrupted run leaves every labelled object within its hints.
-func adopt(cmd *cobra.Command, o *cli.Options, c *cli.Clients, parentArg string, flags sourceFlags, yes, force bool, dr *cli.DryRun) error {
+// adoptIntoKubectl plans, shows, asks and writes: the parent first, as
+// kubectl does, so that an interrupted run leaves every labelled object
+// within its hints.
+func adoptIntoKubectl(cmd *cobra.Command, o *cli.Options, c *cli.Clients, parentArg string, flags sourceFlags, yes, force bool, dr *cli.DryRun) error {
 	src, err := flags.source(c)
 	if err != nil {
 		return err

@@ -65,17 +65,7 @@ func NewCommand(o *cli.Options) *cobra.Command {
 		Long: `Turn a group of objects another tool recorded into a kubectl ApplySet, so that the next
 KUBECTL_APPLYSET=true kubectl apply --server-side --prune --applyset=PARENT owns and prunes
 exactly them. The group is read from the old tool's record, never guessed:
-  -l SELECTOR --kinds KIND,...   kubectl apply --prune -l with --prune-allowlist: the objects of
-                                 those kinds that match and carry kubectl's last-applied annotation
-  --from helm/RELEASE            the manifest of a Helm release's latest deployed revision, read
-                                 from Helm's records (Secrets, or ConfigMaps) in --from-namespace
-  --from kustomization/NAME      a Flux Kustomization's status.inventory (it must be suspended)
-  --from application/NAME        an Argo CD Application's status.resources (automated sync must be
-                                 off; never while it carries the resources finalizer)
-  --from resourcegroup/NAME      kpt's ResourceGroup inventory: spec.resources (not while Config
-                                 Sync keeps it)
-  --from inventory/NAME          cli-utils' inventory ConfigMap: its data keys
-It writes the parent (a Secret unless PARENT names a ConfigMap or a custom resource of a
+` + sourcesHelp() + `It writes the parent (a Secret unless PARENT names a ConfigMap or a custom resource of a
 parent type) as kubectl does, and on each object only the applyset.kubernetes.io/part-of label,
 by server-side apply under kubectl's field manager: no other value changes, nothing is deleted
 or recreated. The fields a Helm release applied server-side, and those kubectl's field
@@ -120,7 +110,7 @@ set's first apply then owns exactly what it declares and records its members in 
 	}
 	cmd.Flags().StringVarP(&src.selector, "selector", "l", "", "The label selector kubectl apply --prune -l used.")
 	cmd.Flags().StringSliceVar(&src.kinds, "kinds", nil, "The kinds kubectl's legacy prune covered (--prune-allowlist): Kind.group, resource.group or group/version/Kind.")
-	cmd.Flags().StringVar(&src.from, "from", "", "The record of another tool: helm/RELEASE, kustomization/NAME (Flux), application/NAME (Argo CD), resourcegroup/NAME (kpt) or inventory/NAME (cli-utils).")
+	cmd.Flags().StringVar(&src.from, "from", "", fromFlagHelp())
 	cmd.Flags().StringVar(&src.fromNamespace, "from-namespace", "", "The namespace of --from; the namespace in use if empty.")
 	cmd.Flags().BoolVar(&force, "force", false, "Adopt although the old tool is still active (a Kustomization not suspended, an Application with automated sync, a Helm operation pending, a ResourceGroup Config Sync keeps).")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "Adopt without asking.")
@@ -157,7 +147,7 @@ func adoptIntoKubectl(cmd *cobra.Command, o *cli.Options, c *cli.Clients, parent
 		return err
 	}
 	for i, a := range plan.objects {
-		if err := writePartOf(cmd.Context(), c, plan.id, a, plan.group.appliers, dr); err != nil {
+		if err := writePartOf(cmd.Context(), c, plan.id, a, plan.group.handedToKubectl, dr); err != nil {
 			return fmt.Errorf("%d of %d objects adopted, then: %w", i, len(plan.objects), err)
 		}
 	}

@@ -35,24 +35,26 @@ var applicationResource = schema.GroupResource{Group: "argoproj.io", Resource: "
 // the Application is deleted; /foreground and /background are its variants.
 const argoResourcesFinalizer = "resources-finalizer.argocd.argoproj.io"
 
+// argoKind is --from application/NAME.
+var argoKind = fromKind{typ: "application", group: applicationResource.Group, records: "Argo CD Applications", tool: "Argo CD",
+	help: []string{
+		"an Argo CD Application's status.resources (automated sync must be",
+		"off; never while it carries the resources finalizer)",
+	},
+	open: func(n named) source { return argoSource{n} }}
+
 // argoSource is the list of objects Argo CD records in an Application's
 // status: the ones it syncs, and deletes with the Application.
-type argoSource struct{ namespace, name string }
-
-func (s argoSource) String() string {
-	return "application/" + s.name + cli.InNamespace(s.namespace)
-}
+type argoSource struct{ named }
 
 func (s argoSource) read(ctx context.Context, c *cli.Clients) (adoptGroup, error) {
-	obj, err := readRecord(ctx, c, applicationResource, s.namespace, s.name)
+	obj, group, err := s.readObject(ctx, c, applicationResource, func(obj *unstructured.Unstructured) ([]apply.ObjectRef, error) {
+		return argoResources(c, obj)
+	})
 	if err != nil {
-		return adoptGroup{}, err
+		return group, err
 	}
-	refs, err := argoResources(c, obj)
-	if err != nil {
-		return adoptGroup{}, fmt.Errorf("%s: %w", s, err)
-	}
-	group := adoptGroup{refs: refs}
+	group.appliers = []string{"argocd-controller"}
 	for _, f := range obj.GetFinalizers() {
 		if f == argoResourcesFinalizer || strings.HasPrefix(f, argoResourcesFinalizer+"/") {
 			group.refusals = append(group.refusals, fmt.Sprintf("%s carries the finalizer %s: deleting it would delete these objects, "+

@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
+	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
 
@@ -42,23 +43,32 @@ var resourceGroupResource = schema.GroupResource{Group: "kpt.dev", Resource: "re
 // prune the inventory's objects.
 var configSyncDomains = []string{"configsync.gke.io", "configmanagement.gke.io"}
 
-// resourceGroupSource is kpt's inventory: a ResourceGroup's spec.resources.
-type resourceGroupSource struct{ namespace, name string }
+// resourceGroupKind is --from resourcegroup/NAME.
+var resourceGroupKind = fromKind{typ: "resourcegroup", group: resourceGroupResource.Group, records: "kpt ResourceGroups", tool: "kpt",
+	help: []string{
+		"kpt's ResourceGroup inventory: spec.resources (not while Config",
+		"Sync keeps it)",
+	},
+	open: func(n named) source { return resourceGroupSource{n} }}
 
-func (s resourceGroupSource) String() string {
-	return "resourcegroup/" + s.name + cli.InNamespace(s.namespace)
-}
+// inventoryKind is --from inventory/NAME.
+var inventoryKind = fromKind{typ: "inventory", records: "cli-utils inventory ConfigMaps", tool: "cli-utils",
+	help: []string{"cli-utils' inventory ConfigMap: its data keys"},
+	open: func(n named) source { return inventorySource{n} }}
+
+// cliUtilsAppliers are the field managers kpt live and cli-utils apply
+// under by default.
+var cliUtilsAppliers = []string{identity.KubectlFieldManager}
+
+// resourceGroupSource is kpt's inventory: a ResourceGroup's spec.resources.
+type resourceGroupSource struct{ named }
 
 func (s resourceGroupSource) read(ctx context.Context, c *cli.Clients) (adoptGroup, error) {
-	obj, err := readRecord(ctx, c, resourceGroupResource, s.namespace, s.name)
+	obj, group, err := s.readObject(ctx, c, resourceGroupResource, resourceGroupInventory)
 	if err != nil {
-		return adoptGroup{}, err
+		return group, err
 	}
-	refs, err := resourceGroupInventory(obj)
-	if err != nil {
-		return adoptGroup{}, fmt.Errorf("%s: %w", s, err)
-	}
-	group := adoptGroup{refs: refs}
+	group.appliers = cliUtilsAppliers
 	if key := configSyncKey(obj); key != "" {
 		group.active = append(group.active, fmt.Sprintf("%s carries Config Sync's %s: its reconciler would apply these objects again "+
 			"and prune them; stop syncing them first", s, key))
@@ -107,25 +117,25 @@ func configSyncKey(obj *unstructured.Unstructured) string {
 
 // inventorySource is cli-utils' inventory ConfigMap: its data keys are
 // <namespace>_<name>_<group>_<kind>, its values the objects' last status.
-type inventorySource struct{ namespace, name string }
-
-func (s inventorySource) String() string {
-	return "inventory/" + s.name + cli.InNamespace(s.namespace)
-}
+type inventorySource struct{ named }
 
 func (s inventorySource) read(ctx context.Context, c *cli.Clients) (adoptGroup, error) {
-	obj, err := readRecord(ctx, c, schema.GroupResource{Resource: "configmaps"}, s.namespace, s.name)
+	_, group, err := s.readObject(ctx, c, schema.GroupResource{Resource: "configmaps"}, inventoryEntries)
 	if err != nil {
-		return adoptGroup{}, err
+		return group, err
 	}
+	group.appliers = cliUtilsAppliers
+	group.notes = cliUtilsNotes(s.String(), "configmap", s.namespace, s.name)
+	return group, nil
+}
+
+// inventoryEntries reads a ConfigMap that carries cli-utils' inventory
+// label: no other is an inventory.
+func inventoryEntries(obj *unstructured.Unstructured) ([]apply.ObjectRef, error) {
 	if _, ok := obj.GetLabels()[cliUtilsInventoryLabel]; !ok {
-		return adoptGroup{}, fmt.Errorf("%s: ConfigMap %s has no %s label: it is no cli-utils inventory", s, s.name, cliUtilsInventoryLabel)
+		return nil, fmt.Errorf("ConfigMap %s has no %s label: it is no cli-utils inventory", obj.GetName(), cliUtilsInventoryLabel)
 	}
-	refs, err := configMapInventory(obj)
-	if err != nil {
-		return adoptGroup{}, fmt.Errorf("%s: %w", s, err)
-	}
-	return adoptGroup{refs: refs, notes: cliUtilsNotes(s.String(), "configmap", s.namespace, s.name)}, nil
+	return configMapInventory(obj)
 }
 
 // configMapInventory reads the data keys, in order.

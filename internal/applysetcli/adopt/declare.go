@@ -30,7 +30,6 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
-	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
@@ -223,18 +222,4 @@ func joinManagers(entries []metav1.ManagedFieldsEntry) string {
 		names = append(names, e.Manager)
 	}
 	return fmt.Sprint(names)
-}
-
-// declaringAppliers are the field managers under which each source's tool
-// applies server-side by default: their apply entries are what it declared.
-func declaringAppliers(src adoptSource, group adoptGroup) []string {
-	switch src.(type) {
-	case fluxSource:
-		return []string{"kustomize-controller"}
-	case argoSource:
-		return []string{"argocd-controller"}
-	case resourceGroupSource, inventorySource:
-		return []string{identity.KubectlFieldManager}
-	}
-	return group.appliers
 }

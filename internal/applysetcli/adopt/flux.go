@@ -21,8 +21,6 @@ import (
 	"fmt"
 	"strings"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -33,24 +31,21 @@ import (
 // kustomizationResource is Flux's Kustomization.
 var kustomizationResource = schema.GroupResource{Group: "kustomize.toolkit.fluxcd.io", Resource: "kustomizations"}
 
+// fluxKind is --from kustomization/NAME.
+var fluxKind = fromKind{typ: "kustomization", group: kustomizationResource.Group, records: "Flux Kustomizations", tool: "Flux",
+	help: []string{"a Flux Kustomization's status.inventory (it must be suspended)"},
+	open: func(n named) source { return fluxSource{n} }}
+
 // fluxSource is the inventory kustomize-controller records in a
 // Kustomization's status: the objects it applied and would prune.
-type fluxSource struct{ namespace, name string }
-
-func (s fluxSource) String() string {
-	return "kustomization/" + s.name + cli.InNamespace(s.namespace)
-}
+type fluxSource struct{ named }
 
 func (s fluxSource) read(ctx context.Context, c *cli.Clients) (adoptGroup, error) {
-	obj, err := readRecord(ctx, c, kustomizationResource, s.namespace, s.name)
+	obj, group, err := s.readObject(ctx, c, kustomizationResource, fluxInventory)
 	if err != nil {
-		return adoptGroup{}, err
+		return group, err
 	}
-	refs, err := fluxInventory(obj)
-	if err != nil {
-		return adoptGroup{}, fmt.Errorf("%s: %w", s, err)
-	}
-	group := adoptGroup{refs: refs}
+	group.appliers = []string{"kustomize-controller"}
 	if suspended, _, _ := unstructured.NestedBool(obj.Object, "spec", "suspend"); !suspended {
 		group.active = append(group.active, fmt.Sprintf("%s is not suspended: kustomize-controller would apply these objects again, "+
 			"take over the fields kubectl's field manager applied, and prune; suspend it first (spec.suspend: true, flux suspend kustomization %s)", s, s.name))
@@ -98,17 +93,4 @@ func parseInventoryID(id string) (apply.ObjectRef, error) {
 	}
 	name := strings.ReplaceAll(rest[:j], "__", ":")
 	return apply.ObjectRef{GroupKind: schema.GroupKind{Group: rest[j+1 : i], Kind: rest[i+1:]}, Namespace: namespace, Name: name}, nil
-}
-
-// readRecord reads the object another tool keeps its record in.
-func readRecord(ctx context.Context, c *cli.Clients, gr schema.GroupResource, namespace, name string) (*unstructured.Unstructured, error) {
-	gvr, err := c.Mapper.ResourceFor(gr.WithVersion(""))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", gr, err)
-	}
-	obj, err := c.Dynamic.Resource(gvr).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, fmt.Errorf("%s %s not found%s", gr, name, cli.InNamespace(namespace))
-	}
-	return obj, err
 }

@@ -34,14 +34,18 @@ import (
 // of its binary.
 const helmFieldManager = "helm"
 
+// helmKind is --from helm/RELEASE.
+var helmKind = fromKind{typ: "helm", arg: "RELEASE", records: "Helm releases",
+	help: []string{
+		"the manifest of a Helm release's latest deployed revision, read",
+		"from Helm's records (Secrets, or ConfigMaps) in --from-namespace",
+	},
+	open: func(n named) source { return helmSource{n} }}
+
 // helmSource is the manifest of a Helm release's latest deployed revision,
 // read from Helm's own records in the release's namespace: the objects Helm
 // applied, and would delete on helm uninstall.
-type helmSource struct{ namespace, name string }
-
-func (s helmSource) String() string {
-	return "helm/" + s.name + cli.InNamespace(s.namespace)
-}
+type helmSource struct{ named }
 
 func (s helmSource) read(ctx context.Context, c *cli.Clients) (adoptGroup, error) {
 	revs, driver, err := s.revisions(ctx, c)
@@ -56,7 +60,8 @@ func (s helmSource) read(ctx context.Context, c *cli.Clients) (adoptGroup, error
 	if err != nil {
 		return adoptGroup{}, fmt.Errorf("%s: %w", s, err)
 	}
-	group := adoptGroup{refs: refs, appliers: []string{helmFieldManager}, declared: objs}
+	// What Helm applied server-side is its manifest: kubectl takes it over too.
+	group := adoptGroup{refs: refs, appliers: []string{helmFieldManager}, handedToKubectl: []string{helmFieldManager}, declared: objs}
 	for _, r := range revs.after(rel) {
 		if strings.HasPrefix(r.Info.Status, "pending-") {
 			group.active = append(group.active, fmt.Sprintf("%s: revision %d is %s: Helm is installing, upgrading or rolling it back "+

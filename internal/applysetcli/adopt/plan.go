@@ -48,7 +48,7 @@ type adoptee struct {
 
 // adoptPlan is everything adopt will write, and why it may not.
 type adoptPlan struct {
-	source  adoptSource
+	source  source
 	group   adoptGroup
 	parent  membership.ParentRef
 	id      string
@@ -65,7 +65,7 @@ type adoptPlan struct {
 }
 
 // planAdoption reads the source, the parent and every object of the group.
-func planAdoption(ctx context.Context, c *cli.Clients, src adoptSource, parent membership.ParentRef, tooling applyset.Tooling) (*adoptPlan, error) {
+func planAdoption(ctx context.Context, c *cli.Clients, src source, parent membership.ParentRef, tooling applyset.Tooling) (*adoptPlan, error) {
 	group, err := src.read(ctx, c)
 	if err != nil {
 		return nil, err
@@ -236,9 +236,9 @@ func (p *adoptPlan) action(a adoptee) string {
 		return "refused: " + a.refusal
 	case a.obj.Labels[applyset.PartOfLabel] == p.id && kubectlAppliedLabel(a.obj):
 		return "already a member; its label is applied again"
-	case len(appliedBy(a.obj, p.group.appliers)) > 0:
+	case len(appliedBy(a.obj, p.group.handedToKubectl)) > 0:
 		return fmt.Sprintf("label %s=%s, and the fields %s applied handed to field manager %s", applyset.PartOfLabel, p.id,
-			strings.Join(appliedBy(a.obj, p.group.appliers), ", "), identity.KubectlFieldManager)
+			strings.Join(appliedBy(a.obj, p.group.handedToKubectl), ", "), identity.KubectlFieldManager)
 	case kubectlAppliesMore(a.obj):
 		return fmt.Sprintf("label %s=%s, joined to the fields field manager %s already applies", applyset.PartOfLabel, p.id, identity.KubectlFieldManager)
 	}

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -29,16 +30,19 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
 
-// adoptSource is where another tool recorded a group of objects: adopt reads
-// that record and never guesses.
-type adoptSource interface {
-	// String names the source in the plan.
+// source is a record another tool kept of a group of objects: adopt reads
+// that record and never guesses. Each kind of record is a file that
+// implements source; those --from reads are listed once, in fromKinds, and
+// the help and messages that name them are made from that table.
+type source interface {
+	// String names what is adopted, in the plan and in messages.
 	String() string
-	// read returns the group as the old tool recorded it.
+	// read lists the objects the record names, and says what the old tool
+	// still does with them and under which field managers it applied them.
 	read(ctx context.Context, c *cli.Clients) (adoptGroup, error)
 }
 
-// adoptGroup is what a source read.
+// adoptGroup is what a source read: the one shape every source reads into.
 type adoptGroup struct {
 	refs []apply.ObjectRef
 	// active says why the old tool may still act on the objects; --force
@@ -52,18 +56,111 @@ type adoptGroup struct {
 	kubectlNotes []string
 	// leftOut names objects the record left out, and why.
 	leftOut []string
-	// appliers are the field managers under which the old tool applied
-	// server-side: their apply entries are what it declared, and adopt hands
-	// them to kubectl's field manager with the label.
+	// appliers are the field managers under which the old tool applies
+	// server-side by default: their apply entries are what it declared, and
+	// a set adopting the objects declares that in turn.
 	appliers []string
+	// handedToKubectl are the appliers whose apply entries adopt hands to
+	// kubectl's field manager with the label, when it makes a kubectl set.
+	handedToKubectl []string
 	// declared are the objects as the old tool's record holds them (Helm's
 	// manifest), when it holds them: what a set adopting them declares.
 	declared map[apply.ObjectRef]*unstructured.Unstructured
 }
 
-// fromForms names the records --from reads.
-const fromForms = "Helm releases (helm/RELEASE), Flux Kustomizations (kustomization/NAME), Argo CD Applications (application/NAME), " +
-	"kpt ResourceGroups (resourcegroup/NAME) and cli-utils inventory ConfigMaps (inventory/NAME)"
+// fromKind is a kind of record --from reads.
+type fromKind struct {
+	// typ names it in --from TYPE/NAME, singular, and group is the API group
+	// TYPE may be qualified with (none for records kept in Secrets and
+	// ConfigMaps); arg is what NAME stands for, if more than a name.
+	typ, group, arg string
+	// records names the records and tool the tool that keeps them, where
+	// the type does not say it.
+	records, tool string
+	// help says what adopt reads of the record, in lines of adopt's help.
+	help []string
+	// open is the source of one record.
+	open func(named) source
+}
+
+// fromKinds are the records --from reads.
+var fromKinds = []fromKind{helmKind, fluxKind, argoKind, resourceGroupKind, inventoryKind}
+
+// form is how --from names a record of the kind: helm/RELEASE,
+// kustomization/NAME.
+func (k fromKind) form() string {
+	if k.arg == "" {
+		return k.typ + "/NAME"
+	}
+	return k.typ + "/" + k.arg
+}
+
+// fromForms names the records --from reads, for messages.
+func fromForms() string {
+	forms := make([]string, 0, len(fromKinds))
+	for _, k := range fromKinds {
+		forms = append(forms, k.records+" ("+k.form()+")")
+	}
+	return strings.Join(forms[:len(forms)-1], ", ") + " and " + forms[len(forms)-1]
+}
+
+// fromFlagHelp is the help of --from.
+func fromFlagHelp() string {
+	forms := make([]string, 0, len(fromKinds))
+	for _, k := range fromKinds {
+		form := k.form()
+		if k.tool != "" {
+			form += " (" + k.tool + ")"
+		}
+		forms = append(forms, form)
+	}
+	return "The record of another tool: " + strings.Join(forms[:len(forms)-1], ", ") + " or " + forms[len(forms)-1] + "."
+}
+
+// sourcesHelp lists the sources in adopt's help, each with what it reads.
+func sourcesHelp() string {
+	var b strings.Builder
+	line := func(flags string, help []string) {
+		fmt.Fprintf(&b, "  %-31s%s\n", flags, help[0])
+		for _, h := range help[1:] {
+			fmt.Fprintf(&b, "%33s%s\n", "", h)
+		}
+	}
+	line(selectorFlags, selectorHelp)
+	for _, k := range fromKinds {
+		line("--from "+k.form(), k.help)
+	}
+	return b.String()
+}
+
+// named is the record --from names: TYPE/NAME in a namespace.
+type named struct{ typ, namespace, name string }
+
+func (n named) String() string {
+	return n.typ + "/" + n.name + cli.InNamespace(n.namespace)
+}
+
+// readObject reads a record kept in one object of type gr, and the objects
+// its entries name: how every source whose record is one object starts.
+func (n named) readObject(ctx context.Context, c *cli.Clients, gr schema.GroupResource,
+	entries func(*unstructured.Unstructured) ([]apply.ObjectRef, error)) (*unstructured.Unstructured, adoptGroup, error) {
+	gvr, err := c.Mapper.ResourceFor(gr.WithVersion(""))
+	if err != nil {
+		return nil, adoptGroup{}, fmt.Errorf("%s: %w", gr, err)
+	}
+	obj, err := c.Dynamic.Resource(gvr).Namespace(n.namespace).Get(ctx, n.name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, adoptGroup{}, fmt.Errorf("%s %s not found%s", gr, n.name, cli.InNamespace(n.namespace))
+	case err != nil:
+		return nil, adoptGroup{}, err
+	}
+	refs, err := entries(obj)
+	if err != nil {
+		return nil, adoptGroup{}, fmt.Errorf("%s: %w", n, err)
+	}
+	return obj, adoptGroup{refs: refs}, nil
+}
 
 // sourceFlags are the flags that name a source.
 type sourceFlags struct {
@@ -75,7 +172,7 @@ type sourceFlags struct {
 
 // source picks the source the flags name: exactly one of -l with --kinds,
 // or --from.
-func (f sourceFlags) source(c *cli.Clients) (adoptSource, error) {
+func (f sourceFlags) source(c *cli.Clients) (source, error) {
 	switch {
 	case f.from != "" && (f.selector != "" || len(f.kinds) > 0):
 		return nil, fmt.Errorf("--from and -l/--kinds name two sources: give one")
@@ -83,23 +180,16 @@ func (f sourceFlags) source(c *cli.Clients) (adoptSource, error) {
 		return f.fromSource(c)
 	case f.selector == "" || len(f.kinds) == 0:
 		return nil, fmt.Errorf("name the group: -l SELECTOR with --kinds KIND,... (as kubectl apply --prune -l with --prune-allowlist), "+
-			"or --from: %s", fromForms)
+			"or --from: %s", fromForms())
 	}
-	if _, err := metav1.ParseToLabelSelector(f.selector); err != nil {
-		return nil, fmt.Errorf("-l %q: %w", f.selector, err)
-	}
-	kinds, err := parseKinds(c, f.kinds)
-	if err != nil {
-		return nil, err
-	}
-	return selectorSource{selector: f.selector, kinds: kinds, namespace: c.Namespace}, nil
+	return newSelectorSource(c, f.selector, f.kinds)
 }
 
 // fromSource reads --from TYPE/NAME, in --from-namespace or the namespace in use.
-func (f sourceFlags) fromSource(c *cli.Clients) (adoptSource, error) {
+func (f sourceFlags) fromSource(c *cli.Clients) (source, error) {
 	typ, name, ok := strings.Cut(f.from, "/")
 	if !ok || name == "" {
-		return nil, fmt.Errorf("--from %q: want TYPE/NAME; adopt reads %s", f.from, fromForms)
+		return nil, fmt.Errorf("--from %q: want TYPE/NAME; adopt reads %s", f.from, fromForms())
 	}
 	namespace := f.fromNamespace
 	if namespace == "" {
@@ -107,116 +197,10 @@ func (f sourceFlags) fromSource(c *cli.Clients) (adoptSource, error) {
 	}
 	base, group, _ := strings.Cut(strings.ToLower(typ), ".")
 	base = strings.TrimSuffix(base, "s")
-	for _, t := range fromTypes {
-		if base == t.base && (group == "" || group == t.group) {
-			return t.source(namespace, name), nil
+	for _, k := range fromKinds {
+		if base == k.typ && (group == "" || group == k.group) {
+			return k.open(named{typ: k.typ, namespace: namespace, name: name}), nil
 		}
 	}
-	return nil, fmt.Errorf("--from %q: adopt reads %s", f.from, fromForms)
-}
-
-// fromTypes are the records --from reads: the type's name, singular, and
-// the API group it may be qualified with (none for Helm's and cli-utils'
-// records, which are Secrets and ConfigMaps).
-var fromTypes = []struct {
-	base, group string
-	source      func(namespace, name string) adoptSource
-}{
-	{"helm", "", func(ns, name string) adoptSource { return helmSource{namespace: ns, name: name} }},
-	{"kustomization", kustomizationResource.Group, func(ns, name string) adoptSource { return fluxSource{namespace: ns, name: name} }},
-	{"application", applicationResource.Group, func(ns, name string) adoptSource { return argoSource{namespace: ns, name: name} }},
-	{"resourcegroup", resourceGroupResource.Group, func(ns, name string) adoptSource { return resourceGroupSource{namespace: ns, name: name} }},
-	{"inventory", "", func(ns, name string) adoptSource { return inventorySource{namespace: ns, name: name} }},
-}
-
-// parseKinds reads --kinds: Kind.group (Deployment.apps), resource.group
-// (deployments.apps) or kubectl's --prune-allowlist form group/version/Kind
-// (core/v1/ConfigMap), each a type the API server serves.
-func parseKinds(c *cli.Clients, values []string) ([]schema.GroupKind, error) {
-	var kinds []schema.GroupKind
-	for _, v := range values {
-		gk, err := kindOf(c, strings.TrimSpace(v))
-		if err != nil {
-			return nil, fmt.Errorf("--kinds %q: %w", v, err)
-		}
-		kinds = append(kinds, gk)
-	}
-	return kinds, nil
-}
-
-func kindOf(c *cli.Clients, value string) (schema.GroupKind, error) {
-	if parts := strings.Split(value, "/"); len(parts) == 3 {
-		group := parts[0]
-		if group == "core" {
-			group = ""
-		}
-		value = schema.GroupKind{Group: group, Kind: parts[2]}.String()
-	}
-	gk := schema.ParseGroupKind(value)
-	if _, err := c.Mapper.RESTMapping(gk); err == nil {
-		return gk, nil
-	}
-	gvk, err := c.Mapper.KindFor(schema.ParseGroupResource(value).WithVersion(""))
-	if err != nil {
-		return schema.GroupKind{}, err
-	}
-	return gvk.GroupKind(), nil
-}
-
-// selectorSource is kubectl's legacy prune: the objects of the allowed kinds
-// that match the selector and carry kubectl's last-applied annotation.
-type selectorSource struct {
-	selector  string
-	kinds     []schema.GroupKind
-	namespace string
-}
-
-func (s selectorSource) String() string {
-	return fmt.Sprintf("kubectl apply --prune -l %s of %s", s.selector, kindList(s.kinds))
-}
-
-func (s selectorSource) read(ctx context.Context, c *cli.Clients) (adoptGroup, error) {
-	var group adoptGroup
-	for _, gk := range s.kinds {
-		if err := s.readKind(ctx, c, gk, &group); err != nil {
-			return group, err
-		}
-	}
-	group.notes = append(group.notes, fmt.Sprintf("kubectl apply --prune -l %s without --applyset still prunes these objects: "+
-		"they keep their labels and last-applied annotation; prune with --applyset only from now on", s.selector))
-	return group, nil
-}
-
-// readKind lists one kind as kubectl's legacy prune does: in the namespace
-// in use, or the whole cluster for a cluster-scoped kind.
-func (s selectorSource) readKind(ctx context.Context, c *cli.Clients, gk schema.GroupKind, group *adoptGroup) error {
-	mapping, err := c.Mapper.RESTMapping(gk)
-	if err != nil {
-		return err
-	}
-	namespace := s.namespace
-	if !isNamespaced(mapping.Scope.Name()) {
-		namespace = ""
-	}
-	list, err := c.Metadata.Resource(mapping.Resource).Namespace(namespace).List(ctx, metav1.ListOptions{LabelSelector: s.selector})
-	if err != nil {
-		return fmt.Errorf("listing %s: %w", gk, err)
-	}
-	for _, item := range list.Items {
-		ref := apply.ObjectRef{GroupKind: gk, Namespace: item.Namespace, Name: item.Name}
-		if _, ok := item.Annotations[apply.LastAppliedAnnotation]; !ok {
-			group.leftOut = append(group.leftOut, ref.String()+": no "+apply.LastAppliedAnnotation+", so kubectl's prune never deleted it")
-			continue
-		}
-		group.refs = append(group.refs, ref)
-	}
-	return nil
-}
-
-func kindList(kinds []schema.GroupKind) string {
-	names := make([]string, 0, len(kinds))
-	for _, gk := range kinds {
-		names = append(names, gk.String())
-	}
-	return strings.Join(names, ",")
+	return nil, fmt.Errorf("--from %q: adopt reads %s", f.from, fromForms())
 }

@@ -41,10 +41,7 @@ import (
 type setPlan struct {
 	*adoptPlan
 	declarations map[string]*declaration
-	// appliers are the old tool's server-side appliers, whose apply entries
-	// are handed to the operator's field manager with the label.
-	appliers []string
-	set      *unstructured.Unstructured
+	set          *unstructured.Unstructured
 	// configMap holds a declaration too large to be inline.
 	configMap *unstructured.Unstructured
 }
@@ -72,7 +69,7 @@ func adoptIntoSet(cmd *cobra.Command, o *cli.Options, c *cli.Clients, parentArg 
 	if err != nil {
 		return err
 	}
-	p := &setPlan{adoptPlan: base, declarations: map[string]*declaration{}, appliers: declaringAppliers(src, base.group)}
+	p := &setPlan{adoptPlan: base, declarations: map[string]*declaration{}}
 	if err := p.read(ctx, c, serviceAccount); err != nil {
 		return err
 	}
@@ -102,7 +99,7 @@ func (p *setPlan) read(ctx context.Context, c *cli.Clients, serviceAccount strin
 	case !apierrors.IsNotFound(err):
 		return err
 	}
-	d := &declarer{c: c, recorded: p.group.declared, appliers: p.appliers}
+	d := &declarer{c: c, recorded: p.group.declared, appliers: p.group.appliers}
 	var declared []*unstructured.Unstructured
 	for i, a := range p.objects {
 		if a.refusal != "" {
@@ -112,7 +109,7 @@ func (p *setPlan) read(ctx context.Context, c *cli.Clients, serviceAccount strin
 		if err != nil {
 			return err
 		}
-		if decl != nil && len(appliedBy(a.obj, p.appliers)) > 0 {
+		if decl != nil && len(appliedBy(a.obj, p.group.appliers)) > 0 {
 			if why, err = d.fieldsOf(a, decl); err != nil {
 				return err
 			}
@@ -160,10 +157,10 @@ func (p *setPlan) print(w io.Writer, serviceAccount string) {
 		fmt.Fprintf(w, "Note: the set's first apply takes over the fields kubectl applied client-side (%s and the update entry of "+
 			"kubectl-client-side-apply go), so it owns exactly what it declares\n", apply.LastAppliedAnnotation)
 	}
-	if len(p.appliers) > 0 {
+	if len(p.group.appliers) > 0 {
 		fmt.Fprintf(w, "Note: the fields %s applied server-side that the set declares go to field manager %s; those it does not declare "+
 			"(a tool's own labels and annotations, such as Helm's app.kubernetes.io/managed-by) stay the old tool's\n",
-			strings.Join(p.appliers, ", "), identity.MembersFieldManager)
+			strings.Join(p.group.appliers, ", "), identity.MembersFieldManager)
 	}
 	fmt.Fprintln(w, "Note: fields the old tool never declared (defaults, an autoscaler's replicas, injected sidecars) stay as they are, owned by whoever wrote them")
 }
@@ -175,7 +172,7 @@ func (p *setPlan) action(a adoptee) string {
 	}
 	out := fmt.Sprintf("declares %s; label %s=%s (server-side apply, field manager %s)", p.declarations[a.ref.String()].from,
 		applyset.PartOfLabel, p.id, identity.MembersFieldManager)
-	if by := appliedBy(a.obj, p.appliers); len(by) > 0 {
+	if by := appliedBy(a.obj, p.group.appliers); len(by) > 0 {
 		out += fmt.Sprintf(", and the fields %s applied that the set declares handed to it", strings.Join(by, ", "))
 	}
 	return out
@@ -196,7 +193,7 @@ func (p *setPlan) write(ctx context.Context, c *cli.Clients, dr *cli.DryRun) err
 		if decl := p.declarations[a.ref.String()]; decl != nil {
 			declared = decl.fields
 		}
-		if err := writeMemberLabel(ctx, c, p.id, a, p.appliers, declared, dr); err != nil {
+		if err := writeMemberLabel(ctx, c, p.id, a, p.group.appliers, declared, dr); err != nil {
 			return fmt.Errorf("%d of %d objects labelled, then: %w", i, len(p.objects), err)
 		}
 	}

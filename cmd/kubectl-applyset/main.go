@@ -28,6 +28,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli"
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 )
 
 func main() {
@@ -35,9 +36,9 @@ func main() {
 	cmd := applysetcli.NewCommand(genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
 	err := cmd.ExecuteContext(ctx)
 	stop()
-	var exit *applysetcli.ExitError
+	var exit *cli.ExitError
 	if err != nil && (!errors.As(err, &exit) || exit.Err != nil) {
 		fmt.Fprintf(os.Stderr, "error: %v\n", err)
 	}
-	os.Exit(applysetcli.ExitCode(err))
+	os.Exit(cli.ExitCode(err))
 }

@@ -20,42 +20,28 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/spf13/cobra"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/sets"
 
-	"github.com/applyset-operator/applyset-operator/internal/identity"
-	"github.com/applyset-operator/applyset-operator/internal/membership"
-	"github.com/applyset-operator/applyset-operator/pkg/apply"
-	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/applysets"
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/parents"
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/preview"
 )
 
-// The exit statuses of diff, as kubectl diff's.
-const (
-	diffNone     = 0
-	diffFound    = 1
-	diffProblems = 2
-)
-
+// diffOptions are diff's flags: the manifests, and what each form of diff
+// reads besides.
 type diffOptions struct {
-	files          []string
-	recursive      bool
-	applySet       string
-	prune          bool
-	fieldManager   string
-	forceConflicts bool
-	maxInput       int64
-	hosts          artifactHosts
+	files     []string
+	recursive bool
+	// kubectl is the form for any parent: --applyset and the apply's flags.
+	kubectl  parents.ApplySetDiff
+	maxInput int64
+	// hosts are where the form for the operator's sets fetches artifacts.
+	hosts applysets.ArtifactHosts
 }
 
-func newDiffCommand(o *Options) *cobra.Command {
+func newDiffCommand(o *cli.Options) *cobra.Command {
 	d := &diffOptions{}
 	cmd := &cobra.Command{
 		Use:   "diff -f FILE|DIR --applyset=PARENT [--prune]",
@@ -90,177 +76,44 @@ Exit status: 0 no differences, 1 differences, 2 or more a problem.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			err := d.run(cmd.Context(), o)
-			var exit *ExitError
+			var exit *cli.ExitError
 			if err != nil && !errors.As(err, &exit) {
-				err = &ExitError{Code: diffProblems, Err: err}
+				err = &cli.ExitError{Code: preview.DiffProblems, Err: err}
 			}
 			return err
 		},
 	}
 	cmd.Flags().StringSliceVarP(&d.files, "filename", "f", nil, "Files or directories of manifests, or - for standard input.")
 	cmd.Flags().BoolVarP(&d.recursive, "recursive", "R", false, "Read the directories of -f recursively.")
-	cmd.Flags().StringVar(&d.applySet, "applyset", "", "The set's parent as kubectl's --applyset names it: NAME (a Secret), or TYPE/NAME.")
-	cmd.Flags().BoolVar(&d.prune, "prune", false, "Also show the members the apply would delete.")
-	cmd.Flags().StringVar(&d.fieldManager, "field-manager", "kubectl", "The field manager the apply would use.")
-	cmd.Flags().BoolVar(&d.forceConflicts, "force-conflicts", false, "Preview an apply that takes fields other appliers own.")
-	cmd.Flags().Int64Var(&d.maxInput, "max-input-size", defaultMaxInput, "The most bytes -f, and the sources of the operator's sets, may read, after decompression.")
-	d.hosts.bindFlags(cmd.Flags())
+	cmd.Flags().StringVar(&d.kubectl.Parent, "applyset", "", "The set's parent as kubectl's --applyset names it: NAME (a Secret), or TYPE/NAME.")
+	cmd.Flags().BoolVar(&d.kubectl.Prune, "prune", false, "Also show the members the apply would delete.")
+	cmd.Flags().StringVar(&d.kubectl.FieldManager, "field-manager", "kubectl", "The field manager the apply would use.")
+	cmd.Flags().BoolVar(&d.kubectl.ForceConflicts, "force-conflicts", false, "Preview an apply that takes fields other appliers own.")
+	cmd.Flags().Int64Var(&d.maxInput, "max-input-size", cli.DefaultMaxInput, "The most bytes -f, and the sources of the operator's sets, may read, after decompression.")
+	d.hosts.BindFlags(cmd.Flags())
 	return cmd
 }
 
-// preview is what a dry run found, ready to print.
-type preview struct {
-	changes  apply.ChangeSet
-	pruned   apply.ChangeSet
-	declared map[apply.ObjectRef]apply.Object
-	problems []error
-	// pruneChecked is true when the preview looked for members to prune.
-	pruneChecked bool
-	// deletes are what the prune would delete, with their UIDs.
-	deletes map[apply.ObjectRef]types.UID
-}
-
-func (d *diffOptions) run(ctx context.Context, o *Options) error {
-	c, err := o.clients()
+func (d *diffOptions) run(ctx context.Context, o *cli.Options) error {
+	c, err := o.Clients()
 	if err != nil {
 		return err
 	}
-	inputs, err := readManifests(d.files, d.recursive, o.Streams.In, d.maxInput)
+	inputs, err := cli.ReadManifests(d.files, d.recursive, o.Streams.In, d.maxInput)
 	if err != nil {
 		return err
 	}
-	var p *preview
+	var p *preview.Preview
 	switch {
-	case d.applySet != "":
-		p, err = d.previewKubectl(ctx, o, c, inputs)
-	case declaresOperatorSets(inputs):
-		p, err = d.previewOperator(ctx, o, c, inputs)
+	case d.kubectl.Parent != "":
+		p, err = parents.PreviewApplySet(ctx, o, c, inputs, d.kubectl)
+	case applysets.DeclaresSets(inputs):
+		p, err = applysets.PreviewSets(ctx, o, c, inputs, applysets.Fetch{MaxInput: d.maxInput, Hosts: d.hosts})
 	default:
 		return fmt.Errorf("name the set's parent with --applyset, or give the manifest of an ApplySet or ClusterApplySet")
 	}
 	if err != nil {
 		return err
 	}
-	return p.print(ctx, o, c)
-}
-
-// previewKubectl dry-runs the apply kubectl would make for --applyset.
-func (d *diffOptions) previewKubectl(ctx context.Context, o *Options, c *clients, inputs []apply.Input) (*preview, error) {
-	ref, err := parentOf(c, d.applySet)
-	if err != nil {
-		return nil, err
-	}
-	if isOperatorSet(ref) {
-		return nil, fmt.Errorf("%s is one of the operator's sets: preview it with diff -f and the set's own manifest", parentName(ref))
-	}
-	parent, uid, err := readParentContract(ctx, c, ref)
-	if err != nil {
-		return nil, err
-	}
-	if parent.Tooling.Name != "" && parent.Tooling.Name != "kubectl" {
-		return nil, fmt.Errorf("%s%s is managed by %s: kubectl refuses to apply to another tool's set, so there is no apply to preview",
-			parentName(ref), inNamespace(ref.Namespace), parent.Tooling)
-	}
-	// kubectl widens the set's namespaces to those of its objects.
-	scope := applyset.Scope{Namespace: ref.Namespace, AdditionalNamespaces: inputNamespaces(inputs, c.namespace)}
-	objects, warnings, err := apply.Check(inputs, apply.Target{Scope: scope, DefaultNamespace: c.namespace, Mapper: c.mapper})
-	if err != nil {
-		return nil, err
-	}
-	for _, w := range warnings {
-		fmt.Fprintf(o.Streams.ErrOut, "Warning: %s\n", w)
-	}
-	engine, err := c.engine(d.fieldManager)
-	if err != nil {
-		return nil, err
-	}
-	p := &preview{declared: map[apply.ObjectRef]apply.Object{}}
-	keep := sets.New[apply.ObjectRef]()
-	kinds := parent.GroupKinds.Union(kindsOf(c.mapper, parent.GroupResources))
-	for _, obj := range objects {
-		p.declared[obj.Ref()] = obj
-		keep.Insert(obj.Ref())
-		kinds.Insert(obj.Ref().GroupKind)
-	}
-	setID := ref.Key().ID()
-	p.changes, err = engine.Apply(ctx, objects, apply.ApplyOptions{SetID: setID, DryRun: true, WithoutDigest: true, Force: d.forceConflicts})
-	if err != nil {
-		p.problems = append(p.problems, err)
-	}
-	if d.prune && uid != "" {
-		p.pruneChecked = true
-		pruneScope := applyset.Scope{Namespace: ref.Namespace, AdditionalNamespaces: scope.AdditionalNamespaces.Union(parent.Scope.AdditionalNamespaces)}
-		// kubectl keeps no inventory: its members are what its apply labelled.
-		appliers := membership.NewAppliers(identity.TrustedAppliers()).Of("kubectl")
-		// kubectl's prune deletes a CRD or Namespace whatever lives in it: the preview says so.
-		p.pruned, err = engine.Prune(ctx, apply.PruneOptions{SetID: setID, ParentUID: uid, Scope: pruneScope, Kinds: kinds, Keep: keep,
-			Proven: apply.LabelAppliedBy(appliers), Cascade: func(apply.ObjectRef) bool { return true }, DryRun: true})
-		if err != nil {
-			p.problems = append(p.problems, err)
-		}
-	}
-	return p, nil
-}
-
-// readParentContract reads what the parent says of its set, and its UID; a
-// parent that does not exist yet says nothing. A parent that carries another
-// set's ID is refused: kubectl would refuse it too.
-func readParentContract(ctx context.Context, c *clients, ref membership.ParentRef) (applyset.Parent, string, error) {
-	obj, err := c.metadata.Resource(ref.Type.Resource).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return applyset.Parent{Key: ref.Key(), GroupKinds: sets.New[schema.GroupKind](), Scope: applyset.Scope{Namespace: ref.Namespace}}, "", nil
-	}
-	if err != nil {
-		return applyset.Parent{}, "", err
-	}
-	parent := applyset.ParseParent(ref.Key(), obj.Labels, obj.Annotations)
-	if parent.ID != "" && parent.ID != ref.Key().ID() {
-		return parent, "", fmt.Errorf("%s%s carries the ID %s, which is not its own: it is a copy of another set's parent, "+
-			"and an apply through it would be refused", parentName(ref), inNamespace(ref.Namespace), parent.ID)
-	}
-	if parent.GroupKinds == nil {
-		parent.GroupKinds = sets.New[schema.GroupKind]()
-	}
-	if parent.Scope.AdditionalNamespaces == nil {
-		parent.Scope.AdditionalNamespaces = sets.New[string]()
-	}
-	return parent, string(obj.UID), nil
-}
-
-// inputNamespaces are the namespaces the inputs name, and the default one.
-func inputNamespaces(inputs []apply.Input, defaultNamespace string) sets.Set[string] {
-	out := sets.New(defaultNamespace)
-	for _, in := range inputs {
-		if ns := in.Object.GetNamespace(); ns != "" {
-			out.Insert(ns)
-		}
-	}
-	return out
-}
-
-// count is how many objects differ.
-func (p *preview) count() int {
-	n := 0
-	for _, ch := range slices.Concat(p.changes.Changes, p.pruned.Changes) {
-		if differs(ch.Action) {
-			n++
-		}
-	}
-	return n
-}
-
-func differs(a apply.Action) bool {
-	return a == apply.Created || a == apply.Configured || a == apply.Recreated || a == apply.Pruned
-}
-
-// kindsOf maps the deprecated contains-group-resources hint onto kinds; a
-// resource the cluster no longer serves has no objects to prune.
-func kindsOf(mapper meta.RESTMapper, resources sets.Set[schema.GroupResource]) sets.Set[schema.GroupKind] {
-	out := sets.New[schema.GroupKind]()
-	for gr := range resources {
-		if gvk, err := mapper.KindFor(gr.WithVersion("")); err == nil {
-			out.Insert(gvk.GroupKind())
-		}
-	}
-	return out
+	return p.Print(ctx, o, c)
 }

@@ -1,0 +1,174 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/preview"
+)
+
+type approveOptions struct {
+	digest string
+	yes    bool
+	hosts  ArtifactHosts
+}
+
+func newApproveCommand(o *cli.Options) *cobra.Command {
+	a := &approveOptions{}
+	cmd := &cobra.Command{
+		Use:   "approve PARENT [--digest sha256:...] [--yes]",
+		Short: "Approve the plan one of the operator's sets awaits approval for",
+		Long: `approve shows the plan a set under spec.approval Manual or Prune waits with: the
+changes as a unified diff, made with server-side dry-run as you, as 'diff' shows them. It
+computes the plan's digest from that preview and approves only when it is the digest the set
+awaits (status.plan.digest): what you saw is what the operator applies. Then it asks, and
+writes the digest into spec.approvedPlan, on the set as you read it.
+
+The preview fetches the set's oci and flux artifacts from here, only from the hosts
+--artifact-allowed-hosts names (none by default), as diff does.
+
+--digest approves a digest without the preview, for scripts: it must be the one the set
+awaits. Approving needs the verb approve on the set (the ClusterRole
+applyset-operator-applyset-approver).`,
+		Example: `  # See the plan, then approve it
+  kubectl applyset approve aset/web -n shop
+
+  # In a pipeline that reviewed the plan elsewhere
+  kubectl applyset approve aset/web -n shop --digest sha256:0a1b... --yes`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.run(cmd, o, args[0])
+		},
+	}
+	cmd.Flags().StringVar(&a.digest, "digest", "", "Approve this digest, which must be the one the set awaits, without a preview.")
+	cmd.Flags().BoolVar(&a.yes, "yes", false, "Approve without asking.")
+	a.hosts.BindFlags(cmd.Flags())
+	return cmd
+}
+
+func (a *approveOptions) run(cmd *cobra.Command, o *cli.Options, arg string) error {
+	ctx := cmd.Context()
+	c, err := o.Clients()
+	if err != nil {
+		return err
+	}
+	ref, err := cli.ParentOf(c, arg)
+	if err != nil {
+		return err
+	}
+	name := cli.ParentName(ref) + cli.InNamespace(ref.Namespace)
+	if !cli.IsOperatorSet(ref) {
+		return fmt.Errorf("%s is not one of the operator's sets; only those await approval", name)
+	}
+	cl, err := c.Client()
+	if err != nil {
+		return err
+	}
+	set, err := cli.OperatorSetOf(ctx, cl, ref)
+	if err != nil {
+		return err
+	}
+	awaited, err := awaitedDigest(set)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	switch {
+	case a.digest != "" && a.digest != awaited:
+		return fmt.Errorf("%s awaits approval of %s, not %s: the plan changed; look at it again", name, awaited, a.digest)
+	case a.digest == "":
+		if err := a.showPlan(ctx, o, c, cl, set, ref.Type.GroupKind.Kind, awaited); err != nil {
+			return err
+		}
+	}
+	if !a.yes && !o.Confirm(cmd, fmt.Sprintf("Approve plan %s of %s?", awaited, name)) {
+		fmt.Fprintln(o.Streams.Out, "Not approved")
+		return nil
+	}
+	base := set.DeepCopyObject().(client.Object)
+	set.GetCommonSpec().ApprovedPlan = &awaited
+	// The resourceVersion makes the patch fail on a set that changed since it was read.
+	if err := cl.Patch(ctx, set, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("approving %s: %w", name, err)
+	}
+	fmt.Fprintf(o.Streams.Out, "%s: approved plan %s\n", name, awaited)
+	return nil
+}
+
+// awaitedDigest is the digest of the plan the set waits with.
+func awaitedDigest(set applyv1alpha1.Set) (string, error) {
+	status := set.GetSetStatus()
+	ready := apimeta.FindStatusCondition(status.Conditions, applyv1alpha1.ConditionReady)
+	if ready == nil || ready.Reason != applyv1alpha1.ReasonAwaitingApproval || status.Plan == nil || status.Plan.Digest == "" {
+		return "", errors.New("no plan awaits approval")
+	}
+	if ready.ObservedGeneration != set.GetGeneration() {
+		return "", errors.New("the operator has not planned the set's latest spec yet; try again in a moment")
+	}
+	return status.Plan.Digest, nil
+}
+
+// showPlan previews the set as diff does, prints it, and checks that the
+// preview is the plan awaiting approval.
+func (a *approveOptions) showPlan(ctx context.Context, o *cli.Options, c *cli.Clients, cl client.Client, set applyv1alpha1.Set, kind, awaited string) error {
+	if !set.GetDeletionTimestamp().IsZero() {
+		return errors.New("the set is being deleted: its plan (status.plan.prune) lists what the deletion deletes; " +
+			"approve it with --digest status.plan.digest, or set spec.deletionPolicy to Orphan to keep the members")
+	}
+	f := Fetch{MaxInput: cli.DefaultMaxInput, Hosts: a.hosts}
+	previewed := set.DeepCopyObject().(applyv1alpha1.Set)
+	// A typed read leaves the kind out, and the set's ID is made of it.
+	previewed.GetObjectKind().SetGroupVersionKind(applyv1alpha1.GroupVersion.WithKind(kind))
+	p, res, err := f.previewSet(ctx, o, cl, c, previewed, approvalOf(set))
+	if err != nil {
+		return err
+	}
+	if err := p.Print(ctx, o, c); err != nil && cli.ExitCode(err) >= preview.DiffProblems {
+		return err
+	}
+	if len(p.Problems) > 0 {
+		return fmt.Errorf("the preview ran into problems, so it cannot show the plan: %w", errors.Join(p.Problems...))
+	}
+	seen := ""
+	if res.Approval != nil {
+		seen = res.Approval.Digest
+	}
+	if seen != awaited {
+		return fmt.Errorf("the preview here is plan %s, not the plan awaiting approval (%s): the set or the cluster changed since "+
+			"the operator planned it, or your rights show you less than its ServiceAccount sees; run approve again, "+
+			"or review status.plan and approve with --digest", seen, awaited)
+	}
+	fmt.Fprintf(o.Streams.ErrOut, "The preview above is plan %s, the one awaiting approval\n", seen)
+	return nil
+}
+
+// approvalOf is the approval a set awaiting one is held to: Prune when its
+// spec says so, else Manual (its own, or its namespace's rule).
+func approvalOf(set applyv1alpha1.Set) applyv1alpha1.Approval {
+	if set.GetCommonSpec().ApprovalMode() == applyv1alpha1.ApprovalPrune {
+		return applyv1alpha1.ApprovalPrune
+	}
+	return applyv1alpha1.ApprovalManual
+}

@@ -1,0 +1,32 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysets
+
+import (
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
+)
+
+// newCommand is `kubectl applyset` with this package's verbs, run as its
+// users run it.
+func newCommand(streams genericiooptions.IOStreams) *cobra.Command {
+	cmd, o := cli.NewRoot(streams)
+	cmd.AddCommand(Commands(o)...)
+	return cmd
+}

@@ -1,0 +1,124 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/membership"
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+)
+
+// ResolveParent reads a parent named as kubectl's --applyset flag names one:
+// kind[.group]/name or resource[.group]/name (secret/web,
+// configmaps/web, applysets.apply.applyset.dev/web), in the namespace in use
+// when the type is namespaced.
+func ResolveParent(ctx context.Context, c *Clients, arg string) (membership.ParentRef, error) {
+	ref, err := ParentOf(c, arg)
+	if err != nil {
+		return ref, err
+	}
+	obj, err := c.Metadata.Resource(ref.Type.Resource).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return ref, fmt.Errorf("%s not found%s", ParentName(ref), InNamespace(ref.Namespace))
+	case err != nil:
+		return ref, err
+	case obj.Labels[applyset.IDLabel] == "":
+		return ref, fmt.Errorf("%s%s is not an ApplySet parent: it has no %s label", ParentName(ref), InNamespace(ref.Namespace), applyset.IDLabel)
+	}
+	return ref, nil
+}
+
+// ParentOf names a parent without reading it; a bare name is a Secret, as
+// for kubectl's --applyset.
+func ParentOf(c *Clients, arg string) (membership.ParentRef, error) {
+	typ, name, ok := strings.Cut(arg, "/")
+	if !ok {
+		typ, name = "secrets", arg
+	}
+	if typ == "" || name == "" {
+		return membership.ParentRef{}, fmt.Errorf("parent %q: want TYPE/NAME, e.g. secret/my-set or applysets.apply.applyset.dev/my-set", arg)
+	}
+	gvk, err := c.Mapper.KindFor(schema.ParseGroupResource(typ).WithVersion(""))
+	if err != nil {
+		return membership.ParentRef{}, fmt.Errorf("parent %q: %w", arg, err)
+	}
+	mapping, err := c.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return membership.ParentRef{}, fmt.Errorf("parent %q: %w", arg, err)
+	}
+	ref := membership.ParentRef{Name: name, Type: membership.ResourceType{Resource: mapping.Resource,
+		GroupKind: mapping.GroupVersionKind.GroupKind(), Namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace}}
+	if ref.Type.Namespaced {
+		ref.Namespace = c.Namespace
+	}
+	return ref, nil
+}
+
+// ParentName names a parent as kubectl's --applyset flag and `kubectl get -o
+// name` do: kind[.group]/name, the kind in lower case.
+func ParentName(ref membership.ParentRef) string {
+	kind := strings.ToLower(ref.Type.GroupKind.Kind)
+	if ref.Type.GroupKind.Group != "" {
+		kind += "." + ref.Type.GroupKind.Group
+	}
+	return kind + "/" + ref.Name
+}
+
+// InNamespace ends a name in messages with its namespace, if it has one.
+func InNamespace(ns string) string {
+	if ns == "" {
+		return ""
+	}
+	return " in namespace " + ns
+}
+
+// NSFlag is the -n flag a command the plugin suggests needs, if any.
+func NSFlag(ns string) string {
+	if ns == "" {
+		return ""
+	}
+	return " -n " + ns
+}
+
+// IsOperatorSet reports whether ref names one of the operator's own
+// ApplySets or ClusterApplySets, which the operator, not the plugin, acts on.
+func IsOperatorSet(ref membership.ParentRef) bool {
+	return ref.Type.GroupKind.Group == applyv1alpha1.GroupVersion.Group
+}
+
+// OperatorSetOf reads one of the operator's sets.
+func OperatorSetOf(ctx context.Context, cl client.Client, ref membership.ParentRef) (applyv1alpha1.Set, error) {
+	var set applyv1alpha1.Set = &applyv1alpha1.ApplySet{}
+	if ref.Type.GroupKind.Kind == "ClusterApplySet" {
+		set = &applyv1alpha1.ClusterApplySet{}
+	}
+	if err := cl.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, set); err != nil {
+		return nil, err
+	}
+	return set, nil
+}

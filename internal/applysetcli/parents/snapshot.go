@@ -1,0 +1,58 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package parents
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
+	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/internal/membership"
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+)
+
+// snapshot reads every parent (of namespace, or all) and every member.
+func snapshot(cmd *cobra.Command, o *cli.Options, c *cli.Clients, sopts membership.SnapshotOptions) (*membership.Snapshot, error) {
+	sopts.Progress = progress(o.Streams.ErrOut)
+	snap, err := membership.Read(cmd.Context(), membership.Options{Discovery: c.Disco, Metadata: c.Metadata}, sopts)
+	if err != nil {
+		return nil, err
+	}
+	endProgress(o.Streams.ErrOut)
+	for _, f := range snap.Failing {
+		fmt.Fprintf(o.Streams.ErrOut, "Warning: cannot list %s: %v; its parents and members are missing\n", f.Resource.GroupResource(), f.Err)
+	}
+	return snap, nil
+}
+
+// verifyParent reads the parent ref names with its namespace's members, and
+// judges it as the operator's parent reconciler would.
+func verifyParent(cmd *cobra.Command, o *cli.Options, c *cli.Clients, ref membership.ParentRef) (membership.Parent, membership.Verdict, error) {
+	snap, err := snapshot(cmd, o, c, membership.SnapshotOptions{Namespace: ref.Namespace})
+	if err != nil {
+		return membership.Parent{}, membership.Verdict{}, err
+	}
+	for _, p := range snap.Parents {
+		if p.Ref.Key() == ref.Key() {
+			return p, snap.Verify(p, membership.NewAppliers(identity.TrustedAppliers())), nil
+		}
+	}
+	return membership.Parent{}, membership.Verdict{}, fmt.Errorf("%s%s was not read: its type is no parent type (a Secret, a ConfigMap, "+
+		"or a custom resource of a CRD labelled %s)", cli.ParentName(ref), cli.InNamespace(ref.Namespace), applyset.ParentTypeLabel)
+}

@@ -1,0 +1,178 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package parents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
+	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/internal/membership"
+)
+
+// Exit statuses of verify, for CI jobs.
+const (
+	verifyClean    = 0
+	verifyFindings = 1
+	verifyError    = 2
+)
+
+type verifyFlags struct {
+	scopeFlags
+	fix bool
+	yes bool
+	dr  cli.DryRun
+}
+
+func newVerifyCommand(o *cli.Options) *cobra.Command {
+	var flags verifyFlags
+	cmd := &cobra.Command{
+		Use:   "verify [PARENT]",
+		Short: "Check ApplySets as the operator does; --fix rewrites stale hints",
+		Long: `Check one parent, or every parent of the namespace (all with -A), as the operator's
+parent reconciler does: its ID is its own, its tooling and hints are well formed, the hint
+names the kinds of all its members, every member lies in its namespaces and no other object
+owns one. Exits 0 when there are no findings, 1 with findings, 2 on an error. Each parent
+ends with a line that also gives its members' health as kstatus judges it (52/59 ready);
+health is reported, not judged: members still rolling out do not make verify fail.
+
+--fix rewrites the contains-group-kinds and additional-namespaces hints of the parents it
+checked to exactly the kinds and namespaces of their members, under the field manager the
+parent's tool writes it with (kubectl's: kubectl-applyset), so the tool's next apply goes on
+from there. Only members whose part-of label the tool itself applied count; a parent whose
+ID is not its own, whose members could not all be listed, or that the operator manages is
+never rewritten. It shows the change and asks first, unless --yes; with --dry-run=server
+the rewrite is sent with server-side dry-run and nothing changes.`,
+		Example: `  # In a CI job: fail when any set of the cluster has a problem
+  kubectl applyset verify -A
+
+  # Repair the hint of one set kubectl wrote, after a look at the change
+  kubectl applyset verify secret/web -n shop --fix`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			err := runVerify(cmd, o, &flags, args)
+			var exit *cli.ExitError
+			if err != nil && !errors.As(err, &exit) {
+				return &cli.ExitError{Code: verifyError, Err: err}
+			}
+			return err
+		},
+	}
+	flags.add(cmd, "json or yaml")
+	cmd.Flags().BoolVar(&flags.fix, "fix", false, "Rewrite the hints of the parents checked to what their members need.")
+	cmd.Flags().BoolVarP(&flags.yes, "yes", "y", false, "With --fix, write without asking.")
+	flags.dr.Add(cmd)
+	return cmd
+}
+
+func runVerify(cmd *cobra.Command, o *cli.Options, flags *verifyFlags, args []string) error {
+	if err := flags.dr.Check(); err != nil {
+		return err
+	}
+	c, err := o.Clients()
+	if err != nil {
+		return err
+	}
+	sopts, err := flags.snapshotOptions(c)
+	if err != nil {
+		return err
+	}
+	var only *membership.ParentRef
+	if len(args) == 1 {
+		ref, err := cli.ResolveParent(cmd.Context(), c, args[0])
+		if err != nil {
+			return err
+		}
+		only, sopts.Namespace = &ref, ref.Namespace
+	}
+	snap, err := snapshot(cmd, o, c, sopts)
+	if err != nil {
+		return err
+	}
+	checked := checkParents(c, &flags.scopeFlags, snap, only)
+	if flags.fix {
+		if err := fixHints(cmd, o, c, flags.yes, &flags.dr, checked); err != nil {
+			return err
+		}
+		return nil
+	}
+	return report(cmd.Context(), o.Streams.Out, c, checked, flags.output)
+}
+
+// checkedParent is a parent and its verdict.
+type checkedParent struct {
+	membership.Parent
+	verdict membership.Verdict
+}
+
+// checkParents verifies the parents in the flags' scope, or only the one
+// named.
+func checkParents(c *cli.Clients, flags *scopeFlags, snap *membership.Snapshot, only *membership.ParentRef) []checkedParent {
+	var out []checkedParent
+	for _, p := range snap.Parents {
+		if only != nil && p.Ref.Key() != only.Key() || only == nil && !flags.inScope(c, p) {
+			continue
+		}
+		out = append(out, checkedParent{Parent: p, verdict: snap.Verify(p, membership.NewAppliers(identity.TrustedAppliers()))})
+	}
+	return out
+}
+
+// report prints the findings and the members' health, and ends with status
+// 1 when there are findings.
+func report(ctx context.Context, w io.Writer, c *cli.Clients, checked []checkedParent, output string) error {
+	items := summarizeWithHealth(ctx, c, checked)
+	clean := true
+	for _, s := range items {
+		clean = clean && s.clean()
+	}
+	switch output {
+	case cli.OutputJSON, cli.OutputYAML:
+		if err := cli.PrintStructured(w, cli.AsList(items), output); err != nil {
+			return err
+		}
+	case "":
+		for _, s := range items {
+			for _, f := range s.Findings {
+				fmt.Fprintf(w, "%s%s: %s: %s\n", s.Parent, cli.InNamespace(s.Namespace), f.Reason, f.Message)
+			}
+			fmt.Fprintf(w, "%s%s: %s, %d members, health %s\n", s.Parent, cli.InNamespace(s.Namespace),
+				countFindings(len(s.Findings)), s.Members, s.Health)
+		}
+	default:
+		return fmt.Errorf("unknown output format %q: want json or yaml", output)
+	}
+	if !clean {
+		return &cli.ExitError{Code: verifyFindings}
+	}
+	return nil
+}
+
+func countFindings(n int) string {
+	switch n {
+	case 0:
+		return "no findings"
+	case 1:
+		return "1 finding"
+	}
+	return fmt.Sprintf("%d findings", n)
+}

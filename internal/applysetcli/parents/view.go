@@ -1,0 +1,153 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package parents
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
+)
+
+// view is one parent in full: its contract, its members with their health,
+// and what verification found.
+type view struct {
+	summary              `json:",inline"`
+	HintKinds            []string       `json:"hintKinds,omitempty"`
+	AdditionalNamespaces []string       `json:"additionalNamespaces,omitempty"`
+	MemberList           []memberHealth `json:"memberList,omitempty"`
+}
+
+// memberHealth is a member and its health as kstatus judges it.
+type memberHealth struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	Health    string `json:"health"`
+	// Proof says why the member is the set's: its UID recorded by the
+	// operator's set, or its label applied by the set's tool (the weaker
+	// proof a set without an inventory affords); or that it only carries the label.
+	Proof   string `json:"proof"`
+	Message string `json:"message,omitempty"`
+}
+
+func newViewCommand(o *cli.Options) *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "view PARENT",
+		Short: "Show one ApplySet: its contract fields, each member with its health, and the findings",
+		Example: `  # A set kubectl wrote with --applyset=secret/web
+  kubectl applyset view secret/web -n shop
+
+  # One of the operator's own sets
+  kubectl applyset view applysets.apply.applyset.dev/web -n shop -o yaml`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := o.Clients()
+			if err != nil {
+				return err
+			}
+			ref, err := cli.ResolveParent(cmd.Context(), c, args[0])
+			if err != nil {
+				return err
+			}
+			p, v, err := verifyParent(cmd, o, c, ref)
+			if err != nil {
+				return err
+			}
+			members := judge(cmd.Context(), c, v.Members, checkersFor(v.Members, checkerOf(cmd.Context(), c, ref)))
+			out := view{summary: summarize(p, v), MemberList: members}
+			proofs, err := proofsOf(cmd.Context(), c, ref, v)
+			if err != nil {
+				return err
+			}
+			var counted []memberHealth // as the operator counts them: see countedMembers
+			for i, m := range v.Members {
+				out.MemberList[i].Proof = proofs(m)
+				if !cli.IsOperatorSet(ref) || out.MemberList[i].Proof != proofLabel {
+					counted = append(counted, out.MemberList[i])
+				}
+			}
+			out.Health = healthOf(counted)
+			out.HintKinds = sorted(v.HintKinds, func(gk schema.GroupKind) string { return gk.String() })
+			out.AdditionalNamespaces = sets.List(v.Parent.Scope.AdditionalNamespaces)
+			switch output {
+			case cli.OutputJSON, cli.OutputYAML:
+				return cli.PrintStructured(o.Streams.Out, out, output)
+			case "":
+				return printView(o.Streams.Out, out)
+			}
+			return fmt.Errorf("unknown output format %q: want json or yaml", output)
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "", "Output format: json or yaml.")
+	return cmd
+}
+
+func printView(w io.Writer, v view) error {
+	fmt.Fprintf(w, "Parent:                %s%s\n", v.Parent, cli.InNamespace(v.Namespace))
+	fmt.Fprintf(w, "ID:                    %s\n", v.ID)
+	fmt.Fprintf(w, "Tooling:               %s\n", orNone(v.Tooling))
+	fmt.Fprintf(w, "Hint kinds:            %s\n", orNone(strings.Join(v.HintKinds, ",")))
+	fmt.Fprintf(w, "Additional namespaces: %s\n", orNone(strings.Join(v.AdditionalNamespaces, ",")))
+	fmt.Fprintf(w, "Members:               %d\n", v.Members)
+	fmt.Fprintf(w, "Health:                %s\n", orNone(v.Health))
+	if len(v.MemberList) > 0 {
+		t := &metav1.Table{ColumnDefinitions: cli.Columns(0, "Kind", "Namespace", "Name", "Health", "Proof", "Message")}
+		for _, m := range v.MemberList {
+			t.Rows = append(t.Rows, metav1.TableRow{Cells: []any{m.Kind, m.Namespace, m.Name, m.Health, m.Proof, m.Message}})
+		}
+		fmt.Fprintln(w)
+		if err := cli.PrintTable(w, t, false, false); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(w)
+	if v.clean() {
+		fmt.Fprintln(w, "Findings: none")
+		return nil
+	}
+	fmt.Fprintln(w, "Findings:")
+	for _, f := range v.Findings {
+		fmt.Fprintf(w, "  %s: %s\n", f.Reason, f.Message)
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "<none>"
+	}
+	return s
+}
+
+// sorted lists a set's items as strings, sorted.
+func sorted[T comparable](s sets.Set[T], str func(T) string) []string {
+	out := make([]string, 0, s.Len())
+	for item := range s {
+		out = append(out, str(item))
+	}
+	slices.Sort(out)
+	return out
+}

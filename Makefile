@@ -74,7 +74,9 @@ control-plane: ## Build kube-apiserver, etcd, kubectl and kube-controller-manage
 # of Helm again for specs about interop, not concurrency.
 .PHONY: test
 test: control-plane ## Run the unit tests, the envtest suites and the examples of the README and docs/ against a real kube-apiserver and etcd.
-	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" $(GO) test $(GO_TEST_FLAGS) -timeout 30m ./...
+	@rm -rf bin/race && mkdir -p bin/race
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" GORACE="log_path=$(CURDIR)/bin/race/report" $(GO) test $(GO_TEST_FLAGS) -timeout 30m ./... \
+		|| { status=$$?; hack/race-reports.sh bin/race; exit $$status; }
 	$(GO) test -C hack/tools ./benchtable/ ./image/
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" $(GO) test -C test/helm ./...
 

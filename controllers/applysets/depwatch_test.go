@@ -35,10 +35,11 @@ import (
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 )
 
-func watchedOf(group, kind, resource, namespace, name string) watchedObject {
+// watchedOf is an object of namespace team that a set depends on.
+func watchedOf(group, kind, resource, name string) watchedObject {
 	return watchedObject{mapping: &apimeta.RESTMapping{GroupVersionKind: schema.GroupVersionKind{Group: group, Version: "v1", Kind: kind},
 		Resource: schema.GroupVersionResource{Group: group, Version: "v1", Resource: resource}, Scope: apimeta.RESTScopeNamespace},
-		key: types.NamespacedName{Namespace: namespace, Name: name}}
+		key: types.NamespacedName{Namespace: "team", Name: name}}
 }
 
 // newTestWatches are watches over a fake API server that refuses to list
@@ -68,10 +69,10 @@ func TestDependencyWatchesStartAndStop(t *testing.T) {
 	ctx := context.Background()
 	a := setKey{kind: applyv1alpha1.SetKindApplySet, NamespacedName: types.NamespacedName{Namespace: "team", Name: "a"}}
 	b := setKey{kind: applyv1alpha1.SetKindApplySet, NamespacedName: types.NamespacedName{Namespace: "team", Name: "b"}}
-	cert := watchedOf("example.com", "Certificate", "certificates", "team", "web-tls")
-	cm := watchedOf("", "ConfigMap", "configmaps", "team", "settings")
-	deploy := watchedOf("apps", "Deployment", "deployments", "team", "db")
-	secret := watchedOf("", "Secret", "secrets", "team", "creds")
+	cert := watchedOf("example.com", "Certificate", "certificates", "web-tls")
+	cm := watchedOf("", "ConfigMap", "configmaps", "settings")
+	deploy := watchedOf("apps", "Deployment", "deployments", "db")
+	secret := watchedOf("", "Secret", "secrets", "creds")
 
 	if unwatched := w.want(ctx, a, []watchedObject{cert, cm}, true); len(unwatched) != 0 {
 		t.Fatalf("two kinds within the limit of two: not watched %v", unwatched)
@@ -104,7 +105,7 @@ func TestDependencyWatchesWakeOnlyWaitingSets(t *testing.T) {
 	ctx := context.Background()
 	waiting := setKey{kind: applyv1alpha1.SetKindApplySet, NamespacedName: types.NamespacedName{Namespace: "team", Name: "waiting"}}
 	applied := setKey{kind: applyv1alpha1.SetKindApplySet, NamespacedName: types.NamespacedName{Namespace: "team", Name: "applied"}}
-	cert := watchedOf("example.com", "Certificate", "certificates", "team", "web-tls")
+	cert := watchedOf("example.com", "Certificate", "certificates", "web-tls")
 	w.want(ctx, waiting, []watchedObject{cert}, true)
 	w.want(ctx, applied, []watchedObject{cert}, false)
 	gk := schema.GroupKind{Group: "example.com", Kind: "Certificate"}

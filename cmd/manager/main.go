@@ -97,6 +97,7 @@ type options struct {
 	maxSetObjects         int
 	setConcurrency        int
 	applyConcurrency      int
+	maxWatchedDepKinds    int
 	legacyManagers        string
 	artifactAllowedHosts  string
 	externalArtifactHosts string
@@ -162,6 +163,9 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"How many ApplySets, and how many ClusterApplySets, are reconciled at once.")
 	fs.IntVar(&o.applyConcurrency, "concurrent-applies", apply.DefaultConcurrency,
 		"How many requests (applies, deletes, reads) one set has in flight at once.")
+	fs.IntVar(&o.maxWatchedDepKinds, "max-watched-dependency-kinds", applysets.DefaultMaxWatchedDependencyKinds,
+		"How many kinds of the objects sets depend on (spec.dependsOn with apiVersion) are watched at once, each with the metadata "+
+			"of all its objects in memory; a set that waits for an object of another kind looks again by itself, with backoff.")
 	fs.StringVar(&o.legacyManagers, "legacy-field-managers", strings.Join(apply.DefaultLegacyManagers, ","),
 		"Comma-separated field managers of client-side applies whose ownership a set takes over after its first apply of an object "+
 			"(their update entries and kubectl's last-applied annotation go), so that a field the set stops declaring goes; "+
@@ -338,8 +342,9 @@ func setupControllers(mgr ctrl.Manager, cfg *rest.Config, opts options, tlsOpts 
 			MaxInputBytes: opts.maxSetInputSize.Value(), MaxObjects: opts.maxSetObjects, Concurrency: opts.setConcurrency,
 			ApplyConcurrency: opts.applyConcurrency, ArtifactPolicy: allowedHosts, ExternalArtifactHosts: externalHosts,
 			BuildMemory: opts.maxBuildMemory.Value(), MaxReconcileTime: opts.maxReconcileTime,
-			LegacyManagers: append([]string{}, splitList(opts.legacyManagers)...), // empty hands over none
-			PermissionTTL:  cmp.Or(opts.permissionTTL, -1),                        // 0 asks every time
+			MaxWatchedDependencyKinds: opts.maxWatchedDepKinds,
+			LegacyManagers:            append([]string{}, splitList(opts.legacyManagers)...), // empty hands over none
+			PermissionTTL:             cmp.Or(opts.permissionTTL, -1),                        // 0 asks every time
 		}); err != nil {
 			return fmt.Errorf("setting up the ApplySet reconcilers: %w", err)
 		}

@@ -77,6 +77,7 @@ type Reconciler struct {
 	inputs      *semaphore.Weighted // the memory the sets being reconciled may hold (budget.go)
 	applied     sync.Map            // set key -> appliedState of its last full reconcile
 	gate        *replicas.Gate      // nil unless the replicas share the sets (replicas.go)
+	watches     *dependencyWatches  // wake sets waiting for objects (depwatch.go); shared by both kinds
 }
 
 // Reconcile makes the cluster match one set, or previews it.
@@ -145,6 +146,9 @@ func (r *Reconciler) result(ctx context.Context, set applyv1alpha1.Set, o outcom
 		// Waiting for the members: look again soon, without holding a worker.
 		waited := o.now.Sub(set.GetSetStatus().Health.WaitingSince.Time)
 		return reconcile.Result{RequeueAfter: requeue.Jitter(waitDelay(waited))}, nil
+	case o.waitingFor != "" && o.pollDependencies:
+		// Some dependency's changes cannot wake the set: it looks again, less often the longer it waits.
+		return reconcile.Result{RequeueAfter: requeue.Jitter(waitDelay(dependencyWait(set, o.now)))}, nil
 	case o.waitingFor != "":
 		// Its dependencies' changes wake the set; the interval is a guard.
 		return reconcile.Result{RequeueAfter: requeue.Jitter(interval(spec))}, nil

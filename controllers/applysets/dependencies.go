@@ -60,13 +60,18 @@ func keyOf(set applyv1alpha1.Set) setKey {
 	return setKey{kind: kind, NamespacedName: client.ObjectKeyFromObject(set)}
 }
 
-// dependencies resolves a set's spec.dependsOn: an ApplySet reference
-// without a namespace names one in the depending set's own namespace.
+// dependencies resolves the sets of a set's spec.dependsOn: an ApplySet
+// reference without a namespace names one in the depending set's own
+// namespace. Entries that name other objects (objectdeps.go) are left out:
+// only sets can close a circle.
 func dependencies(set applyv1alpha1.Set) []setKey {
 	refs := set.GetCommonSpec().DependsOn
 	out := make([]setKey, 0, len(refs))
 	for _, ref := range refs {
-		key := setKey{kind: ref.Kind, NamespacedName: types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}}
+		if ref.NamesObject() {
+			continue
+		}
+		key := setKey{kind: applyv1alpha1.SetKind(ref.Kind), NamespacedName: types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}}
 		if key.kind == "" {
 			key.kind = applyv1alpha1.SetKindApplySet
 		}

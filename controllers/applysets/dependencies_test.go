@@ -33,7 +33,7 @@ var _ = Describe("Dependencies between sets", func() {
 		platform := newSet(ns, "platform", deployment(1))
 		Expect(k8sClient.Create(ctx, platform)).To(Succeed())
 		app := newSet(ns, "app", inlineConfigMap("app-config", "1"))
-		app.Spec.DependsOn = []applyv1alpha1.SetReference{{Name: "platform"}}
+		app.Spec.DependsOn = []applyv1alpha1.Dependency{{Name: "platform"}}
 		Expect(k8sClient.Create(ctx, app)).To(Succeed())
 
 		Eventually(readyCondition(ctx, app)).Should(SatisfyAll(
@@ -51,7 +51,7 @@ var _ = Describe("Dependencies between sets", func() {
 	It("waits for a set that does not exist yet", func(ctx context.Context) {
 		ns := newNamespace(ctx)
 		app := newSet(ns, "early", inlineConfigMap("early-config", "1"))
-		app.Spec.DependsOn = []applyv1alpha1.SetReference{{Kind: applyv1alpha1.SetKindApplySet, Name: "late"}}
+		app.Spec.DependsOn = []applyv1alpha1.Dependency{{Kind: "ApplySet", Name: "late"}}
 		Expect(k8sClient.Create(ctx, app)).To(Succeed())
 		Eventually(readyCondition(ctx, app)).Should(HaveField("Message", ContainSubstring("ApplySet "+ns+"/late does not exist")))
 
@@ -62,8 +62,8 @@ var _ = Describe("Dependencies between sets", func() {
 	It("reports a circle of dependencies on every set in it", func(ctx context.Context) {
 		ns := newNamespace(ctx)
 		a, b := newSet(ns, "a", inlineConfigMap("a", "1")), newSet(ns, "b", inlineConfigMap("b", "1"))
-		a.Spec.DependsOn = []applyv1alpha1.SetReference{{Name: "b"}}
-		b.Spec.DependsOn = []applyv1alpha1.SetReference{{Name: "a"}}
+		a.Spec.DependsOn = []applyv1alpha1.Dependency{{Name: "b"}}
+		b.Spec.DependsOn = []applyv1alpha1.Dependency{{Name: "a"}}
 		Expect(k8sClient.Create(ctx, a)).To(Succeed())
 		Expect(k8sClient.Create(ctx, b)).To(Succeed())
 		for _, set := range []*applyv1alpha1.ApplySet{a, b} {

@@ -48,6 +48,9 @@ type outcome struct {
 	confirmed bool
 	// waitingFor names the dependencies the set waits for; nothing was applied.
 	waitingFor string
+	// pollDependencies says that a change of some dependency cannot wake
+	// the set (no watch of its kind), so it looks again by itself.
+	pollDependencies bool
 	// now and timeout judge how long the set has waited.
 	now     time.Time
 	timeout time.Duration

@@ -110,10 +110,12 @@ func (r *Reconciler) approvalPhase(ctx context.Context, s *scope) bool {
 	return true
 }
 
-// dependenciesPhase stops the set while one of its dependencies is not
-// Ready, or cannot be judged. A preview does not wait.
+// dependenciesPhase stops the set while one of its dependencies, a set or
+// any object (objectdeps.go), is not ready, or cannot be judged. A preview
+// does not wait.
 func (r *Reconciler) dependenciesPhase(ctx context.Context, s *scope) bool {
 	if s.o.dryRun {
+		r.watches.release(keyOf(s.set))
 		return true
 	}
 	waiting, err := r.waitingOn(ctx, s.set, s.engine.Client)
@@ -123,8 +125,17 @@ func (r *Reconciler) dependenciesPhase(ctx context.Context, s *scope) bool {
 		return s.stop(applyv1alpha1.ReasonAccessDenied, false, actorError(s.act, err))
 	case err != nil:
 		return s.stop(applyv1alpha1.ReasonDependencyCycle, true, err)
-	case waiting != "":
-		s.o.waitingFor = waiting
+	}
+	objects, err := r.objectsWaiting(ctx, s)
+	switch {
+	case errors.Is(err, errInvalidReadyExpr):
+		return s.stop(applyv1alpha1.ReasonInvalidHealthCheck, true, err)
+	case err != nil:
+		return s.stop(applyv1alpha1.ReasonDependencyNotReady, false, err)
+	}
+	waiting = joinWaiting(waiting, objects)
+	if waiting != "" {
+		s.o.waitingFor, s.o.pollDependencies = waiting, objects.unwatched != ""
 		return false
 	}
 	return true

@@ -85,6 +85,9 @@ func (r *Reconciler) remember(ctx context.Context, set applyv1alpha1.Set, o outc
 func (r *Reconciler) forget(key client.ObjectKey) {
 	r.applied.Delete(key)
 	forgetMetricsOf(r.groupKind.Kind, key)
+	if r.watches != nil {
+		r.watches.release(setKey{kind: applyv1alpha1.SetKind(r.groupKind.Kind), NamespacedName: key})
+	}
 }
 
 // recheck looks again only at the members a set waits for, when nothing

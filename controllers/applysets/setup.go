@@ -31,6 +31,7 @@ import (
 	"golang.org/x/sync/semaphore"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/metadata"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -106,6 +107,11 @@ type Options struct {
 	// by the sets acting as the same identity; 0 means
 	// DefaultPermissionTTL, a negative value asks every time.
 	PermissionTTL time.Duration
+	// MaxWatchedDependencyKinds bounds the kinds of objects that sets
+	// depend on whose changes are watched at once; 0 means
+	// DefaultMaxWatchedDependencyKinds. Sets that wait for objects of other
+	// kinds look again by themselves, with backoff.
+	MaxWatchedDependencyKinds int
 	// Replicas, when set, runs the reconcilers on every replica, each
 	// reconciling the sets that name it (--replica-sharding); nil runs them
 	// on the elected leader.
@@ -143,6 +149,11 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err != nil {
 		return err
 	}
+	metadataClient, err := metadata.NewForConfig(mgr.GetConfig())
+	if err != nil {
+		return fmt.Errorf("a metadata client for the watches of dependencies: %w", err)
+	}
+	watches := newDependencyWatches(metadataClient, opts.MaxWatchedDependencyKinds)
 	artifacts := &declared.Artifacts{Policy: opts.ArtifactPolicy, ExternalArtifactHosts: opts.ExternalArtifactHosts,
 		BuildMemory: opts.BuildMemory, Builds: semaphore.NewWeighted(1)}
 	for _, k := range kinds {
@@ -167,7 +178,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			groupKind: schema.GroupKind{Group: applyv1alpha1.GroupVersion.Group, Kind: k.kind}, opts: opts, enforced: probe.check,
 			limits: declared.Limits{Bytes: cmp.Or(opts.MaxInputBytes, declared.DefaultLimits.Bytes),
 				Objects: cmp.Or(opts.MaxObjects, declared.DefaultLimits.Objects)},
-			artifacts: artifacts, permissions: answers,
+			artifacts: artifacts, permissions: answers, watches: watches,
 		}
 		r.inputs = newInputBudget(r.limits)
 		if err := mgr.GetFieldIndexer().IndexField(context.Background(), k.newSet(), serviceAccountIndex, r.actingAs); err != nil {
@@ -184,7 +195,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			WatchesMetadata(&corev1.ServiceAccount{}, handler.EnqueueRequestsFromMapFunc(r.setsActingAs)).
 			// A set that becomes Ready (or stops being) wakes the sets that depend on it.
 			Watches(&applyv1alpha1.ApplySet{}, handler.EnqueueRequestsFromMapFunc(r.dependents), builder.WithPredicates(readinessChanged)).
-			Watches(&applyv1alpha1.ClusterApplySet{}, handler.EnqueueRequestsFromMapFunc(r.dependents), builder.WithPredicates(readinessChanged))
+			Watches(&applyv1alpha1.ClusterApplySet{}, handler.EnqueueRequestsFromMapFunc(r.dependents), builder.WithPredicates(readinessChanged)).
+			// An object a set waits for that changes wakes it (depwatch.go).
+			WatchesRawSource(watches.source(applyv1alpha1.SetKind(k.kind)))
 		err := r.resyncOnMembership(b).Complete(r)
 		if err != nil {
 			return fmt.Errorf("setting up the %s reconciler: %w", k.kind, err)

@@ -116,7 +116,7 @@ func setConditions(status *applyv1alpha1.ApplySetStatus, generation int64, o out
 	case o.approval != nil && o.approval.awaiting:
 		markAwaiting(status, generation, awaitingMessage(status, o))
 	case o.waitingFor != "":
-		msg := "Waiting for the sets it depends on: " + o.waitingFor
+		msg := "Waiting for what it depends on (spec.dependsOn): " + o.waitingFor
 		markProgressing(status, generation, applyv1alpha1.ReasonDependencyNotReady, msg, msg, true)
 	case o.health != nil && !o.health.allCurrent():
 		setWaiting(status, generation, since, o)

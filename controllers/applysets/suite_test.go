@@ -48,7 +48,9 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	env = testenv.StartForSpecs(ctx)
 	k8sClient = env.Client
 	// Flux's source CRDs, copied from source-controller's module: see testdata/fluxcrds.
-	_, err := envtest.InstallCRDs(env.Config, envtest.CRDInstallOptions{Paths: []string{filepath.Join("testdata", "fluxcrds")}, ErrorIfPathMissing: true})
+	// And a Certificate-like kind for dependsOn entries that name any object.
+	_, err := envtest.InstallCRDs(env.Config, envtest.CRDInstallOptions{Paths: []string{filepath.Join("testdata", "fluxcrds"),
+		filepath.Join("testdata", "dependencycrds")}, ErrorIfPathMissing: true})
 	Expect(err).NotTo(HaveOccurred())
 	// The operator as it runs: both set reconcilers and the parent reconciler,
 	// which verifies the operator's own sets and must never fight them.

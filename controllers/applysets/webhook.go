@@ -53,8 +53,9 @@ const (
 	DefaultValidationConfiguration = "applyset-operator-applysets"
 )
 
-// Validator refuses a set whose health checks do not compile: a bad CEL
-// expression is told at kubectl apply, not found later by the reconcile.
+// Validator refuses a set whose health checks or dependsOn readyExprs do
+// not compile: a bad CEL expression is told at kubectl apply, not found
+// later by the reconcile.
 // The rules CRD validation can say stay in the CRD.
 type Validator struct {
 	decoder admission.Decoder
@@ -74,6 +75,9 @@ func (v *Validator) Handle(_ context.Context, req admission.Request) admission.R
 		return admission.Errored(http.StatusBadRequest, err)
 	}
 	if _, err := setrun.Checker(set.GetCommonSpec().HealthChecks, 0); err != nil {
+		return admission.Denied(err.Error())
+	}
+	if _, err := readyExprs(set.GetCommonSpec().DependsOn); err != nil {
 		return admission.Denied(err.Error())
 	}
 	return admission.Allowed("")
@@ -128,16 +132,19 @@ func (r *ValidationRegistrar) Reconcile(ctx context.Context, _ reconcile.Request
 	return reconcile.Result{}, nil
 }
 
-// healthChecksChanged sends the webhook only the writes that bring health
-// checks it has not judged: most sets declare none, and the operator's own
-// writes of a set's metadata leave its spec, and so its generation, as it
-// was. The API server raises the generation before it calls the webhook.
+// healthChecksChanged sends the webhook only the writes that bring CEL
+// expressions (health checks, dependsOn readyExprs) it has not judged: most
+// sets declare none, and the operator's own writes of a set's metadata
+// leave its spec, and so its generation, as it was. The API server raises
+// the generation before it calls the webhook.
 var healthChecksChanged = []*admissionv1ac.MatchConditionApplyConfiguration{
-	admissionv1ac.MatchCondition().WithName("declares-health-checks").
-		WithExpression("object.?spec.?healthChecks.orValue([]).size() > 0"),
-	admissionv1ac.MatchCondition().WithName("health-checks-changed").
+	admissionv1ac.MatchCondition().WithName("declares-expressions").
+		WithExpression("object.?spec.?healthChecks.orValue([]).size() > 0 || " +
+			"object.?spec.?dependsOn.orValue([]).exists(d, has(d.readyExpr))"),
+	admissionv1ac.MatchCondition().WithName("expressions-changed").
 		WithExpression("request.operation != 'UPDATE' || object.metadata.generation != oldObject.metadata.generation && " +
-			"object.spec.healthChecks != oldObject.?spec.?healthChecks.orValue([])"),
+			"(object.?spec.?healthChecks.orValue([]) != oldObject.?spec.?healthChecks.orValue([]) || " +
+			"object.?spec.?dependsOn.orValue([]) != oldObject.?spec.?dependsOn.orValue([]))"),
 }
 
 // SetupWithManager adds the registrar to mgr: it applies the configuration

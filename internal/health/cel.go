@@ -112,14 +112,7 @@ func compileExpression(expr string) (cel.Program, error) {
 // judge evaluates the check's expressions on obj while budget has some
 // left, and records what each cost in it.
 func (c *compiledCheck) judge(obj *unstructured.Unstructured, budget *Checker) Result {
-	vars := map[string]any{"self": obj.Object}
-	for _, v := range variables[1:] {
-		value, ok := obj.Object[v]
-		if !ok {
-			value = map[string]any{}
-		}
-		vars[v] = value
-	}
+	vars := variablesOf(obj)
 	for _, e := range []struct {
 		program cel.Program
 		status  Status

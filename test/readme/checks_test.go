@@ -58,6 +58,7 @@ var checks = map[string]func(ctx context.Context, out string){
 	"feature-gates":             checkFeatureGates,
 	"feature-gates-plugin":      checkFeatureGatesPlugin,
 	"policy-metrics":            checkPolicyMetrics,
+	"depends-on-object":         checkDependsOnObject,
 }
 
 const (
@@ -303,4 +304,17 @@ func checkFeatureGatesPlugin(_ context.Context, out string) {
 func checkPolicyMetrics(_ context.Context, out string) {
 	Expect(out).To(MatchRegexp(`(?m)^apiserver_mutating_admission_policy_check_total\{.*policy="featuregates\.widgets\.example\.com".*\} [1-9]`))
 	Expect(out).To(MatchRegexp(`(?m)^\s*2\s*$`), "the policy's mutations")
+}
+
+// The set waited, naming the ConfigMap it depends on, and applied once the
+// ConfigMap said it was enabled.
+func checkDependsOnObject(ctx context.Context, out string) {
+	Expect(out).To(ContainSubstring("Waiting for what it depends on (spec.dependsOn): ConfigMap demo/reports-settings does not exist"))
+	set := getSet(ctx, "demo", "reports")
+	ready := readyCondition(set)
+	Expect(ready.Status).To(BeEquivalentTo("True"))
+	Expect(ready.ObservedGeneration).To(Equal(set.Generation))
+	config := &corev1.ConfigMap{}
+	Expect(kube.Get(ctx, key("demo", "reports-config"), config)).To(Succeed())
+	Expect(config.Labels).To(HaveKeyWithValue(partOfLabel, set.Status.ApplySetID))
 }

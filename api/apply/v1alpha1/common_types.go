@@ -134,12 +134,14 @@ type CommonSpec struct {
 	// +optional
 	Timeout *metav1.Duration `json:"timeout,omitempty"` //nolint:kubeapilinter // A duration string such as 5m, as GitOps tools write timeouts.
 
-	// dependsOn are sets that must be Ready, for their current spec, before
-	// this one is applied. The set reads them as the identity it acts as.
+	// dependsOn are what must be ready before this set is applied: other
+	// sets, Ready for their current spec, or, with apiVersion, any object,
+	// ready by readyExpr or kstatus. The set reads them as the identity it
+	// acts as.
 	// +kubebuilder:validation:MaxItems=32
 	// +listType=atomic
 	// +optional
-	DependsOn []SetReference `json:"dependsOn,omitempty"`
+	DependsOn []Dependency `json:"dependsOn,omitempty"`
 
 	// healthChecks judge, with CEL, the members of kinds kstatus cannot judge.
 	// +kubebuilder:validation:MaxItems=32
@@ -158,40 +160,6 @@ type CommonSpec struct {
 	// +listType=atomic
 	// +optional
 	IgnoreFields []IgnoreFields `json:"ignoreFields,omitempty"`
-}
-
-// SetKind is the kind of a set another set may depend on.
-// +kubebuilder:validation:Enum=ApplySet;ClusterApplySet
-type SetKind string
-
-const (
-	// SetKindApplySet is a namespaced ApplySet.
-	SetKindApplySet SetKind = "ApplySet"
-	// SetKindClusterApplySet is a ClusterApplySet.
-	SetKindClusterApplySet SetKind = "ClusterApplySet"
-)
-
-// SetReference names an ApplySet or a ClusterApplySet.
-// +kubebuilder:validation:XValidation:rule="!has(self.kind) || self.kind != 'ClusterApplySet' || !has(self.namespace)",message="a ClusterApplySet has no namespace",reason=FieldValueForbidden,fieldPath=".namespace"
-type SetReference struct {
-	// kind is ApplySet or ClusterApplySet.
-	// +default="ApplySet"
-	// +optional
-	Kind SetKind `json:"kind,omitempty"`
-
-	// name is the set's name.
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=253
-	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
-	// +required
-	Name string `json:"name,omitempty"`
-
-	// namespace is an ApplySet's namespace; the depending set's own when omitted.
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=63
-	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
-	// +optional
-	Namespace string `json:"namespace,omitempty"`
 }
 
 // HealthCheck judges the members of one kind with CEL expressions over the

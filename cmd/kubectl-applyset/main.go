@@ -24,6 +24,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	// A held set's next window is shown in its time zone, on any machine.
+	_ "time/tzdata"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 

@@ -31,6 +31,7 @@ import (
 	"golang.org/x/sync/semaphore"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -106,6 +107,9 @@ type Options struct {
 	// by the sets acting as the same identity; 0 means
 	// DefaultPermissionTTL, a negative value asks every time.
 	PermissionTTL time.Duration
+	// Clock is the time delivery windows and waits are judged by; nil is
+	// the system's clock. Tests move it.
+	Clock clock.PassiveClock
 	// Replicas, when set, runs the reconcilers on every replica, each
 	// reconciling the sets that name it (--replica-sharding); nil runs them
 	// on the elected leader.
@@ -164,7 +168,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		r := &Reconciler{
 			client: mgr.GetClient(), reader: mgr.GetAPIReader(), config: mgr.GetConfig(), mapper: mgr.GetRESTMapper(),
 			scheme: mgr.GetScheme(), recorder: mgr.GetEventRecorder(identity.EventReporter), newSet: k.newSet, newSetList: k.newList,
-			groupKind: schema.GroupKind{Group: applyv1alpha1.GroupVersion.Group, Kind: k.kind}, opts: opts, enforced: probe.check,
+			groupKind: schema.GroupKind{Group: applyv1alpha1.GroupVersion.Group, Kind: k.kind}, opts: opts, enforced: probe.check, overrides: probe.checkOverride,
 			limits: declared.Limits{Bytes: cmp.Or(opts.MaxInputBytes, declared.DefaultLimits.Bytes),
 				Objects: cmp.Or(opts.MaxObjects, declared.DefaultLimits.Objects)},
 			artifacts: artifacts, permissions: answers,

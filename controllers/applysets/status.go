@@ -74,10 +74,11 @@ func setStatus(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome
 	if o.foreign != nil {
 		status.ForeignMembers = foreignStatus(o.foreign)
 	}
-	if !o.recheck && !o.confirmed && (o.applied.Changes != nil || o.pruned.Changes != nil || (o.err == nil && o.waitingFor == "")) {
+	if !o.recheck && !o.confirmed && (o.applied.Changes != nil || o.pruned.Changes != nil || (o.err == nil && o.waitingFor == "" && !o.held())) {
 		setPlan(status, o)
 	}
 	setApproval(status, o)
+	setWindow(status, generation, o)
 	setConditions(status, generation, o)
 }
 
@@ -88,7 +89,7 @@ func setStatus(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome
 // again writes none of them.
 func confirmsLastApply(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome) bool {
 	ready := readyOf(status)
-	if o.recheck || o.dryRun || o.err != nil || o.approval != nil || o.waitingFor != "" ||
+	if o.recheck || o.dryRun || o.err != nil || o.approval != nil || o.waitingFor != "" || o.held() ||
 		ready == nil || ready.Status != metav1.ConditionTrue || ready.ObservedGeneration != generation ||
 		ready.Reason != applyv1alpha1.ReasonSucceeded || status.Plan == nil || ptr.Deref(status.Plan.DryRun, false) {
 		return false
@@ -115,6 +116,8 @@ func setConditions(status *applyv1alpha1.ApplySetStatus, generation int64, o out
 		markProgressing(status, generation, o.reason, o.err.Error(), "Retrying: "+o.err.Error(), false)
 	case o.approval != nil && o.approval.awaiting:
 		markAwaiting(status, generation, awaitingMessage(status, o))
+	case o.held():
+		markOutsideWindow(status, generation, o)
 	case o.waitingFor != "":
 		msg := "Waiting for the sets it depends on: " + o.waitingFor
 		markProgressing(status, generation, applyv1alpha1.ReasonDependencyNotReady, msg, msg, true)

@@ -53,9 +53,11 @@ const (
 	DefaultValidationConfiguration = "applyset-operator-applysets"
 )
 
-// Validator refuses a set whose health checks do not compile: a bad CEL
-// expression is told at kubectl apply, not found later by the reconcile.
-// The rules CRD validation can say stay in the CRD.
+// Validator refuses a set whose health checks do not compile, or whose
+// delivery windows do not parse (a cron expression, an unknown time zone:
+// CEL cannot read the time zone database): the mistake is told at kubectl
+// apply, not found later by the reconcile. The rules CRD validation can say
+// stay in the CRD.
 type Validator struct {
 	decoder admission.Decoder
 }
@@ -75,6 +77,9 @@ func (v *Validator) Handle(_ context.Context, req admission.Request) admission.R
 	}
 	if _, err := setrun.Checker(set.GetCommonSpec().HealthChecks, 0); err != nil {
 		return admission.Denied(err.Error())
+	}
+	if _, err := parseWindows(set.GetCommonSpec().Windows); err != nil {
+		return admission.Denied("spec.windows: " + err.Error())
 	}
 	return admission.Allowed("")
 }
@@ -129,15 +134,17 @@ func (r *ValidationRegistrar) Reconcile(ctx context.Context, _ reconcile.Request
 }
 
 // healthChecksChanged sends the webhook only the writes that bring health
-// checks it has not judged: most sets declare none, and the operator's own
-// writes of a set's metadata leave its spec, and so its generation, as it
-// was. The API server raises the generation before it calls the webhook.
+// checks or windows it has not judged: most sets declare none, and the
+// operator's own writes of a set's metadata leave its spec, and so its
+// generation, as it was. The API server raises the generation before it
+// calls the webhook.
 var healthChecksChanged = []*admissionv1ac.MatchConditionApplyConfiguration{
 	admissionv1ac.MatchCondition().WithName("declares-health-checks").
-		WithExpression("object.?spec.?healthChecks.orValue([]).size() > 0"),
+		WithExpression("object.?spec.?healthChecks.orValue([]).size() > 0 || object.?spec.?windows.orValue([]).size() > 0"),
 	admissionv1ac.MatchCondition().WithName("health-checks-changed").
-		WithExpression("request.operation != 'UPDATE' || object.metadata.generation != oldObject.metadata.generation && " +
-			"object.spec.healthChecks != oldObject.?spec.?healthChecks.orValue([])"),
+		WithExpression("request.operation != 'UPDATE' || object.metadata.generation != oldObject.metadata.generation && (" +
+			"object.?spec.?healthChecks.orValue([]) != oldObject.?spec.?healthChecks.orValue([]) || " +
+			"object.?spec.?windows.orValue([]) != oldObject.?spec.?windows.orValue([]))"),
 }
 
 // SetupWithManager adds the registrar to mgr: it applies the configuration

@@ -210,3 +210,45 @@ func nextChange(windows []Window, t time.Time, allowed bool) time.Time {
 	}
 	return time.Time{}
 }
+
+// DecideAll says whether every group of windows allows applies at t: each
+// group is decided on its own, so that one group's Allow windows cannot
+// widen another's. Next is when all groups next allow (when held), or when
+// the first one next holds (when allowed); zero when not within reach.
+func DecideAll(groups [][]Window, t time.Time) Decision {
+	first := Decision{Allowed: true}
+	for _, g := range groups {
+		d := Decide(g, t)
+		if !d.Allowed {
+			return Decision{By: d.By, Next: allAllow(groups, d.Next)}
+		}
+		if first.By == nil {
+			first.By = d.By
+		}
+		if !d.Next.IsZero() && (first.Next.IsZero() || d.Next.Before(first.Next)) {
+			first.Next = d.Next
+		}
+	}
+	return first
+}
+
+// allAllow is the first time from t on at which every group allows.
+func allAllow(groups [][]Window, t time.Time) time.Time {
+	for range maxChanges {
+		if t.IsZero() {
+			return t
+		}
+		later := t
+		for _, g := range groups {
+			if d := Decide(g, t); !d.Allowed {
+				later = d.Next
+				break
+			}
+		}
+		if later.Equal(t) {
+			return t
+		}
+		t = later
+	}
+	return time.Time{}
+}

@@ -187,3 +187,40 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestDecideAll(t *testing.T) {
+	office := must(t, Allow, "0 9 * * 1-5", 8*time.Hour, "Europe/Berlin")
+	evening := must(t, Allow, "0 16 * * *", 4*time.Hour, "Europe/Berlin")
+	night := must(t, Allow, "0 22 * * *", time.Hour, "Europe/Berlin")
+	mornings := must(t, Allow, "0 8 * * *", 3*time.Hour, "Europe/Berlin")
+	friday := must(t, Deny, "0 12 * * 5", 12*time.Hour, "Europe/Berlin")
+	for _, tc := range []struct {
+		name    string
+		groups  [][]Window
+		at      string
+		allowed bool
+		next    string
+	}{
+		{name: "no groups", at: "2026-06-10T12:00:00Z", allowed: true},
+		{name: "one group's allow does not widen another's", groups: [][]Window{{office}, {evening}},
+			at: "2026-06-10T19:00:00+02:00", next: "2026-06-11T16:00:00+02:00"},
+		{name: "groups that never allow together", groups: [][]Window{{office}, {night}}, at: "2026-06-10T22:30:00+02:00"},
+		{name: "both allow: next is the first to hold", groups: [][]Window{{office}, {mornings}},
+			at: "2026-06-10T09:30:00+02:00", allowed: true, next: "2026-06-10T11:00:00+02:00"},
+		{name: "held until both allow", groups: [][]Window{{mornings}, {office}},
+			at: "2026-06-10T07:00:00+02:00", next: "2026-06-10T09:00:00+02:00"},
+		{name: "a deny in one group holds", groups: [][]Window{{office}, {friday}},
+			at: "2026-06-12T13:00:00+02:00", next: "2026-06-15T09:00:00+02:00"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := DecideAll(tc.groups, at(t, tc.at))
+			got := ""
+			if !d.Next.IsZero() {
+				got = d.Next.Format(time.RFC3339)
+			}
+			if d.Allowed != tc.allowed || got != tc.next {
+				t.Fatalf("DecideAll = allowed %v next %q, want %v %q", d.Allowed, got, tc.allowed, tc.next)
+			}
+		})
+	}
+}

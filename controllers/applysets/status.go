@@ -79,6 +79,10 @@ func setStatus(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome
 	}
 	setApproval(status, o)
 	setWindow(status, generation, o)
+	if o.held() {
+		markOutsideWindow(status, generation, o)
+		return
+	}
 	setConditions(status, generation, o)
 }
 
@@ -89,7 +93,7 @@ func setStatus(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome
 // again writes none of them.
 func confirmsLastApply(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome) bool {
 	ready := readyOf(status)
-	if o.recheck || o.dryRun || o.err != nil || o.approval != nil || o.waitingFor != "" || o.held() ||
+	if o.recheck || o.dryRun || o.err != nil || o.approval != nil || o.waits() ||
 		ready == nil || ready.Status != metav1.ConditionTrue || ready.ObservedGeneration != generation ||
 		ready.Reason != applyv1alpha1.ReasonSucceeded || status.Plan == nil || ptr.Deref(status.Plan.DryRun, false) {
 		return false
@@ -116,8 +120,6 @@ func setConditions(status *applyv1alpha1.ApplySetStatus, generation int64, o out
 		markProgressing(status, generation, o.reason, o.err.Error(), "Retrying: "+o.err.Error(), false)
 	case o.approval != nil && o.approval.awaiting:
 		markAwaiting(status, generation, awaitingMessage(status, o))
-	case o.held():
-		markOutsideWindow(status, generation, o)
 	case o.waitingFor != "":
 		msg := "Waiting for the sets it depends on: " + o.waitingFor
 		markProgressing(status, generation, applyv1alpha1.ReasonDependencyNotReady, msg, msg, true)

@@ -46,6 +46,10 @@ type windowOutcome struct {
 // held tells whether windows held the set.
 func (o outcome) held() bool { return o.window != nil && o.window.held }
 
+// waits tells whether the set waited, for its dependencies or its
+// windows, and so applied nothing.
+func (o outcome) waits() bool { return o.waitingFor != "" || o.held() }
+
 // now is the time a reconcile judges by: the clock in Options, so that
 // tests can move it.
 func (r *Reconciler) now() time.Time {
@@ -102,7 +106,7 @@ func overrideAsked(set applyv1alpha1.Set) bool {
 		return false
 	}
 	w := set.GetSetStatus().Window
-	return w == nil || ptr.Deref(w.OverriddenGeneration, 0) != gen
+	return w == nil || w.OverriddenGeneration != gen
 }
 
 // overrideEnforced is nil once only approvers can write the override.
@@ -150,11 +154,11 @@ func (r *Reconciler) namespaceWindows(ctx context.Context, set applyv1alpha1.Set
 		}
 		var declared []applyv1alpha1.Window
 		if err := json.Unmarshal([]byte(raw), &declared); err != nil {
-			return nil, fmt.Errorf("Namespace %s: annotation %s is not a JSON list of windows: %w", name, applyv1alpha1.WindowsAnnotation, err)
+			return nil, fmt.Errorf("namespace %s: annotation %s is not a JSON list of windows: %w", name, applyv1alpha1.WindowsAnnotation, err)
 		}
 		parsed, err := parseWindows(declared)
 		if err != nil {
-			return nil, fmt.Errorf("Namespace %s: annotation %s: %w", name, applyv1alpha1.WindowsAnnotation, err)
+			return nil, fmt.Errorf("namespace %s: annotation %s: %w", name, applyv1alpha1.WindowsAnnotation, err)
 		}
 		groups = append(groups, parsed)
 	}
@@ -181,7 +185,7 @@ func setWindow(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome
 		st.NextChange = w.decision.Next.Format(time.RFC3339)
 	}
 	if w.overridden && o.err == nil {
-		st.OverriddenGeneration = ptr.To(generation)
+		st.OverriddenGeneration = generation
 	}
 	status.Window = &st
 }
@@ -203,6 +207,7 @@ func windowMessage(generation int64, o outcome) string {
 
 // markOutsideWindow: the operator did all it may until a window opens.
 func markOutsideWindow(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome) {
+	status.Health = nil
 	setCondition(status, generation, applyv1alpha1.ConditionReady, metav1.ConditionFalse, applyv1alpha1.ReasonOutsideWindow,
 		windowMessage(generation, o))
 	apimeta.RemoveStatusCondition(&status.Conditions, applyv1alpha1.ConditionReconciling)

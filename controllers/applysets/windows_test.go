@@ -126,10 +126,10 @@ var _ = Describe("Delivery windows", func() {
 		Eventually(func() bool { return configMapExists(ctx, ns, "urgent") }).Should(BeTrue(), func() string {
 			return fmt.Sprintf("%+v", readyCondition(ctx, set)())
 		})
-		Eventually(func() *int64 {
+		Eventually(func() int64 {
 			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
 			return ptr.Deref(set.Status.Window, applyv1alpha1.WindowStatus{}).OverriddenGeneration
-		}).Should(Equal(ptr.To(set.Generation)))
+		}).Should(Equal(set.Generation))
 
 		By("holding the next generation again")
 		updateSet(ctx, set, func(set *applyv1alpha1.ApplySet) {

@@ -25,11 +25,11 @@ import (
 type WindowKind string
 
 const (
-	// WindowAllow: where a set declares Allow windows, it applies and prunes
-	// only while one of them is open.
+	// WindowAllow windows, where a set declares any, are the only times it
+	// applies and prunes.
 	WindowAllow WindowKind = "Allow"
-	// WindowDeny: while a Deny window is open the set applies and prunes
-	// nothing, whatever Allow windows say.
+	// WindowDeny windows are times the set applies and prunes nothing,
+	// whatever Allow windows say.
 	WindowDeny WindowKind = "Deny"
 )
 
@@ -87,6 +87,7 @@ type WindowStatus struct {
 	Held *bool `json:"held,omitempty"`
 
 	// window names the window that decides, as it was written.
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
 	// +optional
 	Window string `json:"window,omitempty"`
@@ -94,6 +95,7 @@ type WindowStatus struct {
 	// nextChange is when the windows next let the set apply (when held) or
 	// hold it (when not), in RFC 3339 in that window's time zone; unset
 	// when no change is within reach.
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=64
 	// +optional
 	NextChange string `json:"nextChange,omitempty"`
@@ -102,5 +104,5 @@ type WindowStatus struct {
 	// (the window-override annotation) let through.
 	// +kubebuilder:validation:Minimum=1
 	// +optional
-	OverriddenGeneration *int64 `json:"overriddenGeneration,omitempty"`
+	OverriddenGeneration int64 `json:"overriddenGeneration,omitempty"`
 }

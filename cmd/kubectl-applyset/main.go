@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	_ "time/tzdata" // A held set's next window is shown in its time zone, on any machine.
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 

@@ -26,6 +26,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	_ "time/tzdata" // The image is FROM scratch: delivery windows read time zones from the binary.
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/resource"

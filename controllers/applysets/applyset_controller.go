@@ -71,6 +71,9 @@ type Reconciler struct {
 	// enforced says whether the admission policy that lets only approvers
 	// approve is in force (nil when it is), for sets under approval.
 	enforced func(context.Context, applyv1alpha1.Set) error
+	// overrides, likewise, says whether only approvers can write the
+	// window-override annotation.
+	overrides func(context.Context, applyv1alpha1.Set) error
 
 	clients     sync.Map            // impersonated user, or "" for the operator -> identityClients
 	permissions *permissionAnswers  // shared by both kinds' reconcilers; nil asks every time
@@ -146,6 +149,9 @@ func (r *Reconciler) result(ctx context.Context, set applyv1alpha1.Set, o outcom
 		// Waiting for the members: look again soon, without holding a worker.
 		waited := o.now.Sub(set.GetSetStatus().Health.WaitingSince.Time)
 		return reconcile.Result{RequeueAfter: requeue.Jitter(waitDelay(waited))}, nil
+	case o.held():
+		// Its windows hold it: look again when they let it apply.
+		return reconcile.Result{RequeueAfter: untilWindowChange(o, interval(spec))}, nil
 	case o.waitingFor != "" && o.pollDependencies:
 		// Some dependency's changes cannot wake the set: it looks again, less often the longer it waits.
 		return reconcile.Result{RequeueAfter: requeue.Jitter(waitDelay(dependencyWait(set, o.now)))}, nil

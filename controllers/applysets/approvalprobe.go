@@ -72,25 +72,47 @@ func newApprovalProbe(cfg *rest.Config, opts client.Options) (*approvalProbe, er
 
 // check returns nil when the approval policy is in force for set.
 func (p *approvalProbe) check(ctx context.Context, set applyv1alpha1.Set) error {
-	key := set.GetNamespace()
+	patch := fmt.Sprintf(`{"spec":{"approvedPlan":%q}}`, probeDigest(ptr.Deref(set.GetCommonSpec().ApprovedPlan, "")))
+	return p.probe(ctx, set, "approvedPlan", patch, "changes of spec.approvedPlan")
+}
+
+// checkOverride returns nil when the approval policy guards the
+// window-override annotation for set too: an install of the policy from
+// before delivery windows guards approvals only.
+func (p *approvalProbe) checkOverride(ctx context.Context, set applyv1alpha1.Set) error {
+	value := "0"
+	if set.GetAnnotations()[applyv1alpha1.WindowOverrideAnnotation] == value {
+		value = "1"
+	}
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, applyv1alpha1.WindowOverrideAnnotation, value)
+	return p.probe(ctx, set, "override", patch, "the "+applyv1alpha1.WindowOverrideAnnotation+" annotation")
+}
+
+// probe makes patch to set in a dry run, as ApprovalProbeUser: nil when
+// the policy refuses it. what keys the findings; guarded says what the
+// policy must guard.
+func (p *approvalProbe) probe(ctx context.Context, set applyv1alpha1.Set, what, patch, guarded string) error {
+	key := what + "/" + set.GetNamespace()
 	p.mu.Lock()
 	at, known := p.inForce[key]
 	p.mu.Unlock()
 	if known && time.Since(at) < approvalProbeTTL {
 		return nil
 	}
-	patch := fmt.Sprintf(`{"spec":{"approvedPlan":%q}}`, probeDigest(ptr.Deref(set.GetCommonSpec().ApprovedPlan, "")))
 	err := p.client.Patch(ctx, set.DeepCopyObject().(client.Object), client.RawPatch(types.MergePatchType, []byte(patch)), client.DryRunAll)
 	switch {
-	case err == nil:
+	case err == nil && what == "approvedPlan":
 		return errApprovalNotEnforced
+	case err == nil:
+		return fmt.Errorf("the admission policy applyset-approval does not guard %s, so anyone who may edit the set could "+
+			"override its windows; install config/policy (applyset-approval) of this release", guarded)
 	case (apierrors.IsForbidden(err) || apierrors.IsInvalid(err)) && strings.Contains(err.Error(), approvalPolicyRefusal):
 		p.mu.Lock()
 		p.inForce[key] = time.Now()
 		p.mu.Unlock()
 		return nil
 	}
-	return fmt.Errorf("checking that only approvers may approve (a dry-run change of spec.approvedPlan): %w", err)
+	return fmt.Errorf("checking that only approvers may write %s (a dry-run change): %w", guarded, err)
 }
 
 // probeDigest is a well-formed digest other than current, so that the

@@ -75,6 +75,8 @@ type outcome struct {
 	inventory *inventory.Inventory
 	// approval is nil for a set that applies without approval.
 	approval *approvalOutcome
+	// window is nil when the reconcile stopped before the windows phase.
+	window *windowOutcome
 }
 
 // failure is o stopped by err, for reason; a terminal failure waits for a

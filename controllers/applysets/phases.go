@@ -19,7 +19,6 @@ package applysets
 import (
 	"context"
 	"errors"
-	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -50,13 +49,14 @@ type phase func(ctx context.Context, s *scope) bool
 
 // reconcileNormal runs the phases in order: check the parent and the health
 // checks, work out whom the set acts as, hold it for approval or its
-// dependencies, then read, apply and prune it as that identity.
+// dependencies or its delivery windows, then read, apply and prune it as
+// that identity.
 func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set) outcome {
 	spec := set.GetCommonSpec()
 	key := r.parentKey(set)
 	s := &scope{set: set, spec: spec, parent: applyset.ParseParent(key, set.GetLabels(), set.GetAnnotations()),
-		o: outcome{setID: key.ID(), dryRun: spec.DryRunEnabled(), now: time.Now(), timeout: timeout(spec)}}
-	phases := []phase{checkParentPhase, r.checksPhase, r.actorPhase, r.enginePhase, r.approvalPhase, r.dependenciesPhase, r.runPhase}
+		o: outcome{setID: key.ID(), dryRun: spec.DryRunEnabled(), now: r.now(), timeout: timeout(spec)}}
+	phases := []phase{checkParentPhase, r.checksPhase, r.actorPhase, r.enginePhase, r.approvalPhase, r.dependenciesPhase, r.windowsPhase, r.runPhase}
 	for _, p := range phases {
 		if !p(ctx, s) {
 			break

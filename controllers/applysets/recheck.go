@@ -70,7 +70,7 @@ func (r *Reconciler) sourcesVersion(ctx context.Context, set applyv1alpha1.Set) 
 // remember records a full reconcile that applied the set.
 func (r *Reconciler) remember(ctx context.Context, set applyv1alpha1.Set, o outcome) {
 	key := client.ObjectKeyFromObject(set)
-	if o.err != nil || o.dryRun || o.waitingFor != "" {
+	if o.err != nil || o.dryRun || o.waits() {
 		r.applied.Delete(key)
 		return
 	}

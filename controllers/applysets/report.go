@@ -53,6 +53,7 @@ func reportedOf(set applyv1alpha1.Set) reported {
 func (r *Reconciler) report(set applyv1alpha1.Set, before reported, o outcome) {
 	setStatus(set.GetSetStatus(), set.GetGeneration(), o)
 	r.recordOutcome(set, before.ready, o)
+	r.recordWindow(set, before.ready, o)
 	r.recordWarnings(set, before.warnings)
 	r.recordForeign(set, before.foreign, o)
 	recordMetrics(r.groupKind.Kind, set, o)

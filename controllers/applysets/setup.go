@@ -32,6 +32,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/metadata"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -112,6 +113,9 @@ type Options struct {
 	// DefaultMaxWatchedDependencyKinds. Sets that wait for objects of other
 	// kinds look again by themselves, with backoff.
 	MaxWatchedDependencyKinds int
+	// Clock is the time delivery windows and waits are judged by; nil is
+	// the system's clock. Tests move it.
+	Clock clock.PassiveClock
 	// Replicas, when set, runs the reconcilers on every replica, each
 	// reconciling the sets that name it (--replica-sharding); nil runs them
 	// on the elected leader.
@@ -175,7 +179,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		r := &Reconciler{
 			client: mgr.GetClient(), reader: mgr.GetAPIReader(), config: mgr.GetConfig(), mapper: mgr.GetRESTMapper(),
 			scheme: mgr.GetScheme(), recorder: mgr.GetEventRecorder(identity.EventReporter), newSet: k.newSet, newSetList: k.newList,
-			groupKind: schema.GroupKind{Group: applyv1alpha1.GroupVersion.Group, Kind: k.kind}, opts: opts, enforced: probe.check,
+			groupKind: schema.GroupKind{Group: applyv1alpha1.GroupVersion.Group, Kind: k.kind}, opts: opts, enforced: probe.check, overrides: probe.checkOverride,
 			limits: declared.Limits{Bytes: cmp.Or(opts.MaxInputBytes, declared.DefaultLimits.Bytes),
 				Objects: cmp.Or(opts.MaxObjects, declared.DefaultLimits.Objects)},
 			artifacts: artifacts, permissions: answers, watches: watches,

@@ -74,10 +74,15 @@ func setStatus(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome
 	if o.foreign != nil {
 		status.ForeignMembers = foreignStatus(o.foreign)
 	}
-	if !o.recheck && !o.confirmed && (o.applied.Changes != nil || o.pruned.Changes != nil || (o.err == nil && o.waitingFor == "")) {
+	if !o.recheck && !o.confirmed && (o.applied.Changes != nil || o.pruned.Changes != nil || (o.err == nil && o.waitingFor == "" && !o.held())) {
 		setPlan(status, o)
 	}
 	setApproval(status, o)
+	setWindow(status, generation, o)
+	if o.held() {
+		markOutsideWindow(status, generation, o)
+		return
+	}
 	setConditions(status, generation, o)
 }
 
@@ -88,7 +93,7 @@ func setStatus(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome
 // again writes none of them.
 func confirmsLastApply(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome) bool {
 	ready := readyOf(status)
-	if o.recheck || o.dryRun || o.err != nil || o.approval != nil || o.waitingFor != "" ||
+	if o.recheck || o.dryRun || o.err != nil || o.approval != nil || o.waits() ||
 		ready == nil || ready.Status != metav1.ConditionTrue || ready.ObservedGeneration != generation ||
 		ready.Reason != applyv1alpha1.ReasonSucceeded || status.Plan == nil || ptr.Deref(status.Plan.DryRun, false) {
 		return false

@@ -62,7 +62,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 		// A health-check budget of two evaluations at CEL's limit, so that the
 		// spec spending it takes seconds under the race detector, not minutes.
 		if err := SetupWithManager(mgr, Options{ToolingVersion: "v0.1.0", DefaultServiceAccount: "default", ArtifactPolicy: artifactPolicy,
-			HealthCheckBudget: 2_000_000}); err != nil {
+			HealthCheckBudget: 2_000_000, Clock: specClock}); err != nil {
 			return err
 		}
 		if err := SetupWebhook(mgr, mgr.GetWebhookServer(), &ValidationRegistrar{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(),

@@ -54,9 +54,10 @@ const (
 )
 
 // Validator refuses a set whose health checks or dependsOn readyExprs do
-// not compile: a bad CEL expression is told at kubectl apply, not found
-// later by the reconcile.
-// The rules CRD validation can say stay in the CRD.
+// not compile, or whose delivery windows do not parse (a cron expression,
+// an unknown time zone: CEL cannot read the time zone database): the
+// mistake is told at kubectl apply, not found later by the reconcile. The
+// rules CRD validation can say stay in the CRD.
 type Validator struct {
 	decoder admission.Decoder
 }
@@ -79,6 +80,9 @@ func (v *Validator) Handle(_ context.Context, req admission.Request) admission.R
 	}
 	if _, err := readyExprs(set.GetCommonSpec().DependsOn); err != nil {
 		return admission.Denied(err.Error())
+	}
+	if _, err := parseWindows(set.GetCommonSpec().Windows); err != nil {
+		return admission.Denied("spec.windows: " + err.Error())
 	}
 	return admission.Allowed("")
 }
@@ -133,18 +137,20 @@ func (r *ValidationRegistrar) Reconcile(ctx context.Context, _ reconcile.Request
 }
 
 // healthChecksChanged sends the webhook only the writes that bring CEL
-// expressions (health checks, dependsOn readyExprs) it has not judged: most
-// sets declare none, and the operator's own writes of a set's metadata
-// leave its spec, and so its generation, as it was. The API server raises
-// the generation before it calls the webhook.
+// expressions (health checks, dependsOn readyExprs) or windows it has not
+// judged: most sets declare none, and the operator's own writes of a set's
+// metadata leave its spec, and so its generation, as it was. The API server
+// raises the generation before it calls the webhook.
 var healthChecksChanged = []*admissionv1ac.MatchConditionApplyConfiguration{
 	admissionv1ac.MatchCondition().WithName("declares-expressions").
 		WithExpression("object.?spec.?healthChecks.orValue([]).size() > 0 || " +
-			"object.?spec.?dependsOn.orValue([]).exists(d, has(d.readyExpr))"),
+			"object.?spec.?dependsOn.orValue([]).exists(d, has(d.readyExpr)) || " +
+			"object.?spec.?windows.orValue([]).size() > 0"),
 	admissionv1ac.MatchCondition().WithName("expressions-changed").
 		WithExpression("request.operation != 'UPDATE' || object.metadata.generation != oldObject.metadata.generation && " +
 			"(object.?spec.?healthChecks.orValue([]) != oldObject.?spec.?healthChecks.orValue([]) || " +
-			"object.?spec.?dependsOn.orValue([]) != oldObject.?spec.?dependsOn.orValue([]))"),
+			"object.?spec.?dependsOn.orValue([]) != oldObject.?spec.?dependsOn.orValue([]) || " +
+			"object.?spec.?windows.orValue([]) != oldObject.?spec.?windows.orValue([]))"),
 }
 
 // SetupWithManager adds the registrar to mgr: it applies the configuration

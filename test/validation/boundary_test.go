@@ -41,6 +41,7 @@ var complete = map[string]string{
 		additionalNamespaces: [` + other + `], deletionPolicy: Delete, serviceAccountName: deployer, interval: 10m, timeout: 5m,
 		dependsOn: [{kind: ApplySet, name: base, namespace: ` + home + `}],
 		ignoreFields: [{group: apps, kind: Deployment, name: web, namespace: ` + home + `, paths: [.spec.replicas]}],
+		windows: [{kind: Deny, schedule: "0 22 * * 5", duration: 58h, timeZone: Europe/Berlin}],
 		healthChecks: [{apiVersion: example.com/v1, kind: Widget, current: "self.status.ready", failed: "false", inProgress: "true"}]}}`,
 	"ClusterApplySet": `{apiVersion: apply.applyset.dev/v1alpha1, kind: ClusterApplySet, metadata: {name: full}, spec: {
 		resources: [{apiVersion: v1, kind: ConfigMap, metadata: {name: a, namespace: ` + other + `, labels: {app: a}, annotations: {note: a}}}],
@@ -50,6 +51,7 @@ var complete = map[string]string{
 		serviceAccountName: deployer, serviceAccountNamespace: ` + home + `, interval: 10m, timeout: 5m,
 		dependsOn: [{kind: ApplySet, name: base, namespace: ` + home + `}],
 		ignoreFields: [{group: apps, kind: Deployment, name: web, namespace: ` + home + `, paths: [.spec.replicas]}],
+		windows: [{kind: Deny, schedule: "0 22 * * 5", duration: 58h, timeZone: Europe/Berlin}],
 		healthChecks: [{apiVersion: example.com/v1, kind: Widget, current: "self.status.ready", failed: "false", inProgress: "true"}]}}`,
 	"CustomFeatureGates": `{apiVersion: features.applyset.dev/v1alpha1, kind: CustomFeatureGates, metadata: {name: widgets.example.com},
 		spec: {component: widgets, featureGates: [{name: OldField, preRelease: Deprecated, default: true, enabled: true,

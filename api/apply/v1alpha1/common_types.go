@@ -160,6 +160,15 @@ type CommonSpec struct {
 	// +listType=atomic
 	// +optional
 	IgnoreFields []IgnoreFields `json:"ignoreFields,omitempty"`
+
+	// windows decide when the set may apply and prune: never while a Deny
+	// window is open and, when any Allow window is declared, only while one
+	// is. A held set is Ready False with reason OutsideWindow, naming the
+	// window and the next opening. Deleting the set is never held.
+	// +kubebuilder:validation:MaxItems=16
+	// +listType=atomic
+	// +optional
+	Windows []Window `json:"windows,omitempty"`
 }
 
 // HealthCheck judges the members of one kind with CEL expressions over the

@@ -84,4 +84,11 @@ const (
 	// the time a reconcile may take); the message names the bound and its
 	// value. Nothing more was applied or pruned, and no other set waited.
 	ReasonBudgetExceeded = "BudgetExceeded"
+	// ReasonOutsideWindow: the set's delivery windows (spec.windows, or its
+	// namespace's) hold it; nothing was applied or pruned. The message names
+	// the deciding window and the next opening.
+	ReasonOutsideWindow = "OutsideWindow"
+	// ReasonInvalidWindow: a window of the set, or of its namespace, does
+	// not parse; nothing was applied or pruned.
+	ReasonInvalidWindow = "InvalidWindow"
 )

@@ -208,6 +208,10 @@ type ApplySetStatus struct {
 	// +optional
 	Approval *ApprovalStatus `json:"approval,omitempty"`
 
+	// window is where the set stands with its delivery windows (spec.windows).
+	// +optional
+	Window *WindowStatus `json:"window,omitempty"`
+
 	// conflicts are fields owned by other field managers that the apply did not
 	// take, because spec.force is false: the first objects that fit in 32 KiB.
 	// +listType=atomic

@@ -37,6 +37,8 @@ type view struct {
 	HintKinds            []string       `json:"hintKinds,omitempty"`
 	AdditionalNamespaces []string       `json:"additionalNamespaces,omitempty"`
 	MemberList           []memberHealth `json:"memberList,omitempty"`
+	// Window is where one of the operator's sets stands with its delivery windows.
+	Window string `json:"window,omitempty"`
 }
 
 // memberHealth is a member and its health as kstatus judges it.
@@ -92,6 +94,7 @@ func newViewCommand(o *cli.Options) *cobra.Command {
 			out.Health = healthOf(counted)
 			out.HintKinds = sorted(v.HintKinds, func(gk schema.GroupKind) string { return gk.String() })
 			out.AdditionalNamespaces = sets.List(v.Parent.Scope.AdditionalNamespaces)
+			out.Window = windowOf(cmd.Context(), c, ref)
 			switch output {
 			case cli.OutputJSON, cli.OutputYAML:
 				return cli.PrintStructured(o.Streams.Out, out, output)
@@ -113,6 +116,9 @@ func printView(w io.Writer, v view) error {
 	fmt.Fprintf(w, "Additional namespaces: %s\n", orNone(strings.Join(v.AdditionalNamespaces, ",")))
 	fmt.Fprintf(w, "Members:               %d\n", v.Members)
 	fmt.Fprintf(w, "Health:                %s\n", orNone(v.Health))
+	if v.Window != "" {
+		fmt.Fprintf(w, "Window:                %s\n", v.Window)
+	}
 	if len(v.MemberList) > 0 {
 		t := &metav1.Table{ColumnDefinitions: cli.Columns(0, "Kind", "Namespace", "Name", "Health", "Proof", "Message")}
 		for _, m := range v.MemberList {

@@ -1,0 +1,236 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysets
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/windows"
+	"github.com/applyset-operator/applyset-operator/pkg/text"
+)
+
+// windowOutcome is what a set's delivery windows said at the reconcile.
+type windowOutcome struct {
+	decision windows.Decision
+	// held: nothing was applied or pruned.
+	held bool
+	// overridden: the window-override annotation let this apply through.
+	overridden bool
+}
+
+// held tells whether windows held the set.
+func (o outcome) held() bool { return o.window != nil && o.window.held }
+
+// waits tells whether the set waited, for its dependencies or its
+// windows, and so applied nothing.
+func (o outcome) waits() bool { return o.waitingFor != "" || o.held() }
+
+// now is the time a reconcile judges by: the clock in Options, so that
+// tests can move it.
+func (r *Reconciler) now() time.Time {
+	if r.opts.Clock == nil {
+		return time.Now()
+	}
+	return r.opts.Clock.Now()
+}
+
+// windowsPhase holds the set while its windows, or its namespace's, do:
+// a held set applies and prunes nothing. The window-override annotation
+// lets one apply of the generation it names through, where only approvers
+// can write it. A preview changes nothing, so it is never held; deletion
+// runs apart (reconcileDelete) and is never held either.
+func (r *Reconciler) windowsPhase(ctx context.Context, s *scope) bool {
+	if s.o.dryRun {
+		return true
+	}
+	own, err := parseWindows(s.spec.Windows)
+	if err != nil {
+		return s.stop(applyv1alpha1.ReasonInvalidWindow, true, fmt.Errorf("spec.windows: %w", err))
+	}
+	groups, err := r.namespaceWindows(ctx, s.set)
+	if err != nil {
+		return s.stop(applyv1alpha1.ReasonInvalidWindow, false, err)
+	}
+	if len(own) > 0 {
+		groups = append(groups, own)
+	}
+	if len(groups) == 0 {
+		s.o.window = &windowOutcome{decision: windows.Decision{Allowed: true}}
+		return true
+	}
+	s.o.window = &windowOutcome{decision: windows.DecideAll(groups, s.o.now)}
+	if s.o.window.decision.Allowed {
+		return true
+	}
+	if !overrideAsked(s.set) {
+		s.o.window.held = true
+		return false
+	}
+	if err := r.overrideEnforced(ctx, s.set); err != nil {
+		return s.stop(applyv1alpha1.ReasonApprovalNotEnforced, false, fmt.Errorf("not taking %s: %w", applyv1alpha1.WindowOverrideAnnotation, err))
+	}
+	s.o.window.overridden = true
+	return true
+}
+
+// overrideAsked is true when the set's override names its generation and
+// has not been spent on it.
+func overrideAsked(set applyv1alpha1.Set) bool {
+	gen := set.GetGeneration()
+	if set.GetAnnotations()[applyv1alpha1.WindowOverrideAnnotation] != strconv.FormatInt(gen, 10) {
+		return false
+	}
+	w := set.GetSetStatus().Window
+	return w == nil || w.OverriddenGeneration != gen
+}
+
+// overrideEnforced is nil once only approvers can write the override.
+func (r *Reconciler) overrideEnforced(ctx context.Context, set applyv1alpha1.Set) error {
+	if r.overrides == nil {
+		return errApprovalNotEnforced
+	}
+	return r.overrides(ctx, set)
+}
+
+func parseWindows(in []applyv1alpha1.Window) ([]windows.Window, error) {
+	out := make([]windows.Window, 0, len(in))
+	for i, w := range in {
+		d := time.Duration(0)
+		if w.Duration != nil {
+			d = w.Duration.Duration
+		}
+		parsed, err := windows.Parse(windows.Kind(w.Kind), w.Schedule, d, w.TimeZone)
+		if err != nil {
+			return nil, fmt.Errorf("window %d: %w", i, err)
+		}
+		out = append(out, parsed)
+	}
+	return out, nil
+}
+
+// namespaceWindows are the windows the annotation of the set's namespace,
+// and of its ServiceAccount's, declares: each a group of its own, which
+// the set's windows cannot widen.
+func (r *Reconciler) namespaceWindows(ctx context.Context, set applyv1alpha1.Set) ([][]windows.Window, error) {
+	saNamespace, _ := set.GetServiceAccount()
+	var groups [][]windows.Window
+	for i, name := range []string{set.GetNamespace(), saNamespace} {
+		if name == "" || (i == 1 && name == set.GetNamespace()) {
+			continue
+		}
+		ns := &metav1.PartialObjectMetadata{}
+		ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
+		if err := r.client.Get(ctx, client.ObjectKey{Name: name}, ns); client.IgnoreNotFound(err) != nil {
+			return nil, fmt.Errorf("reading Namespace %s for its delivery windows: %w", name, err)
+		}
+		raw, ok := ns.Annotations[applyv1alpha1.WindowsAnnotation]
+		if !ok {
+			continue
+		}
+		var declared []applyv1alpha1.Window
+		if err := json.Unmarshal([]byte(raw), &declared); err != nil {
+			return nil, fmt.Errorf("namespace %s: annotation %s is not a JSON list of windows: %w", name, applyv1alpha1.WindowsAnnotation, err)
+		}
+		parsed, err := parseWindows(declared)
+		if err != nil {
+			return nil, fmt.Errorf("namespace %s: annotation %s: %w", name, applyv1alpha1.WindowsAnnotation, err)
+		}
+		groups = append(groups, parsed)
+	}
+	return groups, nil
+}
+
+// setWindow records where the set stands with its windows; a set that
+// declares none, in a namespace that declares none, has no status.window.
+func setWindow(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome) {
+	w := o.window
+	if w == nil {
+		return // the reconcile stopped before it looked at the windows
+	}
+	if w.decision.By == nil && w.decision.Next.IsZero() && w.decision.Allowed {
+		status.Window = nil
+		return
+	}
+	st := ptr.Deref(status.Window, applyv1alpha1.WindowStatus{})
+	st.Held, st.Window, st.NextChange = ptr.To(w.held), "", ""
+	if w.decision.By != nil {
+		st.Window = text.Truncate(w.decision.By.String(), 512)
+	}
+	if !w.decision.Next.IsZero() {
+		st.NextChange = w.decision.Next.Format(time.RFC3339)
+	}
+	if w.overridden && o.err == nil {
+		st.OverriddenGeneration = generation
+	}
+	status.Window = &st
+}
+
+// windowMessage says what holds the set, until when, and how to apply now.
+func windowMessage(generation int64, o outcome) string {
+	d := o.window.decision
+	what := "Outside every Allow window"
+	if d.By != nil {
+		what = "Held by the " + d.By.String()
+	}
+	until := "; no window opens within reach"
+	if !d.Next.IsZero() {
+		until = "; the next opening is " + d.Next.Format(time.RFC3339)
+	}
+	return fmt.Sprintf("%s%s. Nothing is applied or pruned until then; to apply generation %d once now, "+
+		"annotate the set %s=%d (needs the verb approve on it)", what, until, generation, applyv1alpha1.WindowOverrideAnnotation, generation)
+}
+
+// markOutsideWindow: the operator did all it may until a window opens.
+func markOutsideWindow(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome) {
+	status.Health = nil
+	setCondition(status, generation, applyv1alpha1.ConditionReady, metav1.ConditionFalse, applyv1alpha1.ReasonOutsideWindow,
+		windowMessage(generation, o))
+	apimeta.RemoveStatusCondition(&status.Conditions, applyv1alpha1.ConditionReconciling)
+	apimeta.RemoveStatusCondition(&status.Conditions, applyv1alpha1.ConditionStalled)
+	status.ObservedGeneration = generation
+}
+
+// untilWindowChange is when to look at a held set again: just after its
+// windows next let it apply, not at each interval; at the interval when no
+// opening is within reach.
+func untilWindowChange(o outcome, interval time.Duration) time.Duration {
+	next := o.window.decision.Next
+	if next.IsZero() {
+		return interval
+	}
+	return max(next.Sub(o.now), 0) + time.Second
+}
+
+// recordWindow tells, once, that windows began to hold the set.
+func (r *Reconciler) recordWindow(set applyv1alpha1.Set, before *metav1.Condition, o outcome) {
+	if !o.held() || (before != nil && before.Reason == applyv1alpha1.ReasonOutsideWindow) {
+		return
+	}
+	r.recorder.Eventf(set, nil, "Normal", applyv1alpha1.ReasonOutsideWindow, "Apply", "%s",
+		text.Truncate(windowMessage(set.GetGeneration(), o), maxEventMessage))
+}

@@ -90,11 +90,8 @@ var _ = Describe("Drift", func() {
 		scale(ctx, ns, "web", 5)
 		poke(ctx, set)
 		Eventually(replicaCount(ctx, ns, "web")).Should(BeEquivalentTo(2), "the declared value was not put back")
-		Eventually(func() []applyv1alpha1.Conflict {
-			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
-			return set.Status.Drift
-		}).Should(ConsistOf(SatisfyAll(HaveField("Name", "web"), HaveField("Manager", "autoscaler"),
-			HaveField("Fields", ConsistOf(".spec.replicas")))))
+		Eventually(driftOf(ctx, set)).Should(ConsistOf(SatisfyAll(HaveField("Name", "web"), HaveField("Manager", "autoscaler"),
+			HaveField("Fields", ConsistOf(".spec.replicas")), HaveField("Action", applyv1alpha1.DriftCorrected))))
 		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "scaled")).Should(ContainElement("Warning/" + ReasonDriftCorrected))
 
 		By("leaving spec.replicas to the autoscaler")

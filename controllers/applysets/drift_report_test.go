@@ -112,4 +112,30 @@ var _ = Describe("driftPolicy Report", func() {
 		Eventually(driftOf(ctx, set)).Should(ConsistOf(SatisfyAll(HaveField("Manager", "kubectl-scale"),
 			HaveField("Action", applyv1alpha1.DriftCorrected))))
 	})
+
+	It("under Manual approval audits: drift is reported and waits for no one, a change of the declaration waits for approval", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		set := newSet(ns, "audit", inlineConfigMap("a", "1"))
+		set.Spec.Approval = applyv1alpha1.ApprovalManual
+		set.Spec.DriftPolicy = applyv1alpha1.DriftPolicyReport
+		set.Spec.Interval = &metav1.Duration{Duration: 2 * time.Second}
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+		approve(ctx, set, awaiting(ctx, set))
+		readyFor(ctx, set)
+
+		By("editing a member: the drift is reported, and there is nothing to approve")
+		editData(ctx, ns, "a", "edited")
+		Eventually(driftOf(ctx, set)).Should(ConsistOf(SatisfyAll(HaveField("Name", "a"), HaveField("Manager", "kubectl-edit"),
+			HaveField("Action", applyv1alpha1.DriftReported))))
+		Eventually(condition(ctx, set, applyv1alpha1.ConditionReady)).Should(HaveField("Reason", applyv1alpha1.ReasonDrifted))
+		Consistently(dataOfA(ctx, ns)).WithTimeout(3 * time.Second).Should(Equal("edited"))
+
+		By("changing the declaration: that change waits for approval, then is applied")
+		updateSet(ctx, set, func(set *applyv1alpha1.ApplySet) { set.Spec.Resources = []applyv1alpha1.Resource{inlineConfigMap("a", "2")} })
+		digest := awaiting(ctx, set)
+		Expect(set.Status.Plan.Update).To(ConsistOf(HaveField("ObjectReference.Name", "a")))
+		Expect(dataOfA(ctx, ns)()).To(Equal("edited"))
+		approve(ctx, set, digest)
+		Eventually(dataOfA(ctx, ns)).Should(Equal("2"))
+	})
 })

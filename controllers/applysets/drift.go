@@ -85,10 +85,16 @@ func sameDrift(a, b applyv1alpha1.Drift) bool {
 	return a.ObjectReference == b.ObjectReference && a.Manager == b.Manager && slices.Equal(a.Fields, b.Fields)
 }
 
+// The labels that name a set in a figure, besides setKindLabel.
+const (
+	setNamespaceLabel = "namespace"
+	setNameLabel      = "name"
+)
+
 var driftedObjects = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 	Name: "applyset_operator_drifted_objects",
 	Help: "Members whose drift a set left in place at its last apply (spec.driftPolicy Report), by set.",
-}, []string{setKindLabel, "namespace", "name"})
+}, []string{setKindLabel, setNamespaceLabel, setNameLabel})
 
 func init() {
 	metrics.MustRegister(driftedObjects)

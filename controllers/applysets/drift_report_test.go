@@ -89,9 +89,9 @@ var _ = Describe("driftPolicy Report", func() {
 
 		By("reconciling again, and again: the change stays, and is told once")
 		poke(ctx, set)
-		Consistently(replicaCount(ctx, ns, "web")).WithTimeout(2 * time.Second).Should(BeEquivalentTo(5))
+		Consistently(replicaCount(ctx, ns)).WithTimeout(2 * time.Second).Should(BeEquivalentTo(5))
 		poke(ctx, set)
-		Consistently(replicaCount(ctx, ns, "web")).WithTimeout(2 * time.Second).Should(BeEquivalentTo(5))
+		Consistently(replicaCount(ctx, ns)).WithTimeout(2 * time.Second).Should(BeEquivalentTo(5))
 		Eventually(eventsOf(ctx, ns, "audited", ReasonDriftReported)).Should(HaveLen(1))
 		Expect(eventsOf(ctx, ns, "audited", ReasonDriftReported)()[0].Series).To(BeNil(), "the drift was told more than once")
 		Expect(eventsOf(ctx, ns, "audited", ReasonDriftCorrected)()).To(BeEmpty())
@@ -99,7 +99,7 @@ var _ = Describe("driftPolicy Report", func() {
 		By("changing the declaration: the set applies it")
 		updateSet(ctx, set, func(set *applyv1alpha1.ApplySet) { set.Spec.Resources = []applyv1alpha1.Resource{deployment(3)} })
 		readyFor(ctx, set)
-		Eventually(replicaCount(ctx, ns, "web")).Should(BeEquivalentTo(3))
+		Eventually(replicaCount(ctx, ns)).Should(BeEquivalentTo(3))
 		Eventually(condition(ctx, set, applyv1alpha1.ConditionReady)).Should(HaveField("Reason", applyv1alpha1.ReasonSucceeded))
 		Expect(reportedDrift(set.Status.Drift)).To(BeEmpty())
 
@@ -108,7 +108,7 @@ var _ = Describe("driftPolicy Report", func() {
 		readyFor(ctx, set)
 		scaleAsKubectl(ctx, ns, "web", 6)
 		poke(ctx, set)
-		Eventually(replicaCount(ctx, ns, "web")).Should(BeEquivalentTo(3), "the declared value was not put back")
+		Eventually(replicaCount(ctx, ns)).Should(BeEquivalentTo(3), "the declared value was not put back")
 		Eventually(driftOf(ctx, set)).Should(ConsistOf(SatisfyAll(HaveField("Manager", "kubectl-scale"),
 			HaveField("Action", applyv1alpha1.DriftCorrected))))
 	})
@@ -131,7 +131,9 @@ var _ = Describe("driftPolicy Report", func() {
 		Consistently(dataOfA(ctx, ns)).WithTimeout(3 * time.Second).Should(Equal("edited"))
 
 		By("changing the declaration: that change waits for approval, then is applied")
-		updateSet(ctx, set, func(set *applyv1alpha1.ApplySet) { set.Spec.Resources = []applyv1alpha1.Resource{inlineConfigMap("a", "2")} })
+		updateSet(ctx, set, func(set *applyv1alpha1.ApplySet) {
+			set.Spec.Resources = []applyv1alpha1.Resource{inlineConfigMap("a", "2")}
+		})
 		digest := awaiting(ctx, set)
 		Expect(set.Status.Plan.Update).To(ConsistOf(HaveField("ObjectReference.Name", "a")))
 		Expect(dataOfA(ctx, ns)()).To(Equal("edited"))

@@ -93,8 +93,13 @@ func confirmsLastApply(status *applyv1alpha1.ApplySetStatus, generation int64, o
 		ready.Reason != applyv1alpha1.ReasonSucceeded || status.Plan == nil || ptr.Deref(status.Plan.DryRun, false) {
 		return false
 	}
-	return o.applied.Count(apply.Unchanged) == len(o.applied.Changes) && len(o.pruned.Changes) == 0 &&
-		len(o.applied.Conflicts) == 0 && len(o.applied.Drift) == 0 && len(o.applied.DriftLeft) == 0
+	return o.applied.Count(apply.Unchanged) == len(o.applied.Changes) && len(o.pruned.Changes) == 0 && undisputed(o.applied)
+}
+
+// undisputed is an apply that met no other manager's change: no conflict,
+// and no drift taken back or left in place.
+func undisputed(cs apply.ChangeSet) bool {
+	return len(cs.Conflicts) == 0 && len(cs.Drift) == 0 && len(cs.DriftLeft) == 0
 }
 
 // setPlan records what the reconcile did, or would do.

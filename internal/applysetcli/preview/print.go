@@ -92,7 +92,11 @@ func (p *Preview) printDrift(notes io.Writer) error {
 			if ch.Ref != d.Ref || ch.Live == nil || ch.Preview == nil {
 				continue
 			}
-			if err := writeDiffAs(notes, ch.Ref, ch.Preview, ch.Live, "declared/", "live/"); err != nil {
+			// The dry run's generation moves with the spec it puts back: no change of anyone's.
+			declared, live := ch.Preview.DeepCopy(), ch.Live.DeepCopy()
+			unstructured.RemoveNestedField(declared.Object, "metadata", "generation")
+			unstructured.RemoveNestedField(live.Object, "metadata", "generation")
+			if err := writeDiffAs(notes, ch.Ref, declared, live, "declared/", "live/"); err != nil {
 				return err
 			}
 		}

@@ -58,10 +58,11 @@ func scale(ctx context.Context, ns, name string, replicas int32) {
 	})).To(Succeed())
 }
 
-func replicaCount(ctx context.Context, ns, name string) func() int32 {
+// replicaCount reads the replicas of the Deployment web.
+func replicaCount(ctx context.Context, ns string) func() int32 {
 	return func() int32 {
 		d := &appsv1.Deployment{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, d)).To(Succeed())
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, d)).To(Succeed())
 		return *d.Spec.Replicas
 	}
 }
@@ -89,12 +90,9 @@ var _ = Describe("Drift", func() {
 		By("scaling the Deployment with an update, as an autoscaler would")
 		scale(ctx, ns, "web", 5)
 		poke(ctx, set)
-		Eventually(replicaCount(ctx, ns, "web")).Should(BeEquivalentTo(2), "the declared value was not put back")
-		Eventually(func() []applyv1alpha1.Conflict {
-			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
-			return set.Status.Drift
-		}).Should(ConsistOf(SatisfyAll(HaveField("Name", "web"), HaveField("Manager", "autoscaler"),
-			HaveField("Fields", ConsistOf(".spec.replicas")))))
+		Eventually(replicaCount(ctx, ns)).Should(BeEquivalentTo(2), "the declared value was not put back")
+		Eventually(driftOf(ctx, set)).Should(ConsistOf(SatisfyAll(HaveField("Name", "web"), HaveField("Manager", "autoscaler"),
+			HaveField("Fields", ConsistOf(".spec.replicas")), HaveField("Action", applyv1alpha1.DriftCorrected))))
 		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "scaled")).Should(ContainElement("Warning/" + ReasonDriftCorrected))
 
 		By("leaving spec.replicas to the autoscaler")
@@ -105,7 +103,7 @@ var _ = Describe("Drift", func() {
 		scale(ctx, ns, "web", 7)
 		poke(ctx, set)
 		readyFor(ctx, set)
-		Consistently(replicaCount(ctx, ns, "web")).WithTimeout(2 * time.Second).Should(BeEquivalentTo(7))
+		Consistently(replicaCount(ctx, ns)).WithTimeout(2 * time.Second).Should(BeEquivalentTo(7))
 		Expect(set.Status.Drift).To(BeEmpty())
 	})
 })

@@ -40,12 +40,13 @@ type reported struct {
 	ready    *metav1.Condition
 	warnings []string
 	foreign  *applyv1alpha1.ForeignMembers
+	drift    []applyv1alpha1.Drift
 }
 
 func reportedOf(set applyv1alpha1.Set) reported {
 	status := set.GetSetStatus()
 	return reported{ready: readyOf(status).DeepCopy(), warnings: slices.Clone(status.Warnings),
-		foreign: status.ForeignMembers.DeepCopy()}
+		foreign: status.ForeignMembers.DeepCopy(), drift: slices.Clone(status.Drift)}
 }
 
 // report tells one outcome everywhere it is told, together: the set's
@@ -56,7 +57,9 @@ func (r *Reconciler) report(set applyv1alpha1.Set, before reported, o outcome) {
 	r.recordWindow(set, before.ready, o)
 	r.recordWarnings(set, before.warnings)
 	r.recordForeign(set, before.foreign, o)
+	r.recordDrift(set, before.drift)
 	recordMetrics(r.groupKind.Kind, set, o)
+	recordDriftMetric(r.groupKind.Kind, set, o)
 }
 
 // Reasons of Events only; the condition reasons, which Events carry too,
@@ -245,6 +248,7 @@ func forgetMetrics(kind string, set applyv1alpha1.Set) {
 func forgetMetricsOf(kind string, key client.ObjectKey) {
 	foreignObjects.DeleteLabelValues(kind, key.Namespace, key.Name)
 	approvalAwaitingSince.DeleteLabelValues(kind, key.Namespace, key.Name)
+	driftedObjects.DeleteLabelValues(kind, key.Namespace, key.Name)
 }
 
 // ReasonForeignMembers is the reason of the Event when objects carry the set's label although the set did

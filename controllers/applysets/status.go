@@ -98,15 +98,20 @@ func confirmsLastApply(status *applyv1alpha1.ApplySetStatus, generation int64, o
 		ready.Reason != applyv1alpha1.ReasonSucceeded || status.Plan == nil || ptr.Deref(status.Plan.DryRun, false) {
 		return false
 	}
-	return o.applied.Count(apply.Unchanged) == len(o.applied.Changes) && len(o.pruned.Changes) == 0 &&
-		len(o.applied.Conflicts) == 0 && len(o.applied.Drift) == 0
+	return o.applied.Count(apply.Unchanged) == len(o.applied.Changes) && len(o.pruned.Changes) == 0 && undisputed(o.applied)
+}
+
+// undisputed is an apply that met no other manager's change: no conflict,
+// and no drift taken back or left in place.
+func undisputed(cs apply.ChangeSet) bool {
+	return len(cs.Conflicts) == 0 && len(cs.Drift) == 0 && len(cs.DriftLeft) == 0
 }
 
 // setPlan records what the reconcile did, or would do.
 func setPlan(status *applyv1alpha1.ApplySetStatus, o outcome) {
 	status.Plan = plan(o)
 	status.Conflicts = conflicts(o.applied.Conflicts)
-	status.Drift = conflicts(o.applied.Drift)
+	status.Drift = driftStatus(o.applied)
 }
 
 // setConditions sets Ready, Reconciling and Stalled, and the members' health.
@@ -137,7 +142,7 @@ func setConditions(status *applyv1alpha1.ApplySetStatus, generation int64, o out
 		if o.health != nil {
 			status.Health = healthStatus(o.health, nil)
 		}
-		markReady(status, generation, applyv1alpha1.ReasonSucceeded, readyMessage(status, o))
+		markReady(status, generation, readyReason(status), readyMessage(status, o))
 	}
 }
 
@@ -160,7 +165,16 @@ func readyMessage(status *applyv1alpha1.ApplySetStatus, o outcome) string {
 	if f := status.ForeignMembers; f != nil && f.Count > 0 {
 		msg += fmt.Sprintf("; %d foreign objects carry its label and are left alone (status.foreignMembers)", f.Count)
 	}
-	return msg
+	return msg + driftMessage(status)
+}
+
+// readyReason is Succeeded, or Drifted while the set leaves drift in place:
+// it is Ready, since it did all its driftPolicy asks.
+func readyReason(status *applyv1alpha1.ApplySetStatus) string {
+	if len(reportedDrift(status.Drift)) > 0 {
+		return applyv1alpha1.ReasonDrifted
+	}
+	return applyv1alpha1.ReasonSucceeded
 }
 
 // setWaiting sets the conditions of a set whose members are not all healthy:
@@ -251,17 +265,25 @@ func splitKinds(hint string) []string {
 
 // conflicts are the first conflicts (or drift) that fit in maxListBytes.
 func conflicts(in []apply.Conflict) []applyv1alpha1.Conflict {
+	out, _ := conflictsWithin(in, maxListBytes)
+	return out
+}
+
+// conflictsWithin are the first conflicts that fit in budget bytes, and
+// the bytes left.
+func conflictsWithin(in []apply.Conflict, budget int) ([]applyv1alpha1.Conflict, int) {
 	out := make([]applyv1alpha1.Conflict, 0, len(in))
-	left := maxListBytes
+	left := budget
 	for _, c := range in {
 		conflict := applyv1alpha1.Conflict{ObjectReference: ref(c.Ref), Manager: c.Manager, Fields: boundedFields(c.Fields)}
 		size := updateSize(applyv1alpha1.ObjectUpdate{ObjectReference: conflict.ObjectReference, Fields: conflict.Fields}) + len(c.Manager)
-		if left -= size; left < 0 {
+		if left-size < 0 {
 			break
 		}
+		left -= size
 		out = append(out, conflict)
 	}
-	return out
+	return out, left
 }
 
 // boundedFields keeps status small however many fields an object changed.

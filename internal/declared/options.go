@@ -66,7 +66,8 @@ func NewOptions(set applyv1alpha1.Set, parent applyset.Parent, objects []apply.O
 		Namespaces: p.Declared.Namespaces.Union(parent.Scope.AdditionalNamespaces).Union(recorded.Namespaces),
 	}
 	p.Apply = apply.ApplyOptions{SetID: setID, DryRun: dryRun, Force: spec.ForceEnabled(), Ignore: ignoreRules(spec.IgnoreFields),
-		Recorded: sets.New(members...)}
+		LeaveDrift: spec.ReportsDrift(),
+		Recorded:   sets.New(members...)}
 	if spec.PruneEnabled() {
 		listed := currentKinds(parent).Union(recorded.Kinds)
 		p.Prune = &apply.PruneOptions{

@@ -56,6 +56,11 @@ type ApplyOptions struct { //nolint:revive // apply.ApplyOptions reads as the op
 	// when its request body is the one approved; any other write waits
 	// (intent.go).
 	Only Intent
+	// LeaveDrift leaves an object as it is when it exists and the engine
+	// last applied this very configuration to it (the digest says so), and
+	// reports what others changed in it in ChangeSet.DriftLeft instead of
+	// taking it back. An object whose declaration changed is applied.
+	LeaveDrift bool
 	// Recorded, when not nil, are the objects the set records as its
 	// members. Any other object is created guarded instead of read first: it
 	// is read only should it exist (guard.go). Nil reads every object.
@@ -181,7 +186,10 @@ func (e *Engine) writeAll(ctx context.Context, plans []objectPlan, opts ApplyOpt
 	for _, p := range plans {
 		g.Go(func() error {
 			w := written{change: p.done, err: p.err}
-			if p.done == nil {
+			switch {
+			case p.leave:
+				w = e.findDrift(gctx, p, opts)
+			case p.done == nil:
 				w = e.write(gctx, p, opts)
 			}
 			mu.Lock()
@@ -195,6 +203,9 @@ func (e *Engine) writeAll(ctx context.Context, plans []objectPlan, opts ApplyOpt
 			}
 			if w.forced != nil {
 				cs.Forced = append(cs.Forced, *w.forced)
+			}
+			if w.left != nil {
+				cs.DriftLeft = append(cs.DriftLeft, *w.left)
 			}
 			if w.err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", p.Ref(), w.err))
@@ -216,7 +227,9 @@ type written struct {
 	tookBack *Conflict
 	// forced holds the fields taken from other appliers with Force.
 	forced *Conflict
-	err    error
+	// left holds the drift found and left in place (LeaveDrift).
+	left *Conflict
+	err  error
 }
 
 // write applies one object. It applies without force first, so that every

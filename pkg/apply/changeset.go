@@ -122,6 +122,10 @@ type ChangeSet struct {
 	Drift []Conflict
 	// Forced are fields taken from other appliers because Force was set.
 	Forced []Conflict
+	// DriftLeft are fields that other managers changed in objects the apply
+	// left as they are (ApplyOptions.LeaveDrift); Manager is UnknownManager
+	// for fields an update removed.
+	DriftLeft []Conflict
 	// DryRun is true when nothing was changed: the changes are a preview.
 	DryRun bool
 	// Intent is what the apply set out to write, a preview included.
@@ -145,4 +149,5 @@ func (cs *ChangeSet) Append(other ChangeSet) {
 	cs.Conflicts = append(cs.Conflicts, other.Conflicts...)
 	cs.Drift = append(cs.Drift, other.Drift...)
 	cs.Forced = append(cs.Forced, other.Forced...)
+	cs.DriftLeft = append(cs.DriftLeft, other.DriftLeft...)
 }

@@ -70,6 +70,8 @@ func (e *Engine) writeExisting(ctx context.Context, o Object, opts ApplyOptions)
 		return written{change: changeOf(failed(p.Ref(), err)), err: err}
 	case p.done != nil:
 		return written{change: p.done, err: p.err}
+	case p.leave:
+		return e.findDrift(ctx, p, opts)
 	}
 	return e.write(ctx, p, opts)
 }

@@ -53,6 +53,9 @@ type objectPlan struct {
 	// guarded is true when the object was not read: it is created guarded,
 	// and read only should it exist (guard.go).
 	guarded bool
+	// leave is true when the apply leaves the object as it is, under
+	// LeaveDrift, and only looks for its drift (drift.go).
+	leave bool
 }
 
 // inspect reads every object as it is and decides what each needs: nothing
@@ -135,7 +138,9 @@ func (e *Engine) inspectOne(ctx context.Context, o Object, opts ApplyOptions, kn
 		if !opts.DryRun {
 			p.done.Object = existing
 		}
+		return p
 	}
+	p.leave = e.leavesDrift(p, opts)
 	return p
 }
 

@@ -36,7 +36,7 @@ type Intent map[ObjectRef]string
 func intentOf(plans []objectPlan) Intent {
 	intent := Intent{}
 	for _, p := range plans {
-		if p.done == nil || p.previewed {
+		if (p.done == nil && !p.leave) || p.previewed {
 			intent[p.Ref()] = bodyDigest(p.desired)
 		}
 	}
@@ -51,8 +51,8 @@ func holdUnapproved(plans []objectPlan, only Intent) {
 		return
 	}
 	for i, p := range plans {
-		if p.done != nil && !p.previewed {
-			continue
+		if (p.done != nil && !p.previewed) || p.leave {
+			continue // no write, or only a dry run that looks for drift
 		}
 		switch approved, ok := only[p.Ref()]; {
 		case !ok:

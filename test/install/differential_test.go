@@ -47,12 +47,14 @@ import (
 // the operator's status.plan counts it: the two must agree.
 type planned struct {
 	create, change, unchanged, prune int
+	// drifted counts the objects whose drift a Report set leaves in place.
+	drifted int
 	// stop is the reason the operator stops the set for, "" when it goes on.
 	stop string
 }
 
 // summaryLine is the preview's sum; a set never applied has nothing to prune, and says nothing of it.
-var summaryLine = regexp.MustCompile(`(\d+) to create, (\d+) to change, (\d+) unchanged(?:, (\d+) to prune)?`)
+var summaryLine = regexp.MustCompile(`(\d+) to create, (\d+) to change, (\d+) unchanged(?:, (\d+) to prune)?(?:, (\d+) with drift left in place)?`)
 
 // previewed reads what the plugin's preview says of a set.
 func previewed(stderr string) planned {
@@ -64,7 +66,7 @@ func previewed(stderr string) planned {
 	m := summaryLine.FindStringSubmatch(stderr)
 	Expect(m).NotTo(BeNil(), "the preview summed nothing up: "+stderr)
 	n := func(s string) int { i, _ := strconv.Atoi(s); return i }
-	p.create, p.change, p.unchanged, p.prune = n(m[1]), n(m[2]), n(m[3]), n(m[4])
+	p.create, p.change, p.unchanged, p.prune, p.drifted = n(m[1]), n(m[2]), n(m[3]), n(m[4]), n(m[5])
 	return p
 }
 
@@ -72,13 +74,19 @@ func previewed(stderr string) planned {
 func done(set *applyv1alpha1.ApplySet) planned {
 	ready := apimeta.FindStatusCondition(set.Status.Conditions, applyv1alpha1.ConditionReady)
 	switch ready.Reason {
-	case applyv1alpha1.ReasonSucceeded, applyv1alpha1.ReasonPruneSkipped, applyv1alpha1.ReasonAwaitingApproval, applyv1alpha1.ReasonProgressing:
+	case applyv1alpha1.ReasonSucceeded, applyv1alpha1.ReasonDrifted, applyv1alpha1.ReasonPruneSkipped, applyv1alpha1.ReasonAwaitingApproval, applyv1alpha1.ReasonProgressing:
 	default:
 		return planned{stop: ready.Reason}
 	}
 	c := ptr.Deref(set.Status.Plan.Counts, applyv1alpha1.PlanCounts{})
 	n := func(v *int32) int { return int(ptr.Deref(v, 0)) }
-	return planned{create: n(c.Create), change: n(c.Update) + n(c.Recreate), unchanged: n(c.Unchanged), prune: n(c.Prune)}
+	drifted := 0
+	for _, d := range set.Status.Drift {
+		if d.Action == applyv1alpha1.DriftReported {
+			drifted++
+		}
+	}
+	return planned{create: n(c.Create), change: n(c.Update) + n(c.Recreate), unchanged: n(c.Unchanged), prune: n(c.Prune), drifted: drifted}
 }
 
 // A differential test of the one pipeline: each case previews a set with the
@@ -151,6 +159,8 @@ var _ = Describe("What the plugin previews is what the operator does", Ordered, 
 		Entry("a set held for approval", nil, set("a"), nil, withSpec(set("b"), "approval: Manual"), nil),
 		Entry("a set waiting for its dependency", dependencyReady(false), "", nil,
 			withSpec(set("a"), "dependsOn: [{name: dep}]"), dependencyReady(true)),
+		Entry("a Report set leaving an edit in place while it adds an object", nil, withSpec(set("a", "b"), "driftPolicy: Report"),
+			editData("a"), withSpec(set("a", "b", "c"), "driftPolicy: Report"), nil),
 	)
 })
 
@@ -223,6 +233,13 @@ func setOf(manifests string) string {
 // sourced is an ApplySet "set" reading the ConfigMap "source".
 func sourced() string {
 	return "apiVersion: apply.applyset.dev/v1alpha1\nkind: ApplySet\nmetadata: {name: set}\nspec:\n  sources:\n  - {kind: ConfigMap, name: source}\n"
+}
+
+// editData changes the ConfigMap name with a merge patch, as kubectl edit would.
+func editData(name string) func(context.Context, string) {
+	return func(ctx context.Context, ns string) {
+		kubectlSucceeds(ctx, "", "patch", "configmap", name, "-n", ns, "--type=merge", "-p", `{"data":{"k":"edited"}}`)
+	}
 }
 
 // labelForeign labels a ConfigMap the set never applied with its ID.

@@ -59,6 +59,8 @@ var checks = map[string]func(ctx context.Context, out string){
 	"feature-gates-plugin":      checkFeatureGatesPlugin,
 	"policy-metrics":            checkPolicyMetrics,
 	"depends-on-object":         checkDependsOnObject,
+	"drift-report":              checkDriftReport,
+	"drift-declared":            checkDriftDeclared,
 }
 
 const (
@@ -317,4 +319,33 @@ func checkDependsOnObject(ctx context.Context, out string) {
 	config := &corev1.ConfigMap{}
 	Expect(kube.Get(ctx, key("demo", "reports-config"), config)).To(Succeed())
 	Expect(config.Labels).To(HaveKeyWithValue(partOfLabel, set.Status.ApplySetID))
+}
+
+// The set left kubectl scale's replicas in place, is Ready with reason
+// Drifted, names the drift in status.drift, and the diff shows it without
+// a change to make.
+func checkDriftReport(ctx context.Context, out string) {
+	set := getSet(ctx, "audit", "web")
+	ready := readyCondition(set)
+	Expect(ready.Status).To(BeEquivalentTo("True"))
+	Expect(ready.Reason).To(Equal(applyv1alpha1.ReasonDrifted))
+	Expect(set.Status.Drift).To(ConsistOf(SatisfyAll(HaveField("Name", "web"), HaveField("Manager", HavePrefix("kubectl")),
+		HaveField("Fields", ConsistOf(".spec.replicas")), HaveField("Action", applyv1alpha1.DriftReported))))
+	deployment := &appsv1.Deployment{}
+	Expect(kube.Get(ctx, key("audit", "web"), deployment)).To(Succeed())
+	Expect(deployment.Spec.Replicas).To(HaveValue(BeEquivalentTo(3)))
+	Expect(out).To(MatchRegexp(`(?m)^3$`))
+	Expect(out).To(ContainSubstring("drift left in place (spec.driftPolicy Report)"))
+	Expect(out).To(ContainSubstring("--- declared/apps.v1.Deployment.audit.web"))
+	Expect(out).To(ContainSubstring("0 to create, 0 to change, 1 unchanged, 0 to prune, 1 with drift left in place"))
+}
+
+// A change of the declaration was applied, and the set is Succeeded again.
+func checkDriftDeclared(ctx context.Context, out string) {
+	set := getSet(ctx, "audit", "web")
+	Expect(readyCondition(set).Reason).To(Equal(applyv1alpha1.ReasonSucceeded))
+	deployment := &appsv1.Deployment{}
+	Expect(kube.Get(ctx, key("audit", "web"), deployment)).To(Succeed())
+	Expect(deployment.Spec.Replicas).To(HaveValue(BeEquivalentTo(2)))
+	Expect(out).To(MatchRegexp(`(?m)^2$`))
 }

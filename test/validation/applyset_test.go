@@ -194,6 +194,11 @@ var _ = Describe("ApplySet validation", func() {
 		Entry("an approval and the digest of an approved plan are accepted",
 			applySet("{approval: Manual, approvedPlan: 'sha256:"+strings.Repeat("0a", 32)+"'}"), accepted),
 		Entry("an empty approvedPlan approves nothing and is accepted", applySet("{approval: Prune, approvedPlan: ''}"), accepted),
+		Entry("driftPolicy Report is accepted, with Manual approval too (an audit)",
+			applySet("{driftPolicy: Report, approval: Manual}"), accepted),
+		Entry("driftPolicy is Correct or Report",
+			applySet("{driftPolicy: Ignore}"),
+			rejected("spec.driftPolicy", notSupported, `supported values: "Correct", "Report"`)),
 		Entry("approval is Auto, Manual or Prune",
 			applySet("{approval: Later}"),
 			rejected("spec.approval", notSupported, `supported values: "Auto", "Manual", "Prune"`)),
@@ -347,7 +352,7 @@ var _ = Describe("ApplySet validation", func() {
 			rejected("spec.ignoreFields[0].paths[1]", duplicate, `Duplicate value: ".spec.replicas"`)),
 	)
 
-	It("defaults prune, dryRun, force, deletionPolicy and interval", func(ctx context.Context) {
+	It("defaults prune, dryRun, force, deletionPolicy, driftPolicy and interval", func(ctx context.Context) {
 		set := &applyv1alpha1.ApplySet{}
 		set.Name, set.Namespace = "defaults", home
 		Expect(k8sClient.Create(ctx, set, client.DryRunAll)).To(Succeed())
@@ -355,6 +360,7 @@ var _ = Describe("ApplySet validation", func() {
 		Expect(set.Spec.DryRun).To(HaveValue(BeFalse()))
 		Expect(set.Spec.Force).To(HaveValue(BeFalse()))
 		Expect(set.Spec.DeletionPolicy).To(Equal(applyv1alpha1.DeletionPolicyDelete))
+		Expect(set.Spec.DriftPolicy).To(Equal(applyv1alpha1.DriftPolicyCorrect))
 		Expect(set.Spec.Interval).To(HaveValue(HaveField("Duration", 10*time.Minute)))
 	})
 
@@ -413,6 +419,10 @@ var _ = Describe("ClusterApplySet validation", func() {
 				{apiVersion: cert-manager.io/v1, kind: Certificate, name: web-tls, namespace: `+other+`, readyExpr: "has(self.status)"}]}`), accepted),
 		Entry("an approval and the digest of an approved plan are accepted",
 			clusterApplySet("{approval: Manual, approvedPlan: 'sha256:"+strings.Repeat("0a", 32)+"'}"), accepted),
+		Entry("driftPolicy Report is accepted", clusterApplySet("{driftPolicy: Report}"), accepted),
+		Entry("the driftPolicy rules hold too",
+			clusterApplySet("{driftPolicy: report}"),
+			rejected("spec.driftPolicy", notSupported, `supported values: "Correct", "Report"`)),
 		Entry("the approval rules hold too",
 			clusterApplySet("{approval: Later}"),
 			rejected("spec.approval", notSupported, `supported values: "Auto", "Manual", "Prune"`)),

@@ -169,7 +169,29 @@ type CommonSpec struct {
 	// +listType=atomic
 	// +optional
 	Windows []Window `json:"windows,omitempty"`
+
+	// driftPolicy says what the set does with drift, declared fields of its
+	// members that others changed since it applied them. Correct puts them
+	// back at each reconcile. Report leaves them: a member whose declaration
+	// did not change since the set last applied it is not written, and its
+	// drift is listed in status.drift with the managers that changed it. New
+	// members, and members whose declaration changed, are applied as with
+	// Correct. Prune is the same under both.
+	// +default="Correct"
+	// +optional
+	DriftPolicy DriftPolicy `json:"driftPolicy,omitempty"`
 }
+
+// DriftPolicy says whether a set corrects drift or only reports it.
+// +kubebuilder:validation:Enum=Correct;Report
+type DriftPolicy string
+
+const (
+	// DriftPolicyCorrect puts back what others changed, at each reconcile.
+	DriftPolicyCorrect DriftPolicy = "Correct"
+	// DriftPolicyReport leaves what others changed, and reports it.
+	DriftPolicyReport DriftPolicy = "Report"
+)
 
 // HealthCheck judges the members of one kind with CEL expressions over the
 // object, whose top-level fields are variables (metadata, spec, status; the

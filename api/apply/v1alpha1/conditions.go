@@ -32,7 +32,10 @@ const (
 
 // Reasons of the conditions; Events about a set carry them too.
 const (
-	ReasonSucceeded       = "Succeeded"
+	ReasonSucceeded = "Succeeded"
+	// ReasonDrifted: Ready, and members carry changes by others that the set
+	// leaves in place (spec.driftPolicy Report); status.drift names them.
+	ReasonDrifted         = "Drifted"
 	ReasonPreviewed       = "Previewed"
 	ReasonProgressing     = "Progressing"
 	ReasonApplyFailed     = "ApplyFailed"

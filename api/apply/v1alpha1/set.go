@@ -117,6 +117,9 @@ func (in *CommonSpec) ForceEnabled() bool { return in.Force != nil && *in.Force 
 // WaitEnabled reports whether Ready waits for the members' health (default true).
 func (in *CommonSpec) WaitEnabled() bool { return in.Wait == nil || *in.Wait }
 
+// ReportsDrift tells whether the set leaves drift in place (driftPolicy Report).
+func (in *CommonSpec) ReportsDrift() bool { return in.DriftPolicy == DriftPolicyReport }
+
 // ApprovalMode is spec.approval, Auto when unset.
 func (in *CommonSpec) ApprovalMode() Approval {
 	if in.Approval == "" {

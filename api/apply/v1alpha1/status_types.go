@@ -150,6 +150,28 @@ type Conflict struct {
 	Fields []string `json:"fields,omitempty"`
 }
 
+// Drift is a set of declared fields of a member that other field managers
+// changed, and what the set did about it.
+type Drift struct {
+	Conflict `json:",inline"`
+	// action is Corrected when the apply put the declared values back, and
+	// Reported when it left them in place (spec.driftPolicy Report). manager
+	// is unknown for fields an update removed, which leaves no owner.
+	// +required
+	Action DriftAction `json:"action,omitempty"`
+}
+
+// DriftAction is what a set did about drift.
+// +kubebuilder:validation:Enum=Corrected;Reported
+type DriftAction string
+
+const (
+	// DriftCorrected drift was put back by the apply.
+	DriftCorrected DriftAction = "Corrected"
+	// DriftReported drift was left in place and reported (spec.driftPolicy Report).
+	DriftReported DriftAction = "Reported"
+)
+
 // ApplySetStatus is the observed state of an ApplySet or ClusterApplySet.
 type ApplySetStatus struct {
 	// conditions are the kstatus conditions of the set: Ready, Reconciling and Stalled.
@@ -223,13 +245,15 @@ type ApplySetStatus struct {
 	// +optional
 	Health *HealthStatus `json:"health,omitempty"`
 
-	// drift are declared fields that other field managers had changed with
-	// update requests (kubectl edit, scale, controllers) and that the last
-	// apply put back, for the first objects that fit in 32 KiB. List a field
-	// in spec.ignoreFields to leave it to them.
+	// drift are declared fields of members that other field managers changed
+	// since the set applied them, as the last apply found them, for the first
+	// objects that fit in 32 KiB. action says what the set did: Corrected,
+	// put back (fields changed with update requests: kubectl edit, scale,
+	// controllers); Reported, left in place (spec.driftPolicy Report). List a
+	// field in spec.ignoreFields to leave it to others without either.
 	// +listType=atomic
 	// +optional
-	Drift []Conflict `json:"drift,omitempty"`
+	Drift []Drift `json:"drift,omitempty"`
 
 	// warnings name the inputs the last reconcile took with a part left out,
 	// as kubectl leaves it out: the namespace of a cluster-scoped object, the

@@ -74,8 +74,34 @@ func (p *Preview) Print(ctx context.Context, o *cli.Options, c *cli.Clients) err
 			fmt.Fprintf(notes, "%s: not pruned, not a member: %s\n", ch.Ref, ch.Reason)
 		}
 	}
+	if err := p.printDrift(notes); err != nil {
+		return err
+	}
 	p.summarize(notes)
 	return p.outcome(failed)
+}
+
+// printDrift shows, to standard error, the drift a set with driftPolicy
+// Report leaves in place: who changed what, and a diff from what the set
+// declares to the object as it is. The apply would not change it, so it
+// is no difference of the diff proper and leaves the exit status alone.
+func (p *Preview) printDrift(notes io.Writer) error {
+	for _, d := range p.Changes.DriftLeft {
+		fmt.Fprintf(notes, "%s: drift left in place (spec.driftPolicy Report): %s changed %s\n", d.Ref, d.Manager, strings.Join(d.Fields, ", "))
+		for _, ch := range p.Changes.Changes {
+			if ch.Ref != d.Ref || ch.Live == nil || ch.Preview == nil {
+				continue
+			}
+			// The dry run's generation moves with the spec it puts back: no change of anyone's.
+			declared, live := ch.Preview.DeepCopy(), ch.Live.DeepCopy()
+			unstructured.RemoveNestedField(declared.Object, "metadata", "generation")
+			unstructured.RemoveNestedField(live.Object, "metadata", "generation")
+			if err := writeDiffAs(notes, ch.Ref, declared, live, "declared/", "live/"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // failure says why an object could not be previewed, in the words of this
@@ -95,6 +121,9 @@ func (p *Preview) summarize(w io.Writer) {
 	fmt.Fprintf(w, "%d to create, %d to change, %d unchanged", create, change, p.Changes.Count(apply.Unchanged))
 	if p.PruneChecked {
 		fmt.Fprintf(w, ", %d to prune", p.Pruned.Count(apply.Pruned))
+	}
+	if n := len(p.Changes.DriftLeft); n > 0 {
+		fmt.Fprintf(w, ", %d with drift left in place", n)
 	}
 	fmt.Fprintln(w, "; nothing was changed")
 }
@@ -124,20 +153,25 @@ func readLive(ctx context.Context, c *cli.Clients, ref apply.ObjectRef) (*unstru
 // writeDiff writes live against result as a unified diff of their YAML; nil
 // stands for an object that does not exist.
 func writeDiff(w io.Writer, ref apply.ObjectRef, live, result *unstructured.Unstructured) error {
-	before, after := withoutBookkeeping(live), withoutBookkeeping(result)
+	return writeDiffAs(w, ref, live, result, "live/", "merged/")
+}
+
+// writeDiffAs writes older against newer, their sides named from and to.
+func writeDiffAs(w io.Writer, ref apply.ObjectRef, older, newer *unstructured.Unstructured, from, to string) error {
+	before, after := withoutBookkeeping(older), withoutBookkeeping(newer)
 	if isSecret(ref) {
 		maskSecretData(before, after)
 	}
-	a, err := yamlLines(before)
+	beforeLines, err := yamlLines(before)
 	if err != nil {
 		return err
 	}
-	b, err := yamlLines(after)
+	afterLines, err := yamlLines(after)
 	if err != nil {
 		return err
 	}
-	name := diffName(ref, live, result)
-	text, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: a, B: b, FromFile: "live/" + name, ToFile: "merged/" + name, Context: 3})
+	name := diffName(ref, older, newer)
+	text, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: beforeLines, B: afterLines, FromFile: from + name, ToFile: to + name, Context: 3})
 	if err != nil {
 		return err
 	}

@@ -108,3 +108,32 @@ func TestWriteDiffLeavesOutManagedFields(t *testing.T) {
 		}
 	}
 }
+
+func TestPrintDriftShowsWhatTheSetLeaves(t *testing.T) {
+	ref := apply.ObjectRef{GroupKind: schema.GroupKind{Group: "apps", Kind: "Deployment"}, Namespace: "ns", Name: "web"}
+	obj := func(replicas int64) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
+			"metadata": map[string]any{"name": "web", "namespace": "ns"}, "spec": map[string]any{"replicas": replicas}}}
+	}
+	p := &Preview{Changes: apply.ChangeSet{DryRun: true,
+		Changes:   []apply.Change{{Ref: ref, Action: apply.Unchanged, Live: obj(5), Preview: obj(2)}},
+		DriftLeft: []apply.Conflict{{Ref: ref, Manager: "kubectl-scale", Fields: []string{".spec.replicas"}}}}}
+	var b strings.Builder
+	if err := p.printDrift(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"Deployment.apps ns/web: drift left in place (spec.driftPolicy Report): kubectl-scale changed .spec.replicas\n",
+		"--- declared/apps.v1.Deployment.ns.web\n", "+++ live/apps.v1.Deployment.ns.web\n", "-  replicas: 2\n", "+  replicas: 5\n"} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("want %q in\n%s", w, b.String())
+		}
+	}
+	b.Reset()
+	p.summarize(&b)
+	if want := "0 to create, 0 to change, 1 unchanged, 1 with drift left in place; nothing was changed\n"; b.String() != want {
+		t.Errorf("summary %q, want %q", b.String(), want)
+	}
+	if err := p.outcome(0); err != nil {
+		t.Errorf("drift left in place is no difference of the diff, but the exit status says %v", err)
+	}
+}

@@ -123,7 +123,7 @@ type ChangeSet struct {
 	// Forced are fields taken from other appliers because Force was set.
 	Forced []Conflict
 	// DriftLeft are fields that other managers changed in objects the apply
-	// left as they are (ApplyOptions.LeaveDrift); Manager is UnknownManager
+	// left as they are (ApplyOptions.LeaveDrift); Manager is "unknown"
 	// for fields an update removed.
 	DriftLeft []Conflict
 	// DryRun is true when nothing was changed: the changes are a preview.

@@ -25,9 +25,9 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/text"
 )
 
-// UnknownManager stands for the manager of drift whose fields an update
+// unknownManager stands for the manager of drift whose fields an update
 // removed: the API server records no owner of a field that is gone.
-const UnknownManager = "unknown"
+const unknownManager = "unknown"
 
 // leavesDrift tells whether the apply leaves p's object as it is: under
 // LeaveDrift, an object that exists and that this engine last applied with
@@ -65,7 +65,7 @@ func (e *Engine) findDrift(ctx context.Context, p objectPlan, opts ApplyOptions)
 	}
 	if w.left == nil {
 		if fields := changedFields(p.existing.Object, result.Object); len(fields) > 0 {
-			w.left = &Conflict{Ref: ref, Manager: UnknownManager, Fields: fields, managers: []string{UnknownManager}}
+			w.left = &Conflict{Ref: ref, Manager: unknownManager, Fields: fields, managers: []string{unknownManager}}
 		}
 	}
 	w.change = &Change{Ref: ref, Action: Unchanged}

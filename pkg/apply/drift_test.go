@@ -89,7 +89,7 @@ var _ = Describe("An apply that leaves drift", func() {
 		edit(ctx, `{"data":{"k":"v"}}`)
 		applied, err = engine.Apply(ctx, objects("{k: v, gone: x}"), leave)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(applied.DriftLeft).To(ConsistOf(SatisfyAll(HaveField("Manager", UnknownManager), HaveField("Fields", ConsistOf(".data.gone")))))
+		Expect(applied.DriftLeft).To(ConsistOf(SatisfyAll(HaveField("Manager", unknownManager), HaveField("Fields", ConsistOf(".data.gone")))))
 
 		By("a changed declaration is applied, and takes its fields back")
 		edit(ctx, `{"data":{"k":"edited"}}`)

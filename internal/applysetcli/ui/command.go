@@ -28,7 +28,7 @@ import (
 
 // NewCommand is the ui verb.
 func NewCommand(o *cli.Options) *cobra.Command {
-	var flags Options
+	var flags options
 	cmd := &cobra.Command{
 		Use:   "ui",
 		Short: "Serve a web page of the ApplySets, their members and health, on 127.0.0.1",
@@ -53,7 +53,7 @@ keeps other web sites your browser opens from reaching it. Ctrl-C stops it.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return Serve(ctx, o.Streams.Out, o.Streams.ErrOut, c, flags)
+			return serve(ctx, o.Streams.Out, o.Streams.ErrOut, c, flags)
 		},
 	}
 	f := cmd.Flags()

@@ -25,9 +25,9 @@ import (
 	"strings"
 )
 
-// TokenHeader is the header every state-changing request carries the
+// tokenHeader is the header every state-changing request carries the
 // page's token in.
-const TokenHeader = "X-Applyset-Token"
+const tokenHeader = "X-Applyset-Token"
 
 // securityHeaders keep the page from being framed, from running any script
 // but its own files and from telling other sites where the user came from.
@@ -77,7 +77,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "Refused: a request that changes anything must come from this server's own pages.", http.StatusForbidden)
 			return
 		}
-		if subtle.ConstantTimeCompare([]byte(r.Header.Get(TokenHeader)), []byte(g.token)) != 1 {
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get(tokenHeader)), []byte(g.token)) != 1 {
 			http.Error(w, "Refused: the request lacks this run's token; reload the page.", http.StatusForbidden)
 			return
 		}

@@ -100,7 +100,7 @@ func TestGuardStateChanging(t *testing.T) {
 			r.Header.Set("Origin", tc.origin)
 		}
 		if tc.token != "" {
-			r.Header.Set(TokenHeader, tc.token)
+			r.Header.Set(tokenHeader, tc.token)
 		}
 		w := httptest.NewRecorder()
 		guarded().ServeHTTP(w, r)

@@ -37,8 +37,8 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/parents"
 )
 
-// Options are the flags of the ui verb.
-type Options struct {
+// options are the flags of the ui verb.
+type options struct {
 	Address string
 	Port    int
 	Open    bool
@@ -53,7 +53,7 @@ const shutdownGrace = 5 * time.Second
 
 // checkAddress refuses an address other machines can reach unless the
 // user confirmed it: the server reads and will write with the user's rights.
-func checkAddress(o Options) error {
+func checkAddress(o options) error {
 	if o.Port < 0 || o.Port > 65535 {
 		return fmt.Errorf("--port %d: want 0 (any free port) to 65535", o.Port)
 	}
@@ -74,9 +74,9 @@ func checkAddress(o Options) error {
 	return nil
 }
 
-// Serve serves the pages until ctx ends, then stops gracefully. The first
+// serve serves the pages until ctx ends, then stops gracefully. The first
 // line it writes to out is the URL to open.
-func Serve(ctx context.Context, out, errOut io.Writer, c *cli.Clients, o Options) error {
+func serve(ctx context.Context, out, errOut io.Writer, c *cli.Clients, o options) error {
 	if err := checkAddress(o); err != nil {
 		return err
 	}

@@ -30,20 +30,20 @@ import (
 
 func TestCheckAddress(t *testing.T) {
 	for _, tc := range []struct {
-		o    Options
+		o    options
 		want string // part of the error; "" for none
 	}{
-		{Options{Address: "127.0.0.1"}, ""},
-		{Options{Address: "::1"}, ""},
-		{Options{Address: "localhost"}, ""},
-		{Options{Address: "127.0.0.1", Port: 8765}, ""},
-		{Options{Address: "192.0.2.10"}, "--listen-beyond-loopback"},
-		{Options{Address: "192.0.2.10", ListenBeyondLoopback: true}, ""},
-		{Options{Address: "0.0.0.0"}, "--listen-beyond-loopback"},
-		{Options{Address: "0.0.0.0", ListenBeyondLoopback: true}, "name the one address"},
-		{Options{Address: "example.com"}, "want an IP address"},
-		{Options{Address: "127.0.0.1", Port: 70000}, "--port"},
-		{Options{Address: "localhost", Port: -1}, "--port"},
+		{options{Address: "127.0.0.1"}, ""},
+		{options{Address: "::1"}, ""},
+		{options{Address: "localhost"}, ""},
+		{options{Address: "127.0.0.1", Port: 8765}, ""},
+		{options{Address: "192.0.2.10"}, "--listen-beyond-loopback"},
+		{options{Address: "192.0.2.10", ListenBeyondLoopback: true}, ""},
+		{options{Address: "0.0.0.0"}, "--listen-beyond-loopback"},
+		{options{Address: "0.0.0.0", ListenBeyondLoopback: true}, "name the one address"},
+		{options{Address: "example.com"}, "want an IP address"},
+		{options{Address: "127.0.0.1", Port: 70000}, "--port"},
+		{options{Address: "localhost", Port: -1}, "--port"},
 	} {
 		err := checkAddress(tc.o)
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
@@ -59,7 +59,7 @@ func TestServe(t *testing.T) {
 	defer cancel()
 	r, w := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, w, io.Discard, &cli.Clients{}, Options{Address: "127.0.0.1"}) }()
+	go func() { done <- serve(ctx, w, io.Discard, &cli.Clients{}, options{Address: "127.0.0.1"}) }()
 	url, err := bufio.NewReader(r).ReadString('\n')
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +91,7 @@ func TestServe(t *testing.T) {
 }
 
 func TestServeRefusesAnAddressBeyondLoopback(t *testing.T) {
-	err := Serve(t.Context(), io.Discard, io.Discard, &cli.Clients{}, Options{Address: "192.0.2.10"})
+	err := serve(t.Context(), io.Discard, io.Discard, &cli.Clients{}, options{Address: "192.0.2.10"})
 	if err == nil || !strings.Contains(err.Error(), "--listen-beyond-loopback") {
 		t.Errorf("error %v, want the confirmation flag named", err)
 	}

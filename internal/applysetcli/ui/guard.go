@@ -29,6 +29,9 @@ import (
 // page's token in.
 const tokenHeader = "X-Applyset-Token"
 
+// localhost is the loopback name browsers resolve without asking DNS.
+const localhost = "localhost"
+
 // securityHeaders keep the page from being framed, from running any script
 // but its own files and from telling other sites where the user came from.
 var securityHeaders = map[string]string{
@@ -55,7 +58,7 @@ type guard struct {
 // server was told to listen on.
 func newGuard(port, address, token string, next http.Handler) *guard {
 	g := &guard{hosts: map[string]bool{}, token: token, next: next}
-	for _, h := range []string{"127.0.0.1", "localhost", "::1", address} {
+	for _, h := range []string{"127.0.0.1", localhost, "::1", address} {
 		if h != "" {
 			g.hosts[strings.ToLower(net.JoinHostPort(h, port))] = true
 		}

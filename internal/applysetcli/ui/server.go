@@ -57,7 +57,7 @@ func checkAddress(o options) error {
 	if o.Port < 0 || o.Port > 65535 {
 		return fmt.Errorf("--port %d: want 0 (any free port) to 65535", o.Port)
 	}
-	if o.Address == "localhost" {
+	if o.Address == localhost {
 		return nil
 	}
 	ip := net.ParseIP(o.Address)
@@ -85,8 +85,8 @@ func serve(ctx context.Context, out, errOut io.Writer, c *cli.Clients, o options
 		return err
 	}
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	extra := ""
-	if o.Address != "localhost" && !net.ParseIP(o.Address).IsLoopback() {
+	extra := "" // the one address beyond loopback the user confirmed
+	if o.Address != localhost && !net.ParseIP(o.Address).IsLoopback() {
 		extra = o.Address
 	}
 	token := newToken()

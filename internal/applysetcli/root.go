@@ -18,8 +18,8 @@ limitations under the License.
 // for every ApplySet in a cluster, whatever tool wrote it, over the same
 // contract and checks the operator uses. The verbs are grouped by audience:
 // parents holds those for any KEP-3659 parent, applysets those for the
-// operator's own sets, adopt the adoption of another tool's record, all over
-// what cli shares. diff, whose two forms serve the two audiences, is made
+// operator's own sets, adopt the adoption of another tool's record, ui a web
+// page of what list and view show, all over what cli shares. diff, whose two forms serve the two audiences, is made
 // here.
 package applysetcli
 
@@ -31,6 +31,7 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/applysets"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/parents"
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/ui"
 )
 
 // NewCommand returns `kubectl applyset` with its verbs.
@@ -38,6 +39,6 @@ func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	cmd, o := cli.NewRoot(streams)
 	cmd.AddCommand(parents.Commands(o)...)
 	cmd.AddCommand(applysets.Commands(o)...)
-	cmd.AddCommand(newDiffCommand(o), adopt.NewCommand(o))
+	cmd.AddCommand(newDiffCommand(o), adopt.NewCommand(o), ui.NewCommand(o))
 	return cmd
 }

@@ -70,7 +70,7 @@ and nothing changes.`,
 			if cli.IsOperatorSet(ref) {
 				return orphanAndDelete(cmd, o, c, ref, yes, &dr)
 			}
-			p, v, err := verifyParent(cmd, o, c, ref)
+			p, v, err := verifyParent(cmd.Context(), o.Streams.ErrOut, c, ref)
 			if err != nil {
 				return err
 			}

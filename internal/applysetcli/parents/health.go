@@ -48,11 +48,11 @@ import (
 // label, in their namespace or everywhere (as the snapshot listed it); any
 // other member, and any a list did not return, is read with a GET, a few at
 // a time.
-func judge(ctx context.Context, c *cli.Clients, members []membership.Member, checkers []*health.Checker) []memberHealth {
-	out := make([]memberHealth, len(members))
+func judge(ctx context.Context, c *cli.Clients, members []membership.Member, checkers []*health.Checker) []MemberHealth {
+	out := make([]MemberHealth, len(members))
 	byResource := map[schema.GroupVersionResource][]int{}
 	for i, m := range members {
-		out[i] = memberHealth{Kind: m.GroupKind.String(), Namespace: m.Namespace, Name: m.Name}
+		out[i] = MemberHealth{Kind: m.GroupKind.String(), Namespace: m.Namespace, Name: m.Name}
 		byResource[m.Resource] = append(byResource[m.Resource], i)
 	}
 	var read []int
@@ -94,7 +94,7 @@ const listMembersAt = 16
 // judgeListed lists resource's objects that carry the part-of label and
 // judges the members at the given indexes among them. A list that fails
 // leaves them unjudged, to be read one by one.
-func judgeListed(ctx context.Context, c *cli.Clients, resource schema.GroupVersionResource, at []int, out []memberHealth, checkers []*health.Checker) {
+func judgeListed(ctx context.Context, c *cli.Clients, resource schema.GroupVersionResource, at []int, out []MemberHealth, checkers []*health.Checker) {
 	wanted := make(map[types.NamespacedName][]int, len(at)) // one object may be judged for several sets
 	namespaces := sets.New[string]()
 	for _, i := range at {
@@ -128,7 +128,7 @@ func judgeListed(ctx context.Context, c *cli.Clients, resource schema.GroupVersi
 }
 
 // healthOf sums the members' health as the operator's status.health.summary does.
-func healthOf(members []memberHealth) string {
+func healthOf(members []MemberHealth) string {
 	var s health.Summary
 	for _, m := range members {
 		s.Add(health.Result{Status: health.Status(m.Health)})
@@ -140,7 +140,7 @@ func healthOf(members []memberHealth) string {
 // read live and judged by each set's checks. The members of all parents are
 // read in one pool, so a cluster of many small sets is not read one set
 // after another.
-func summarizeWithHealth(ctx context.Context, c *cli.Clients, checked []checkedParent) []summary {
+func summarizeWithHealth(ctx context.Context, c *cli.Clients, checked []checkedParent) []Summary {
 	var (
 		members  []membership.Member
 		checkers []*health.Checker
@@ -155,7 +155,7 @@ func summarizeWithHealth(ctx context.Context, c *cli.Clients, checked []checkedP
 		}
 	}
 	judged := judge(ctx, c, members, checkers)
-	out := make([]summary, len(checked))
+	out := make([]Summary, len(checked))
 	for i, p := range checked {
 		out[i] = summarize(p.Parent, p.verdict)
 		out[i].Health = healthOf(judged[:counts[i]])

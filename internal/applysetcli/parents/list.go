@@ -17,7 +17,9 @@ limitations under the License.
 package parents
 
 import (
+	"context"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/labels"
@@ -59,6 +61,28 @@ func (f *scopeFlags) inScope(c *cli.Clients, p membership.Parent) bool {
 	return f.allNamespaces || p.Ref.Namespace == "" || p.Ref.Namespace == c.Namespace
 }
 
+// Scope chooses the parents List reads, as list's -A and -l do.
+type Scope struct {
+	AllNamespaces bool
+	Selector      string
+}
+
+// List is what list shows: every parent in scope with its findings and its
+// members' health, read as the user of c. Warnings about types that cannot
+// be listed go to errOut.
+func List(ctx context.Context, errOut io.Writer, c *cli.Clients, scope Scope) ([]Summary, error) {
+	flags := scopeFlags{allNamespaces: scope.AllNamespaces, selector: scope.Selector}
+	sopts, err := flags.snapshotOptions(c)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := readSnapshot(ctx, errOut, c, sopts)
+	if err != nil {
+		return nil, err
+	}
+	return summarizeWithHealth(ctx, c, checkParents(c, &flags, snap, nil)), nil
+}
+
 func newListCommand(o *cli.Options) *cobra.Command {
 	var flags scopeFlags
 	cmd := &cobra.Command{
@@ -83,15 +107,10 @@ The two are separate: a set can have no findings and members not ready yet.`,
 			if err != nil {
 				return err
 			}
-			sopts, err := flags.snapshotOptions(c)
+			items, err := List(cmd.Context(), o.Streams.ErrOut, c, Scope{AllNamespaces: flags.allNamespaces, Selector: flags.selector})
 			if err != nil {
 				return err
 			}
-			snap, err := snapshot(cmd, o, c, sopts)
-			if err != nil {
-				return err
-			}
-			items := summarizeWithHealth(cmd.Context(), c, checkParents(c, &flags, snap, nil))
 			if len(items) == 0 && flags.output == "" {
 				fmt.Fprintln(o.Streams.ErrOut, "No ApplySets found.")
 				return nil

@@ -17,7 +17,9 @@ limitations under the License.
 package parents
 
 import (
+	"context"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -29,22 +31,27 @@ import (
 
 // snapshot reads every parent (of namespace, or all) and every member.
 func snapshot(cmd *cobra.Command, o *cli.Options, c *cli.Clients, sopts membership.SnapshotOptions) (*membership.Snapshot, error) {
-	sopts.Progress = progress(o.Streams.ErrOut)
-	snap, err := membership.Read(cmd.Context(), membership.Options{Discovery: c.Disco, Metadata: c.Metadata}, sopts)
+	return readSnapshot(cmd.Context(), o.Streams.ErrOut, c, sopts)
+}
+
+// readSnapshot is snapshot with its progress and warnings written to errOut.
+func readSnapshot(ctx context.Context, errOut io.Writer, c *cli.Clients, sopts membership.SnapshotOptions) (*membership.Snapshot, error) {
+	sopts.Progress = progress(errOut)
+	snap, err := membership.Read(ctx, membership.Options{Discovery: c.Disco, Metadata: c.Metadata}, sopts)
 	if err != nil {
 		return nil, err
 	}
-	endProgress(o.Streams.ErrOut)
+	endProgress(errOut)
 	for _, f := range snap.Failing {
-		fmt.Fprintf(o.Streams.ErrOut, "Warning: cannot list %s: %v; its parents and members are missing\n", f.Resource.GroupResource(), f.Err)
+		fmt.Fprintf(errOut, "Warning: cannot list %s: %v; its parents and members are missing\n", f.Resource.GroupResource(), f.Err)
 	}
 	return snap, nil
 }
 
 // verifyParent reads the parent ref names with its namespace's members, and
 // judges it as the operator's parent reconciler would.
-func verifyParent(cmd *cobra.Command, o *cli.Options, c *cli.Clients, ref membership.ParentRef) (membership.Parent, membership.Verdict, error) {
-	snap, err := snapshot(cmd, o, c, membership.SnapshotOptions{Namespace: ref.Namespace})
+func verifyParent(ctx context.Context, errOut io.Writer, c *cli.Clients, ref membership.ParentRef) (membership.Parent, membership.Verdict, error) {
+	snap, err := readSnapshot(ctx, errOut, c, membership.SnapshotOptions{Namespace: ref.Namespace})
 	if err != nil {
 		return membership.Parent{}, membership.Verdict{}, err
 	}

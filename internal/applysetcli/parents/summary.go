@@ -32,8 +32,8 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
-// summary is one parent as list and verify show it.
-type summary struct {
+// Summary is one parent as list and verify show it.
+type Summary struct {
 	Namespace string   `json:"namespace,omitempty"`
 	Parent    string   `json:"parent"`
 	ID        string   `json:"id"`
@@ -41,20 +41,20 @@ type summary struct {
 	Members   int      `json:"members"`
 	Kinds     []string `json:"kinds,omitempty"`
 	// Findings are what verification found wrong with the ApplySet contract.
-	Findings []finding `json:"findings,omitempty"`
+	Findings []Finding `json:"findings,omitempty"`
 	// Health is the members' health as kstatus judges it: 52/59 ready.
 	Health  string    `json:"health,omitempty"`
 	Created time.Time `json:"creationTimestamp"`
 }
 
-// finding is a problem verification found, for people and for programs.
-type finding struct {
+// Finding is a problem verification found, for people and for programs.
+type Finding struct {
 	Reason  string `json:"reason"`
 	Message string `json:"message"`
 }
 
-func summarize(p membership.Parent, v membership.Verdict) summary {
-	s := summary{
+func summarize(p membership.Parent, v membership.Verdict) Summary {
+	s := Summary{
 		Namespace: p.Ref.Namespace, Parent: cli.ParentName(p.Ref), ID: p.Object.Labels[applyset.IDLabel],
 		Members: len(v.Members), Created: p.Object.CreationTimestamp.Time,
 	}
@@ -66,16 +66,16 @@ func summarize(p membership.Parent, v membership.Verdict) summary {
 	}
 	slices.Sort(s.Kinds)
 	for _, pr := range v.Problems {
-		s.Findings = append(s.Findings, finding{Reason: pr.Reason, Message: pr.Message})
+		s.Findings = append(s.Findings, Finding{Reason: pr.Reason, Message: pr.Message})
 	}
 	return s
 }
 
 // clean reports whether verification found nothing wrong with the contract.
-func (s summary) clean() bool { return len(s.Findings) == 0 }
+func (s Summary) clean() bool { return len(s.Findings) == 0 }
 
-// findingReasons is the FINDINGS column: <none>, or the reasons of the findings.
-func (s summary) findingReasons() string {
+// FindingReasons is the FINDINGS column: <none>, or the reasons of the findings.
+func (s Summary) FindingReasons() string {
 	if s.clean() {
 		return "<none>"
 	}
@@ -90,7 +90,7 @@ func (s summary) findingReasons() string {
 
 // printSummaries prints parents in an output format kubectl users know:
 // a table (wide adds the ID, kinds and the findings' messages), names, JSON or YAML.
-func printSummaries(w io.Writer, items []summary, output string, withNamespace bool) error {
+func printSummaries(w io.Writer, items []Summary, output string, withNamespace bool) error {
 	switch output {
 	case "", "wide":
 		return cli.PrintTable(w, summaryTable(items), output == "wide", withNamespace)
@@ -106,7 +106,7 @@ func printSummaries(w io.Writer, items []summary, output string, withNamespace b
 }
 
 // summaryTable holds every column; the printer shows those of priority 1 with -o wide.
-func summaryTable(items []summary) *metav1.Table {
+func summaryTable(items []Summary) *metav1.Table {
 	t := &metav1.Table{ColumnDefinitions: append(cli.Columns(0, "Name", "Tooling", "Members", "Findings", "Health", "Age"),
 		cli.Columns(1, "ID", "Kinds", "Messages")...)}
 	for _, s := range items {
@@ -114,7 +114,7 @@ func summaryTable(items []summary) *metav1.Table {
 		for _, f := range s.Findings {
 			messages = append(messages, f.Reason+": "+f.Message)
 		}
-		row := metav1.TableRow{Cells: []any{s.Parent, s.Tooling, int64(s.Members), s.findingReasons(), orNone(s.Health), age(s.Created),
+		row := metav1.TableRow{Cells: []any{s.Parent, s.Tooling, int64(s.Members), s.FindingReasons(), orNone(s.Health), age(s.Created),
 			s.ID, strings.Join(s.Kinds, ","), strings.Join(messages, "; ")}}
 		row.Object.Object = namespaced(s.Namespace)
 		t.Rows = append(t.Rows, row)

@@ -17,6 +17,7 @@ limitations under the License.
 package parents
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -28,21 +29,22 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
+	"github.com/applyset-operator/applyset-operator/internal/membership"
 )
 
-// view is one parent in full: its contract, its members with their health,
+// View is one parent in full: its contract, its members with their health,
 // and what verification found.
-type view struct {
-	summary              `json:",inline"`
+type View struct {
+	Summary              `json:",inline"`
 	HintKinds            []string       `json:"hintKinds,omitempty"`
 	AdditionalNamespaces []string       `json:"additionalNamespaces,omitempty"`
-	MemberList           []memberHealth `json:"memberList,omitempty"`
+	MemberList           []MemberHealth `json:"memberList,omitempty"`
 	// Window is where one of the operator's sets stands with its delivery windows.
 	Window string `json:"window,omitempty"`
 }
 
-// memberHealth is a member and its health as kstatus judges it.
-type memberHealth struct {
+// MemberHealth is a member and its health as kstatus judges it.
+type MemberHealth struct {
 	Kind      string `json:"kind"`
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name"`
@@ -74,27 +76,10 @@ func newViewCommand(o *cli.Options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			p, v, err := verifyParent(cmd, o, c, ref)
+			out, err := ViewOf(cmd.Context(), o.Streams.ErrOut, c, ref)
 			if err != nil {
 				return err
 			}
-			members := judge(cmd.Context(), c, v.Members, checkersFor(v.Members, checkerOf(cmd.Context(), c, ref)))
-			out := view{summary: summarize(p, v), MemberList: members}
-			proofs, err := proofsOf(cmd.Context(), c, ref, v)
-			if err != nil {
-				return err
-			}
-			var counted []memberHealth // as the operator counts them: see countedMembers
-			for i, m := range v.Members {
-				out.MemberList[i].Proof = proofs(m)
-				if !cli.IsOperatorSet(ref) || out.MemberList[i].Proof != proofLabel {
-					counted = append(counted, out.MemberList[i])
-				}
-			}
-			out.Health = healthOf(counted)
-			out.HintKinds = sorted(v.HintKinds, func(gk schema.GroupKind) string { return gk.String() })
-			out.AdditionalNamespaces = sets.List(v.Parent.Scope.AdditionalNamespaces)
-			out.Window = windowOf(cmd.Context(), c, ref)
 			switch output {
 			case cli.OutputJSON, cli.OutputYAML:
 				return cli.PrintStructured(o.Streams.Out, out, output)
@@ -108,7 +93,34 @@ func newViewCommand(o *cli.Options) *cobra.Command {
 	return cmd
 }
 
-func printView(w io.Writer, v view) error {
+// ViewOf is what view shows of the parent ref: its contract, each member
+// with its health and proof, and the findings, read as the user of c.
+func ViewOf(ctx context.Context, errOut io.Writer, c *cli.Clients, ref membership.ParentRef) (View, error) {
+	p, v, err := verifyParent(ctx, errOut, c, ref)
+	if err != nil {
+		return View{}, err
+	}
+	members := judge(ctx, c, v.Members, checkersFor(v.Members, checkerOf(ctx, c, ref)))
+	out := View{Summary: summarize(p, v), MemberList: members}
+	proofs, err := proofsOf(ctx, c, ref, v)
+	if err != nil {
+		return View{}, err
+	}
+	var counted []MemberHealth // as the operator counts them: see countedMembers
+	for i, m := range v.Members {
+		out.MemberList[i].Proof = proofs(m)
+		if !cli.IsOperatorSet(ref) || out.MemberList[i].Proof != proofLabel {
+			counted = append(counted, out.MemberList[i])
+		}
+	}
+	out.Health = healthOf(counted)
+	out.HintKinds = sorted(v.HintKinds, func(gk schema.GroupKind) string { return gk.String() })
+	out.AdditionalNamespaces = sets.List(v.Parent.Scope.AdditionalNamespaces)
+	out.Window = windowOf(ctx, c, ref)
+	return out, nil
+}
+
+func printView(w io.Writer, v View) error {
 	fmt.Fprintf(w, "Parent:                %s%s\n", v.Parent, cli.InNamespace(v.Namespace))
 	fmt.Fprintf(w, "ID:                    %s\n", v.ID)
 	fmt.Fprintf(w, "Tooling:               %s\n", orNone(v.Tooling))

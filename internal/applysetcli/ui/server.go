@@ -1,0 +1,139 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package ui is `kubectl applyset ui`: a web page, served on the loopback
+// address, of every ApplySet parent the user can list and of each set's
+// members, read as list and view read them, with the user's kubeconfig.
+// Nothing runs in the cluster; guard keeps other sites the user's browser
+// opens from using the server's rights.
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/parents"
+)
+
+// options are the flags of the ui verb.
+type options struct {
+	Address string
+	Port    int
+	Open    bool
+	// ListenBeyondLoopback confirms an Address other machines can reach.
+	ListenBeyondLoopback bool
+	Scope                parents.Scope
+}
+
+// shutdownGrace is how long requests under way may take to end once the
+// server is told to stop.
+const shutdownGrace = 5 * time.Second
+
+// checkAddress refuses an address other machines can reach unless the
+// user confirmed it: the server reads and will write with the user's rights.
+func checkAddress(o options) error {
+	if o.Port < 0 || o.Port > 65535 {
+		return fmt.Errorf("--port %d: want 0 (any free port) to 65535", o.Port)
+	}
+	if o.Address == localhost {
+		return nil
+	}
+	ip := net.ParseIP(o.Address)
+	if ip == nil {
+		return fmt.Errorf("--address %q: want an IP address, e.g. 127.0.0.1 or ::1", o.Address)
+	}
+	if !ip.IsLoopback() && !o.ListenBeyondLoopback {
+		return fmt.Errorf("--address %s can be reached from other machines, and the page acts with your Kubernetes rights: "+
+			"add --listen-beyond-loopback if that is what you want", o.Address)
+	}
+	if ip.IsUnspecified() {
+		return fmt.Errorf("--address %s: name the one address the page is opened by; requests must name it in their Host header", o.Address)
+	}
+	return nil
+}
+
+// serve serves the pages until ctx ends, then stops gracefully. The first
+// line it writes to out is the URL to open.
+func serve(ctx context.Context, out, errOut io.Writer, c *cli.Clients, o options) error {
+	if err := checkAddress(o); err != nil {
+		return err
+	}
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", net.JoinHostPort(o.Address, strconv.Itoa(o.Port)))
+	if err != nil {
+		return err
+	}
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	extra := "" // the one address beyond loopback the user confirmed
+	if o.Address != localhost && !net.ParseIP(o.Address).IsLoopback() {
+		extra = o.Address
+	}
+	token := newToken()
+	pages, err := newPages(c, o.Scope, token, errOut)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	srv := &http.Server{Handler: newGuard(port, extra, token, pages.routes()), ReadHeaderTimeout: 10 * time.Second}
+	url := "http://" + net.JoinHostPort(o.Address, port) + "/"
+	fmt.Fprintln(out, url)
+	fmt.Fprintln(out, "Serving ApplySets as the user of your kubeconfig; press Ctrl-C to stop.")
+	if o.Open {
+		openBrowser(errOut, url)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(stop); err != nil {
+		return fmt.Errorf("stopping the server: %w", err)
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// openBrowser opens url in the user's browser, if it can; the printed URL
+// is there when it cannot.
+func openBrowser(errOut io.Writer, url string) {
+	name, args := "xdg-open", []string{url}
+	switch runtime.GOOS {
+	case "darwin":
+		name = "open"
+	case "windows":
+		name, args = "rundll32", []string{"url.dll,FileProtocolHandler", url}
+	}
+	cmd := exec.Command(name, args...)
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(errOut, "Warning: could not open a browser (%v); open the URL above yourself\n", err)
+		return
+	}
+	go func() { _ = cmd.Wait() }() // reap it; a browser that fails to start has said so itself
+}

@@ -1,0 +1,98 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package ui
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
+)
+
+func TestCheckAddress(t *testing.T) {
+	for _, tc := range []struct {
+		o    options
+		want string // part of the error; "" for none
+	}{
+		{options{Address: "127.0.0.1"}, ""},
+		{options{Address: "::1"}, ""},
+		{options{Address: "localhost"}, ""},
+		{options{Address: "127.0.0.1", Port: 8765}, ""},
+		{options{Address: "192.0.2.10"}, "--listen-beyond-loopback"},
+		{options{Address: "192.0.2.10", ListenBeyondLoopback: true}, ""},
+		{options{Address: "0.0.0.0"}, "--listen-beyond-loopback"},
+		{options{Address: "0.0.0.0", ListenBeyondLoopback: true}, "name the one address"},
+		{options{Address: "example.com"}, "want an IP address"},
+		{options{Address: "127.0.0.1", Port: 70000}, "--port"},
+		{options{Address: "localhost", Port: -1}, "--port"},
+	} {
+		err := checkAddress(tc.o)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%+v: error %v, want %q", tc.o, err, tc.want)
+		}
+	}
+}
+
+// TestServe: the URL comes first, the page's own script and style are
+// served, and the server stops when its context ends.
+func TestServe(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	r, w := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, w, io.Discard, &cli.Clients{}, options{Address: "127.0.0.1"}) }()
+	url, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, r) }()
+	url = strings.TrimSpace(url)
+	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/") {
+		t.Fatalf("first line %q: want the URL", url)
+	}
+	for file, kind := range map[string]string{"static/app.js": "javascript", "static/style.css": "text/css"} {
+		resp, err := http.Get(url + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(resp.Header.Get("Content-Type"), kind) {
+			t.Errorf("%s: status %d, type %q", file, resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("stopping: %v", err)
+		}
+	case <-time.After(shutdownGrace + 5*time.Second):
+		t.Fatal("the server did not stop when its context ended")
+	}
+}
+
+func TestServeRefusesAnAddressBeyondLoopback(t *testing.T) {
+	err := serve(t.Context(), io.Discard, io.Discard, &cli.Clients{}, options{Address: "192.0.2.10"})
+	if err == nil || !strings.Contains(err.Error(), "--listen-beyond-loopback") {
+		t.Errorf("error %v, want the confirmation flag named", err)
+	}
+}

@@ -42,24 +42,7 @@ var _ = Describe("kubectl applyset ui", Ordered, func() {
 		})
 	})
 
-	// serve runs the verb as a user runs it, with args, until the spec
-	// ends, and returns the URL it printed first.
-	serve := func(ctx context.Context, args ...string) string {
-		GinkgoHelper()
-		out := &testenv.SyncBuffer{}
-		cmd := applysetcli.NewCommand(genericiooptions.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: GinkgoWriter})
-		cmd.SetArgs(append([]string{"--kubeconfig", env.Kubeconfig, "ui"}, args...))
-		served, stop := context.WithCancel(context.WithoutCancel(ctx))
-		done := make(chan error, 1)
-		go func() { done <- cmd.ExecuteContext(served) }()
-		DeferCleanup(func() {
-			stop() // as Ctrl-C does
-			Eventually(done).Should(Receive(BeNil()), "the server did not stop cleanly")
-		})
-		var url string
-		Eventually(func() string { url, _, _ = strings.Cut(out.String(), "\n"); return url }).Should(MatchRegexp(`^http://127\.0\.0\.1:\d+/$`))
-		return url
-	}
+	serve := serveUI
 	get := func(url string) (int, string) {
 		GinkgoHelper()
 		resp, err := http.Get(url)
@@ -133,3 +116,22 @@ var _ = Describe("kubectl applyset ui", Ordered, func() {
 		Expect(resp.StatusCode).To(Equal(http.StatusMisdirectedRequest))
 	})
 })
+
+// serveUI runs `kubectl applyset ui` as a user runs it, with args, until the
+// spec ends, and returns the URL it printed first.
+func serveUI(ctx context.Context, args ...string) string {
+	GinkgoHelper()
+	out := &testenv.SyncBuffer{}
+	cmd := applysetcli.NewCommand(genericiooptions.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: GinkgoWriter})
+	cmd.SetArgs(append([]string{"--kubeconfig", env.Kubeconfig, "ui"}, args...))
+	served, stop := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan error, 1)
+	go func() { done <- cmd.ExecuteContext(served) }()
+	DeferCleanup(func() {
+		stop() // as Ctrl-C does
+		Eventually(done).Should(Receive(BeNil()), "the server did not stop cleanly")
+	})
+	var url string
+	Eventually(func() string { url, _, _ = strings.Cut(out.String(), "\n"); return url }).Should(MatchRegexp(`^http://127\.0\.0\.1:\d+/$`))
+	return url
+}

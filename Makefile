@@ -14,6 +14,9 @@ SHELL := /usr/bin/env bash
 .SHELLFLAGS := -o errexit -o pipefail -c
 
 GO ?= go
+# CHROMIUM is the browser of the specs of kubectl applyset ui (hack/setup-chromium.sh
+# prints one); without it they are skipped, or fail where APPLYSET_REQUIRE_BROWSER is set.
+CHROMIUM ?=
 CONTROLLER_GEN := $(GO) tool controller-gen
 GOLANGCI_LINT := $(GO) tool -modfile=hack/tools/go.mod golangci-lint-kube-api-linter
 
@@ -75,10 +78,17 @@ control-plane: ## Build kube-apiserver, etcd, kubectl and kube-controller-manage
 .PHONY: test
 test: control-plane ## Run the unit tests, the envtest suites and the examples of the README and docs/ against a real kube-apiserver and etcd.
 	@rm -rf bin/race && mkdir -p bin/race
-	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" GORACE="log_path=$(CURDIR)/bin/race/report" $(GO) test $(GO_TEST_FLAGS) -timeout 30m ./... \
+	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" CHROMIUM="$(CHROMIUM)" GORACE="log_path=$(CURDIR)/bin/race/report" $(GO) test $(GO_TEST_FLAGS) -timeout 30m ./... \
 		|| { status=$$?; hack/race-reports.sh bin/race; exit $$status; }
 	$(GO) test -C hack/tools ./benchtable/ ./image/
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" $(GO) test -C test/helm ./...
+
+# The page's screenshots in docs/images/, taken by the browser specs of
+# test/install in the Chromium that hack/setup-chromium.sh finds or installs.
+.PHONY: screenshots
+screenshots: control-plane ## Regenerate the screenshots of kubectl applyset ui in docs/images/ with headless Chromium.
+	chromium="$$(hack/setup-chromium.sh)" && KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" CHROMIUM="$$chromium" \
+		APPLYSET_REQUIRE_BROWSER=1 APPLYSET_DOCS_SCREENSHOTS=1 $(GO) test -count=1 ./test/install -ginkgo.focus 'in a browser'
 
 # The e2e suite installs from both release artifacts: dist/install.yaml with
 # kubectl, dist/chart with the helm CLI built from test/helm's module, which

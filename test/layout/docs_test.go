@@ -60,3 +60,51 @@ func TestDesignRecordsAreIndexed(t *testing.T) {
 		}
 	}
 }
+
+// screenshots are the pictures of kubectl applyset ui that make screenshots
+// takes in headless Chromium (test/install) and the docs show.
+var screenshots = []string{"docs/images/ui-sets-list.png", "docs/images/ui-set-failing-member.png"}
+
+// TestScreenshotsExistAndAreShown keeps the page's screenshots in the tree,
+// PNGs of the specs' 1280x800 viewport, each shown by the README or a page of
+// docs/. Their pixels are not compared: make screenshots regenerates them.
+func TestScreenshotsExistAndAreShown(t *testing.T) {
+	var docs strings.Builder
+	pages := []string{filepath.Join(root, "README.md")}
+	err := filepath.WalkDir(filepath.Join(root, "docs"), func(path string, _ os.DirEntry, err error) error {
+		if strings.HasSuffix(path, ".md") {
+			pages = append(pages, path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pages {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs.Write(data)
+	}
+	for _, s := range screenshots {
+		data, err := os.ReadFile(filepath.Join(root, s))
+		if err != nil {
+			t.Errorf("%v: run make screenshots", err)
+			continue
+		}
+		// A PNG's signature, then its IHDR chunk: width and height, big-endian.
+		if len(data) < 24 || string(data[1:4]) != "PNG" || string(data[12:16]) != "IHDR" {
+			t.Errorf("%s is not a PNG", s)
+			continue
+		}
+		width := int(data[16])<<24 | int(data[17])<<16 | int(data[18])<<8 | int(data[19])
+		height := int(data[20])<<24 | int(data[21])<<16 | int(data[22])<<8 | int(data[23])
+		if width != 1280 || height != 800 {
+			t.Errorf("%s is %dx%d, not the specs' 1280x800 viewport: run make screenshots", s, width, height)
+		}
+		if !strings.Contains(docs.String(), filepath.Base(s)) {
+			t.Errorf("%s is shown by no page: neither README.md nor docs/ names it", s)
+		}
+	}
+}

@@ -108,12 +108,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 			retErr = errors.Join(retErr, fmt.Errorf("not writing status: %w", err))
 			return
 		}
-		err := r.writeStatusLocked(ctx, set, statusBefore)
-		switch {
-		case apierrors.IsConflict(err):
-			// Read stale: the next run writes what it finds.
-			result, retErr = reconcile.Result{RequeueAfter: staleRetry}, nil
-		case client.IgnoreNotFound(err) != nil:
+		if err := r.writeStatus(ctx, set, statusBefore); client.IgnoreNotFound(err) != nil {
 			retErr = errors.Join(retErr, fmt.Errorf("patching status: %w", err))
 		}
 	}()
@@ -139,10 +134,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		})
 		r.inputs.Release(weight)
 		r.remember(ctx, set, o)
-		if errors.Is(o.err, errStaleSet) {
-			log.FromContext(ctx).V(1).Info("The set changed since it was read; running again", "reason", o.err.Error())
-			return reconcile.Result{RequeueAfter: staleRetry}, nil
-		}
 	}
 	r.report(set, before, o)
 	return r.result(ctx, set, o)

@@ -19,12 +19,9 @@ package applysets
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
-	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -70,10 +67,6 @@ func (r *Reconciler) writeParent(ctx context.Context, set applyv1alpha1.Set, hin
 		GroupKinds: hints.Kinds, AdditionalNamespaces: hints.Namespaces,
 	})
 	patch.SetFinalizers([]string{applyv1alpha1.MembersFinalizer})
-	// Only on the set as it was read: a read from a cache that lags behind
-	// is refused with a Conflict, and the reconcile runs again on the set as
-	// it is.
-	patch.SetResourceVersion(set.GetResourceVersion())
 	if hasAll(set.GetLabels(), patch.GetLabels()) && hasAll(set.GetAnnotations(), patch.GetAnnotations()) &&
 		slices.Contains(set.GetFinalizers(), applyv1alpha1.MembersFinalizer) {
 		return nil // already in place: a steady set costs no writes
@@ -82,12 +75,10 @@ func (r *Reconciler) writeParent(ctx context.Context, set applyv1alpha1.Set, hin
 	if err != nil {
 		return fmt.Errorf("writing the parent's ID and hints: %w", err)
 	}
-	written := metadataOf(set, gvk)
-	if err := r.client.Patch(ctx, written, client.RawPatch(types.ApplyPatchType, body),
+	if err := r.client.Patch(ctx, metadataOf(set, gvk), client.RawPatch(types.ApplyPatchType, body),
 		client.FieldOwner(identity.HintsFieldManager), client.ForceOwnership); err != nil {
-		return fmt.Errorf("writing the parent's ID and hints: %w", staleOr(err))
+		return fmt.Errorf("writing the parent's ID and hints: %w", err)
 	}
-	set.SetResourceVersion(written.GetResourceVersion())
 	// Keep the in-memory copy in step, so the status patch does not undo it.
 	labels, annotations := set.GetLabels(), set.GetAnnotations()
 	if labels == nil {
@@ -110,28 +101,25 @@ func (r *Reconciler) writeParent(ctx context.Context, set applyv1alpha1.Set, hin
 	return nil
 }
 
-// errStaleSet marks a write refused because the set changed since the
-// reconcile read it, most often because the read came from a cache that had
-// not seen the operator's own last write yet. The reconcile runs again on
-// the set as it is; nothing is reported of the run that read it stale.
-var errStaleSet = errors.New("the set changed since it was read")
-
-// staleRetry is how soon a reconcile that read the set stale runs again:
-// a cache catches up with a write within milliseconds.
-const staleRetry = 200 * time.Millisecond
-
-// staleOr marks a Conflict on the set itself as errStaleSet.
-func staleOr(err error) error {
-	if apierrors.IsConflict(err) {
-		return fmt.Errorf("%w: %w", errStaleSet, err)
+// writeStatus patches the set's status from before to what set holds now.
+// The patch carries the status alone, so the set's inline objects are not
+// marshalled to compute it.
+func (r *Reconciler) writeStatus(ctx context.Context, set applyv1alpha1.Set, before *applyv1alpha1.ApplySetStatus) error {
+	gvk, err := r.gvk()
+	if err != nil {
+		return err
 	}
-	return err
+	from, to := r.newSet(), r.newSet()
+	*from.GetSetStatus(), *to.GetSetStatus() = *before, *set.GetSetStatus()
+	data, err := client.MergeFrom(from).Data(to)
+	if err != nil {
+		return err
+	}
+	return r.client.Status().Patch(ctx, metadataOf(set, gvk), client.RawPatch(types.MergePatchType, data))
 }
 
-// writeStatusLocked patches the set's status from before to what set holds
-// now, on the set as it was read: the API server refuses it with a Conflict
-// when the set changed since. The patch carries the status alone, so the
-// set's inline objects are not marshalled to compute it. The set takes the
+// writeStatusLocked is writeStatus on the set as it was read: the API server
+// refuses it with a Conflict when the set changed since. The set takes the
 // resourceVersion written.
 func (r *Reconciler) writeStatusLocked(ctx context.Context, set applyv1alpha1.Set, before *applyv1alpha1.ApplySetStatus) error {
 	gvk, err := r.gvk()

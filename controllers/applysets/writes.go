@@ -49,7 +49,7 @@ func (w *setWrites) SpendApproval(ctx context.Context, a *setrun.Approval) error
 	setApproval(status, outcome{now: time.Now(), approval: &approvalOutcome{mode: a.Mode, digest: a.Digest, spent: true}})
 	if err := w.r.writeStatusLocked(ctx, w.set, before); err != nil {
 		*status = *before
-		return fmt.Errorf("recording the approval of plan %s before applying it: %w", a.Digest, staleOr(err))
+		return fmt.Errorf("recording the approval of plan %s before applying it: %w", a.Digest, err)
 	}
 	return nil
 }

@@ -110,7 +110,7 @@ func (r *ValidationRegistrar) Reconcile(ctx context.Context, _ reconcile.Request
 			WithAPIGroups(applyv1alpha1.GroupVersion.Group).
 			WithAPIVersions(applyv1alpha1.GroupVersion.Version).
 			WithResources("applysets", "clusterapplysets")).
-		WithMatchConditions(healthChecksChanged...).
+		WithMatchConditions(judgedFieldsChanged...).
 		WithMatchPolicy(admissionregv1.Equivalent).
 		WithFailurePolicy(admissionregv1.Ignore).
 		WithSideEffects(admissionregv1.SideEffectClassNone).
@@ -136,12 +136,12 @@ func (r *ValidationRegistrar) Reconcile(ctx context.Context, _ reconcile.Request
 	return reconcile.Result{}, nil
 }
 
-// healthChecksChanged sends the webhook only the writes that bring CEL
+// judgedFieldsChanged sends the webhook only the writes that bring CEL
 // expressions (health checks, dependsOn readyExprs) or windows it has not
 // judged: most sets declare none, and the operator's own writes of a set's
 // metadata leave its spec, and so its generation, as it was. The API server
 // raises the generation before it calls the webhook.
-var healthChecksChanged = []*admissionv1ac.MatchConditionApplyConfiguration{
+var judgedFieldsChanged = []*admissionv1ac.MatchConditionApplyConfiguration{
 	admissionv1ac.MatchCondition().WithName("declares-expressions").
 		WithExpression("object.?spec.?healthChecks.orValue([]).size() > 0 || " +
 			"object.?spec.?dependsOn.orValue([]).exists(d, has(d.readyExpr)) || " +

@@ -31,6 +31,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/applyset-operator/applyset-operator/internal/release"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
@@ -112,20 +114,7 @@ func Build(dir string) ([]*unstructured.Unstructured, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building %s: %w", dir, err)
 	}
-	var objs []*unstructured.Unstructured
-	for _, res := range resources.Resources() {
-		// Through JSON, so that numbers are int64 and float64 as a client reads them.
-		data, err := res.MarshalJSON()
-		if err != nil {
-			return nil, err
-		}
-		obj := &unstructured.Unstructured{}
-		if err := obj.UnmarshalJSON(data); err != nil {
-			return nil, err
-		}
-		objs = append(objs, obj)
-	}
-	return objs, nil
+	return release.Objects(resources)
 }
 
 // namespaceKind is the kind of the objects installed first.

@@ -33,6 +33,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 )
@@ -107,6 +108,12 @@ func Build(root string, components ...string) ([]*unstructured.Unstructured, err
 	if err != nil {
 		return nil, fmt.Errorf("building config/default with %v: %w", components, err)
 	}
+	return Objects(resources)
+}
+
+// Objects are the resources of a kustomize build, in its order, as a client
+// reads them.
+func Objects(resources resmap.ResMap) ([]*unstructured.Unstructured, error) {
 	var objs []*unstructured.Unstructured
 	for _, res := range resources.Resources() {
 		// Through JSON, so that numbers are int64 and float64 as a client reads them.

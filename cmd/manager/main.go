@@ -344,6 +344,7 @@ func setupControllers(mgr ctrl.Manager, cfg *rest.Config, opts options, tlsOpts 
 			ApplyConcurrency: opts.applyConcurrency, ArtifactPolicy: allowedHosts, ExternalArtifactHosts: externalHosts,
 			BuildMemory: opts.maxBuildMemory.Value(), MaxReconcileTime: opts.maxReconcileTime,
 			MaxWatchedDependencyKinds: opts.maxWatchedDepKinds,
+			InventoryNamespace:        os.Getenv("POD_NAMESPACE"),                            // holds ClusterApplySets' inventory chunks
 			LegacyManagers:            append([]string{}, splitList(opts.legacyManagers)...), // empty hands over none
 			PermissionTTL:             cmp.Or(opts.permissionTTL, -1),                        // 0 asks every time
 		}); err != nil {

@@ -92,6 +92,8 @@ var rarelyUsed = map[string]string{
 		"each replica lists the replicas' Leases; the spec runs one manager",
 	"delete coordination.k8s.io/leases in " + operatorNamespace: "with --replica-sharding each replica deletes the Lease " +
 		"of a replica gone for good; the spec runs one manager",
+	"record apply.applyset.dev/applysetinventories": "never a request: the admission policy applyset-inventory asks " +
+		"the authorizer for it on each write of an inventory chunk, which only the operator may make",
 }
 
 // The operator's real ServiceAccount, bound only to what the install binds
@@ -289,6 +291,19 @@ func exerciseSets(ctx context.Context, env *testenv.Env, tenant string) {
 	Expect(c.Delete(ctx, web)).To(Succeed())
 	Eventually(func() bool {
 		return apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(web), web))
+	}).Should(BeTrue(), "the set's finalizer stayed")
+
+	By("an ApplySet of 1,001 members, whose inventory goes in chunks, deleted with them")
+	big := &applyv1alpha1.ApplySet{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: "big"}}
+	for i := range 1001 {
+		big.Spec.Resources = append(big.Spec.Resources, configMap("", fmt.Sprintf("big-%d", i)))
+	}
+	Expect(c.Create(ctx, big)).To(Succeed())
+	readyNow(ctx, c, big)
+	Expect(big.Status.Inventory).NotTo(BeNil(), "1,001 members kept in status")
+	Expect(c.Delete(ctx, big)).To(Succeed())
+	Eventually(func() bool {
+		return apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(big), big))
 	}).Should(BeTrue(), "the set's finalizer stayed")
 
 	By("a ClusterApplySet acting as a ServiceAccount its author names")

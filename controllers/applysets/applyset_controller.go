@@ -43,6 +43,7 @@ import (
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/declared"
+	"github.com/applyset-operator/applyset-operator/internal/inventory"
 	"github.com/applyset-operator/applyset-operator/internal/replicas"
 	"github.com/applyset-operator/applyset-operator/internal/requeue"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
@@ -74,6 +75,9 @@ type Reconciler struct {
 	// overrides, likewise, says whether only approvers can write the
 	// window-override annotation.
 	overrides func(context.Context, applyv1alpha1.Set) error
+	// chunksGuarded says whether only the operator can write inventory
+	// chunks in a namespace (nil when it can).
+	chunksGuarded func(ctx context.Context, namespace string) error
 
 	clients     sync.Map            // impersonated user, or "" for the operator -> identityClients
 	permissions *permissionAnswers  // shared by both kinds' reconcilers; nil asks every time
@@ -100,17 +104,24 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	}
 	defer done()
 	statusBefore := set.GetSetStatus().DeepCopy()
+	var placed *inventory.Placed // where the members the reconcile recorded are kept
 	defer func() {
-		if equality.Semantic.DeepEqual(statusBefore, set.GetSetStatus()) {
+		if equality.Semantic.DeepEqual(statusBefore, set.GetSetStatus()) && (placed == nil || len(placed.Lost) == 0) {
 			return // nothing new to report: a steady set costs no writes
 		}
 		if err := r.stillOwner(ctx, set); err != nil {
 			retErr = errors.Join(retErr, fmt.Errorf("not writing status: %w", err))
 			return
 		}
+		if err := r.writeChunks(ctx, set, statusBefore, placed); err != nil {
+			retErr = errors.Join(retErr, fmt.Errorf("not writing status: %w", err))
+			return
+		}
 		if err := r.writeStatus(ctx, set, statusBefore); client.IgnoreNotFound(err) != nil {
 			retErr = errors.Join(retErr, fmt.Errorf("patching status: %w", err))
+			return
 		}
+		r.collectChunks(ctx, set, statusBefore)
 	}()
 
 	if !set.GetDeletionTimestamp().IsZero() {
@@ -133,6 +144,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 			return r.reconcileNormal(ctx, set)
 		})
 		r.inputs.Release(weight)
+		o = r.placeInventory(set, o)
+		placed = o.placed
 		r.remember(ctx, set, o)
 	}
 	r.report(set, before, o)

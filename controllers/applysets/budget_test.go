@@ -74,26 +74,24 @@ func numberedRefs(format string, n int) []string {
 }
 
 var _ = Describe("A set's status within etcd's bound", func() {
-	It("applies nothing when its inventory would not fit, and says how large it would be", func(ctx context.Context) {
+	It("applies nothing when its spec leaves no room for its status, and says how large it is", func(ctx context.Context) {
 		ns := newNamespace(ctx)
-		// 5,000 ConfigMaps of 253-character names: 1.8 MiB of inventory, 30 KB once compressed.
-		var docs strings.Builder
-		for i := range 5000 {
-			fmt.Fprintf(&docs, "{apiVersion: v1, kind: ConfigMap, metadata: {name: %s-%04d}}\n---\n", strings.Repeat("n", 248), i)
+		// 300 ConfigMaps of 4 KiB each, inline: 1.2 MiB of spec, which etcd
+		// stores, but with no room left for the set's plan and status.
+		resources := make([]applyv1alpha1.Resource, 300)
+		for i := range resources {
+			resources[i] = inlineConfigMap(fmt.Sprintf("cm-%d", i), strings.Repeat("v", 4<<10))
 		}
-		Expect(k8sClient.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "many"},
-			BinaryData: map[string][]byte{"all.yaml": gzipBytes([]byte(docs.String()))}})).To(Succeed())
-		set := newSet(ns, "large")
-		set.Spec.Sources = []applyv1alpha1.Source{{Kind: applyv1alpha1.SourceKindConfigMap, Name: "many"}}
+		set := newSet(ns, "large", resources...)
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
 
 		Eventually(condition(ctx, set, applyv1alpha1.ConditionStalled)).Should(And(
 			HaveField("Reason", applyv1alpha1.ReasonBudgetExceeded),
-			HaveField("Message", And(ContainSubstring("the set would record 5000 members, 1.8 MiB of status"),
+			HaveField("Message", And(ContainSubstring("the set would record 300 members"), ContainSubstring("with its spec and metadata (1.2 MiB)"),
 				ContainSubstring("more than the 1.3 MiB one object may take in etcd, so nothing was applied or pruned")))))
 		list := &corev1.ConfigMapList{}
 		Expect(k8sClient.List(ctx, list, client.InNamespace(ns))).To(Succeed())
-		Expect(list.Items).To(HaveLen(1), "a ConfigMap of the set was applied")
+		Expect(list.Items).To(BeEmpty(), "a ConfigMap of the set was applied")
 	})
 })
 

@@ -23,6 +23,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -55,7 +56,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, set applyv1alpha1.Set)
 	}
 	if why != "" {
 		r.recorder.Eventf(set, nil, "Normal", ReasonMembersKept, "Delete", "%s", text.Truncate(
-			fmt.Sprintf("Deleted without touching its %d members: %s", len(set.GetSetStatus().Members), why), maxEventMessage))
+			fmt.Sprintf("Deleted without touching its %d members: %s", ptr.Deref(set.GetSetStatus().MemberCount, 0), why), maxEventMessage))
 		return r.letGo(ctx, set)
 	}
 	parent := applyset.ParseParent(r.parentKey(set), set.GetLabels(), set.GetAnnotations())
@@ -113,6 +114,9 @@ func (r *Reconciler) deletionBlocked(set applyv1alpha1.Set, err error) (reconcil
 
 // letGo removes the finalizer: the set goes.
 func (r *Reconciler) letGo(ctx context.Context, set applyv1alpha1.Set) (reconcile.Result, error) {
+	if err := r.deleteChunks(ctx, set); err != nil {
+		return reconcile.Result{}, err
+	}
 	base := set.DeepCopyObject().(client.Object)
 	controllerutil.RemoveFinalizer(set, applyv1alpha1.MembersFinalizer)
 	if err := r.client.Patch(ctx, set, client.MergeFrom(base)); err != nil {
@@ -145,7 +149,11 @@ func (r *Reconciler) releaseMembers(ctx context.Context, set applyv1alpha1.Set, 
 			return "", err
 		}
 	}
-	run := &setrun.Run{Mode: setrun.Delete, Set: set, Stored: set.GetSetStatus(), Parent: parent, Engine: engine, Approval: mode,
+	members, _, err := r.loadInventory(ctx, set)
+	if err != nil {
+		return "", err
+	}
+	run := &setrun.Run{Mode: setrun.Delete, Set: set, Stored: set.GetSetStatus(), Members: members, Parent: parent, Engine: engine, Approval: mode,
 		Identity: act.String(), Writes: &setWrites{r: r, set: set}}
 	res := run.Do(ctx)
 	if a := res.Approval; a != nil && a.Awaiting {

@@ -81,7 +81,7 @@ var _ = Describe("A set taking over what kubectl apply wrote", func() {
 		set := newSet(ns, "many", declared...)
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
 		readyFor(ctx, set)
-		Expect(set.Status.Members).To(HaveLen(count))
+		Expect(set.Status.MemberCount).To(HaveValue(BeEquivalentTo(count)))
 
 		updateSet(ctx, set, func(s *applyv1alpha1.ApplySet) { s.Spec.Resources = dropped })
 		readyFor(ctx, set)

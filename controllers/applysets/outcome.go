@@ -73,6 +73,10 @@ type outcome struct {
 	// reconcile did not look at them (a preview, a recheck, a stop before
 	// the apply).
 	inventory *inventory.Inventory
+	// placed is where inventory is kept: status.members or chunks.
+	placed *inventory.Placed
+	// lostChunks are the chunks of the stored inventory that were not found.
+	lostChunks []string
 	// approval is nil for a set that applies without approval.
 	approval *approvalOutcome
 	// window is nil when the reconcile stopped before the windows phase.

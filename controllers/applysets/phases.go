@@ -144,7 +144,12 @@ func (r *Reconciler) dependenciesPhase(ctx context.Context, s *scope) bool {
 // runPhase reads, applies and prunes the set through the one pipeline, then
 // judges its members' health with the set's checks.
 func (r *Reconciler) runPhase(ctx context.Context, s *scope) bool {
-	run := &setrun.Run{Mode: setrun.Apply, Set: s.set, Stored: s.set.GetSetStatus(), Parent: s.parent,
+	members, lost, err := r.loadInventory(ctx, s.set)
+	if err != nil {
+		return s.stop(applyv1alpha1.ReasonApplyFailed, false, err)
+	}
+	s.o.lostChunks = lost
+	run := &setrun.Run{Mode: setrun.Apply, Set: s.set, Stored: s.set.GetSetStatus(), Members: members, Layout: r.layout(), Parent: s.parent,
 		Engine: s.engine, Sources: s.sources, Mapper: r.mapper, Limits: r.limits, Artifacts: r.artifacts,
 		Checker: s.checker, Approval: s.o.approvalMode(), Identity: s.act.String(), Writes: &setWrites{r: r, set: s.set}}
 	s.o = s.o.merge(run.Do(ctx))

@@ -47,6 +47,7 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/declared"
 	"github.com/applyset-operator/applyset-operator/internal/fetchpolicy"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
+	"github.com/applyset-operator/applyset-operator/internal/inventory"
 	"github.com/applyset-operator/applyset-operator/internal/replicas"
 )
 
@@ -116,6 +117,12 @@ type Options struct {
 	// Clock is the time delivery windows and waits are judged by; nil is
 	// the system's clock. Tests move it.
 	Clock clock.PassiveClock
+	// InventoryNamespace holds the inventory chunks of ClusterApplySets too
+	// large for their status: the operator's namespace ($POD_NAMESPACE).
+	InventoryNamespace string
+	// InventoryLayout bounds the members kept in a set's status and in each
+	// chunk beyond; zero is inventory.DefaultLayout.
+	InventoryLayout inventory.Layout
 	// Replicas, when set, runs the reconcilers on every replica, each
 	// reconciling the sets that name it (--replica-sharding); nil runs them
 	// on the elected leader.
@@ -149,7 +156,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			return err
 		}
 	}
-	probe, err := newApprovalProbe(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
+	probe, chunks, err := newProbes(mgr)
 	if err != nil {
 		return err
 	}
@@ -180,6 +187,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			client: mgr.GetClient(), reader: mgr.GetAPIReader(), config: mgr.GetConfig(), mapper: mgr.GetRESTMapper(),
 			scheme: mgr.GetScheme(), recorder: mgr.GetEventRecorder(identity.EventReporter), newSet: k.newSet, newSetList: k.newList,
 			groupKind: schema.GroupKind{Group: applyv1alpha1.GroupVersion.Group, Kind: k.kind}, opts: opts, enforced: probe.check, overrides: probe.checkOverride,
+			chunksGuarded: chunks.check,
 			limits: declared.Limits{Bytes: cmp.Or(opts.MaxInputBytes, declared.DefaultLimits.Bytes),
 				Objects: cmp.Or(opts.MaxObjects, declared.DefaultLimits.Objects)},
 			artifacts: artifacts, permissions: answers, watches: watches,
@@ -292,4 +300,16 @@ func fairQueue(name string, limiter workqueue.TypedRateLimiter[reconcile.Request
 	delaying := workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[reconcile.Request]{Name: name, Queue: queue})
 	return workqueue.NewTypedRateLimitingQueueWithConfig(limiter,
 		workqueue.TypedRateLimitingQueueConfig[reconcile.Request]{Name: name, DelayingQueue: delaying})
+}
+
+// newProbes find out whether the admission policies the operator relies on
+// are in force: the approval policy and the inventory policy.
+func newProbes(mgr ctrl.Manager) (*approvalProbe, *inventoryProbe, error) {
+	opts := client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()}
+	approvals, err := newApprovalProbe(mgr.GetConfig(), opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	chunks, err := newInventoryProbe(mgr.GetConfig(), mgr.GetClient(), opts)
+	return approvals, chunks, err
 }

@@ -28,7 +28,6 @@ import (
 	"k8s.io/utils/ptr"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
-	"github.com/applyset-operator/applyset-operator/internal/inventory"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/text"
@@ -68,9 +67,7 @@ func setStatus(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome
 	if o.sources != nil {
 		status.Sources = o.sources
 	}
-	if o.inventory != nil {
-		setMembers(status, *o.inventory)
-	}
+	setMembers(status, o)
 	if o.foreign != nil {
 		status.ForeignMembers = foreignStatus(o.foreign)
 	}
@@ -301,9 +298,15 @@ const maxForeignItems = 20
 // maxLabelledBy is the API's bound on a foreign member's labelledBy.
 const maxLabelledBy = 256
 
-// setMembers records the set's members: its inventory, their number and kinds.
-func setMembers(status *applyv1alpha1.ApplySetStatus, inv inventory.Inventory) {
-	status.Members = inv.Status()
+// setMembers records the set's members a reconcile leaves, if it recorded
+// them: its inventory, kept inline or in the chunks status names, their
+// number and kinds.
+func setMembers(status *applyv1alpha1.ApplySetStatus, o outcome) {
+	if o.inventory == nil || o.placed == nil {
+		return
+	}
+	inv := *o.inventory
+	status.Members, status.Inventory = o.placed.Members, o.placed.Status
 	status.MemberCount = ptr.To(int32(inv.Len()))
 	kinds := sets.New[schema.GroupKind]()
 	for _, e := range inv.Entries() {

@@ -117,7 +117,8 @@ func TestSetStatus(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			status := &applyv1alpha1.ApplySetStatus{}
-			setStatus(status, 7, tt.o)
+			set := &applyv1alpha1.ApplySet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "set"}}
+			setStatus(status, 7, (&Reconciler{}).placeInventory(set, tt.o))
 			ready := apimeta.FindStatusCondition(status.Conditions, applyv1alpha1.ConditionReady)
 			if ready == nil || ready.Status != tt.wantReady || ready.Reason != tt.wantReason || ready.ObservedGeneration != 7 {
 				t.Fatalf("Ready = %+v, want %s/%s at generation 7", ready, tt.wantReady, tt.wantReason)

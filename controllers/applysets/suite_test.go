@@ -30,6 +30,7 @@ import (
 
 	"github.com/applyset-operator/applyset-operator/controllers/parents"
 	"github.com/applyset-operator/applyset-operator/internal/fetchpolicy"
+	"github.com/applyset-operator/applyset-operator/internal/inventory"
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
 	"github.com/applyset-operator/applyset-operator/internal/webhooks"
 )
@@ -62,7 +63,8 @@ var _ = BeforeSuite(func(ctx context.Context) {
 		// A health-check budget of two evaluations at CEL's limit, so that the
 		// spec spending it takes seconds under the race detector, not minutes.
 		if err := SetupWithManager(mgr, Options{ToolingVersion: "v0.1.0", DefaultServiceAccount: "default", ArtifactPolicy: artifactPolicy,
-			HealthCheckBudget: 2_000_000, Clock: specClock}); err != nil {
+			HealthCheckBudget: 2_000_000, Clock: specClock, InventoryNamespace: "applyset-operator-system",
+			InventoryLayout: inventory.Layout{Inline: testLayout.inline, PerChunk: testLayout.perChunk}}); err != nil {
 			return err
 		}
 		if err := SetupWebhook(mgr, mgr.GetWebhookServer(), &ValidationRegistrar{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(),

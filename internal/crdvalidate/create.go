@@ -52,6 +52,9 @@ func (k *kindValidator) validate(ctx context.Context, u *unstructured.Unstructur
 	errs = append(errs, apiservervalidation.ValidateCustomResource(nil, u.UnstructuredContent(), k.schemaValidator)...)
 	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, u.Object, k.structural, false)...)
 	errs = append(errs, listtype.ValidateListSetsAndMaps(nil, k.structural, u.Object)...)
+	if k.cel == nil {
+		return errs // a schema without CEL rules: the API server adds no note either
+	}
 	if blocked := blocking(errs); blocked != nil {
 		return append(errs, blocked)
 	}

@@ -161,6 +161,14 @@ func ArtifactChanges(before, now []applyv1alpha1.SourceStatus) []string {
 	return out
 }
 
+// storedMembers counts the members status records, inline or in chunks.
+func storedMembers(status *applyv1alpha1.ApplySetStatus) int {
+	if status.MemberCount != nil {
+		return int(*status.MemberCount)
+	}
+	return len(status.Members)
+}
+
 // RefuseEmpty stops a set whose inputs declare nothing while it has members,
 // or one of whose sources declared objects and declares none now, unless
 // spec.allowEmpty: an emptied source would otherwise prune what it held.
@@ -171,7 +179,7 @@ func RefuseEmpty(set applyv1alpha1.Set, status *applyv1alpha1.ApplySetStatus, ob
 	if set.GetCommonSpec().AllowEmptyEnabled() || status == nil {
 		return nil
 	}
-	if members := len(status.Members); len(objects) == 0 && members > 0 {
+	if members := storedMembers(status); len(objects) == 0 && members > 0 {
 		return fmt.Errorf("the set's inputs declare no objects, while it has %d members: a source emptied by mistake "+
 			"would delete them all, so nothing was applied or pruned; fix the inputs, or set spec.allowEmpty: true to prune every member", members)
 	}

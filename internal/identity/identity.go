@@ -34,6 +34,9 @@ const (
 	// parents: the ID label, tooling and hints of its own sets, and the
 	// contains-group-kinds hint of other tools' parents it is allowed to repair.
 	HintsFieldManager = "applyset-operator-hints"
+	// InventoryFieldManager writes the chunks of inventories too large for
+	// their set's status.
+	InventoryFieldManager = "applyset-operator-inventory"
 	// WebhooksFieldManager owns the webhook entries the operator registers:
 	// one per gated CRD, and the one that checks sets.
 	WebhooksFieldManager = "applyset-operator-webhooks"

@@ -19,8 +19,10 @@ limitations under the License.
 // writes. Prune and deletion act on an object found by the set's label only
 // when its UID is recorded here; anything else carrying the label is foreign.
 //
-// The package is pure: it works on the API's status types and the apply
-// engine's results, and makes no requests.
+// A set of more than Layout.Inline members keeps them in chunks,
+// ApplySetInventory objects only the operator may write, which status
+// names (chunks.go places them). The inventory and its layout are pure;
+// store.go alone makes requests: it reads and writes the chunks.
 package inventory
 
 import (

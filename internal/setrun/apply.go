@@ -45,7 +45,7 @@ func (r *Run) apply(ctx context.Context) (res Result) {
 		return res
 	}
 	res.DryRun = r.Mode.previews() || r.Set.GetCommonSpec().DryRunEnabled()
-	inv := inventory.FromStatus(r.members())
+	inv := r.inventory()
 	options := declared.NewOptions(r.Set, r.Parent, res.Objects, inv.Refs(), r.Parent.Key.ID(), res.DryRun)
 	applyOpts := options.Apply
 	if !r.Mode.previews() {
@@ -87,12 +87,21 @@ func (r *Run) apply(ctx context.Context) (res Result) {
 	return r.done(res)
 }
 
-// members are the set's recorded members; none for a set never stored.
-func (r *Run) members() []applyv1alpha1.Member {
-	if r.Stored == nil {
-		return nil
+// inventory is the set's recorded members; none for a set never stored.
+func (r *Run) inventory() inventory.Inventory {
+	if r.Stored == nil || r.Members == nil {
+		return inventory.FromStatus(nil)
 	}
-	return r.Stored.Members
+	return *r.Members
+}
+
+// layout is where the run's inventory is kept: inventory.DefaultLayout
+// unless the run says otherwise.
+func (r *Run) layout() inventory.Layout {
+	if r.Layout == (inventory.Layout{}) {
+		return inventory.DefaultLayout
+	}
+	return r.Layout
 }
 
 // planPrune plans the prune before anything is written, when the set
@@ -128,7 +137,8 @@ func (r *Run) planPrune(ctx context.Context, res Result, options declared.Option
 // the run.
 func (r *Run) beforeWrites(ctx context.Context, res Result, inv inventory.Inventory, applyOpts *apply.ApplyOptions,
 	prune *apply.PrunePlan, widened declared.Hints) (Result, bool) {
-	if err := inventoryFits(r.Set, inv, res.Objects); err != nil {
+	members, err := inventoryFits(r.Set, inv, res.Objects, r.layout())
+	if err != nil {
 		return res.fail(applyv1alpha1.ReasonBudgetExceeded, true, err), false
 	}
 	res, wait := r.gateChanges(ctx, res, applyOpts, prune)
@@ -140,6 +150,11 @@ func (r *Run) beforeWrites(ctx context.Context, res Result, inv inventory.Invent
 	}
 	if err := r.spend(ctx, res); err != nil {
 		return res.fail(applyv1alpha1.ReasonApplyFailed, false, err), false
+	}
+	if members > r.layout().Inline {
+		if err := r.Writes.Chunked(ctx); err != nil {
+			return res.fail(applyv1alpha1.ReasonInventoryUnprotected, false, err), false
+		}
 	}
 	if err := r.Writes.Hints(ctx, widened); err != nil {
 		return res.fail(applyv1alpha1.ReasonApplyFailed, false, err), false

@@ -49,35 +49,55 @@ const memberOverhead = 96
 // a member beside the members it has, still fits what etcd stores, room
 // for its plan and the rest of its status included. It is asked before
 // the reconcile writes anything: a set whose status could not be written
-// would label objects it never records, and so never prunes.
-func inventoryFits(set applyv1alpha1.Set, inv inventory.Inventory, objects []apply.Object) error {
+// would label objects it never records, and so never prunes. members is
+// how many the set may record then; over layout.Inline they live in chunks,
+// and status holds only their names.
+func inventoryFits(set applyv1alpha1.Set, inv inventory.Inventory, objects []apply.Object, layout inventory.Layout) (members int, err error) {
 	bare, ok := set.DeepCopyObject().(applyv1alpha1.Set)
 	if !ok {
-		return fmt.Errorf("copying the set: %T is no set", set)
+		return 0, fmt.Errorf("copying the set: %T is no set", set)
 	}
 	*bare.GetSetStatus() = applyv1alpha1.ApplySetStatus{}
 	data, err := json.Marshal(bare)
 	if err != nil {
-		return fmt.Errorf("measuring the set: %w", err)
+		return 0, fmt.Errorf("measuring the set: %w", err)
 	}
-	members, size := inv.Len(), 0
-	for _, e := range inv.Entries() {
-		size += memberSize(e.Ref)
+	prospect := inv.Status()
+	size := 0
+	for _, m := range prospect {
+		size += memberSize(m.Group, m.Kind, m.Namespace, m.Name)
 	}
 	for _, obj := range objects {
 		if _, recorded := inv.Get(obj.Ref()); !recorded {
-			members++
-			size += memberSize(obj.Ref())
+			ref := obj.Ref()
+			prospect = append(prospect, applyv1alpha1.Member{UID: placeholderUID, ObjectReference: applyv1alpha1.ObjectReference{
+				Group: ref.GroupKind.Group, Kind: ref.GroupKind.Kind, Namespace: ref.Namespace, Name: ref.Name}})
+			size += memberSize(ref.GroupKind.Group, ref.GroupKind.Kind, ref.Namespace, ref.Name)
 		}
 	}
-	if len(data)+size+MaxPlanBytes+statusReserve <= maxSetBytes {
-		return nil
+	members = len(prospect)
+	if members > layout.Inline {
+		// The chunks must hold them: placed now, before anything is written.
+		if _, err := layout.Place(inventory.FromStatus(prospect), inventory.Owner{UID: set.GetUID()}); err != nil {
+			return members, fmt.Errorf("the set would record %d members: %w, so nothing was applied or pruned; split it into several sets",
+				members, err)
+		}
+		size = inventory.MaxChunks * chunkRefSize
 	}
-	return fmt.Errorf("the set would record %d members, %s of status, which with its spec and metadata (%s) and room for "+
+	if len(data)+size+MaxPlanBytes+statusReserve <= maxSetBytes {
+		return members, nil
+	}
+	return members, fmt.Errorf("the set would record %d members, %s of status, which with its spec and metadata (%s) and room for "+
 		"its plan is more than the %s one object may take in etcd, so nothing was applied or pruned; split it into several sets",
 		members, text.Bytes(int64(size)), text.Bytes(int64(len(data))), text.Bytes(maxSetBytes))
 }
 
-func memberSize(ref apply.ObjectRef) int {
-	return memberOverhead + len(ref.GroupKind.Group) + len(ref.GroupKind.Kind) + len(ref.Namespace) + len(ref.Name)
+// chunkRefSize is the most one chunk's entry takes in status.inventory.
+const chunkRefSize = 160
+
+// placeholderUID stands for the UID a member gets once applied.
+const placeholderUID = "00000000-0000-0000-0000-000000000000"
+
+func memberSize(group, kind, namespace, name string) int {
+	return len(group) + len(kind) + len(namespace) + len(name) + memberOverhead
 }

@@ -26,7 +26,6 @@ import (
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/declared"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
-	"github.com/applyset-operator/applyset-operator/internal/inventory"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
 
@@ -49,7 +48,7 @@ func (r *Run) release(ctx context.Context) (res Result) {
 		res.Kept = "its ApplySet labels are not the operator's"
 		return res
 	}
-	inv := inventory.FromStatus(r.members())
+	inv := r.inventory()
 	proof := inv.Proof(identity.MembersFieldManager)
 	prune, disband := declared.Release(r.Set, r.Parent, inv.Refs(), proof)
 	var err error

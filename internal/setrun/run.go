@@ -59,6 +59,12 @@ type Run struct {
 	// Stored is the status the cluster holds for the set, its inventory and
 	// what its sources declared last; nil for a set never stored.
 	Stored *applyv1alpha1.ApplySetStatus
+	// Members are the set's recorded members, which Stored names inline or
+	// in chunks (inventory.Load); nil for none.
+	Members *inventory.Inventory
+	// Layout bounds the members kept in status, and in each chunk beyond
+	// that; zero is inventory.DefaultLayout.
+	Layout inventory.Layout
 	// Parent is the set's KEP-3659 parent as stored: its ID, tooling and hints.
 	Parent applyset.Parent
 	// Engine applies, prunes and reads members as the run's identity: the
@@ -93,6 +99,10 @@ type Writes interface {
 	// SpendApproval records that the approval of the run's plan was spent,
 	// before the writes it allows.
 	SpendApproval(ctx context.Context, a *Approval) error
+	// Chunked is asked before anything is written when the set may record
+	// more members than its status holds: an error (the chunks that would
+	// hold them are not protected, or have nowhere to go) stops the run.
+	Chunked(ctx context.Context) error
 	// BeforeDelete is asked before each group of deletes; an error stops them.
 	BeforeDelete(ctx context.Context) error
 }

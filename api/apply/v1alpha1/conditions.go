@@ -87,6 +87,11 @@ const (
 	// the time a reconcile may take); the message names the bound and its
 	// value. Nothing more was applied or pruned, and no other set waited.
 	ReasonBudgetExceeded = "BudgetExceeded"
+	// ReasonInventoryUnprotected: the set records more members than its
+	// status holds, and the chunks that would hold them are not protected
+	// (the admission policy applyset-inventory is not in force) or have
+	// nowhere to go; nothing was applied or pruned.
+	ReasonInventoryUnprotected = "InventoryUnprotected"
 	// ReasonOutsideWindow: the set's delivery windows (spec.windows, or its
 	// namespace's) hold it; nothing was applied or pruned. The message names
 	// the deciding window and the next opening.

@@ -196,7 +196,8 @@ type ApplySetStatus struct {
 	// +optional
 	GroupKinds []string `json:"groupKinds,omitempty"`
 
-	// memberCount is the number of members (status.members).
+	// memberCount is the number of members (status.members, or the chunks
+	// status.inventory names).
 	// +kubebuilder:validation:Minimum=0
 	// +optional
 	MemberCount *int32 `json:"memberCount,omitempty"`
@@ -207,6 +208,12 @@ type ApplySetStatus struct {
 	// +listType=atomic
 	// +optional
 	Members []Member `json:"members,omitempty"` //nolint:kubeapilinter // Member's inline ObjectReference requires kind and name.
+
+	// inventory names the ApplySetInventory objects that hold the members
+	// when they are too many for status.members (more than 1,000), which is
+	// then empty.
+	// +optional
+	Inventory *InventoryStatus `json:"inventory,omitempty"`
 
 	// sources count the objects each source declared at the last reconcile
 	// that read them; a source that declared objects and then declares none

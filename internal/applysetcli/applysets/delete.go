@@ -109,14 +109,20 @@ func deleteSet(cmd *cobra.Command, o *cli.Options, c *cli.Clients, ref membershi
 // operator's deletion run (setrun.DeletePreview), with server-side dry-run
 // and the user's rights.
 func previewDeletion(ctx context.Context, w io.Writer, cl client.Client, set applyv1alpha1.Set, key applyset.ParentKey, name string) error {
-	members := set.GetSetStatus().Members
-	run := &setrun.Run{Mode: setrun.DeletePreview, Set: set, Stored: set.GetSetStatus(),
+	recorded, err := cli.MembersOf(ctx, cl, set)
+	if recorded == nil {
+		return err
+	}
+	if err != nil {
+		fmt.Fprintf(w, "Warning: %v\n", err)
+	}
+	run := &setrun.Run{Mode: setrun.DeletePreview, Set: set, Stored: set.GetSetStatus(), Members: recorded,
 		Parent: applyset.ParseParent(key, set.GetLabels(), set.GetAnnotations()),
 		Engine: &apply.Engine{Client: cl, FieldManager: identity.MembersFieldManager}}
 	res := run.Do(ctx)
 	switch {
 	case res.Kept != "":
-		fmt.Fprintf(w, "Deleting %s leaves its %d members as they are: %s.\n", name, len(members), res.Kept)
+		fmt.Fprintf(w, "Deleting %s leaves its %d members as they are: %s.\n", name, recorded.Len(), res.Kept)
 		return nil
 	case res.Err != nil:
 		return fmt.Errorf("previewing the deletion of %s: %w", name, res.Err)

@@ -123,6 +123,9 @@ func (f Fetch) previewSet(ctx context.Context, o *cli.Options, cl client.Client,
 	case err == nil:
 		run.Parent = applyset.ParseParent(key, live.GetLabels(), live.GetAnnotations())
 		run.Stored = live.(applyv1alpha1.Set).GetSetStatus()
+		if run.Members, err = cli.MembersOf(ctx, cl, live.(applyv1alpha1.Set)); run.Members == nil {
+			return nil, setrun.Result{}, err
+		}
 		set.SetUID(live.GetUID())
 	case !apierrors.IsNotFound(err):
 		return nil, setrun.Result{}, err

@@ -20,6 +20,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -76,7 +77,7 @@ its members. Nothing else is changed; a set that is not being deleted is refused
 			if err := cl.Patch(cmd.Context(), set, patch, &client.PatchOptions{DryRun: dr.Opts()}); err != nil {
 				return fmt.Errorf("releasing the finalizer of %s: %w", name, err)
 			}
-			fmt.Fprintf(o.Streams.Out, "%s released: its %d members stay as they are%s\n", name, len(set.GetSetStatus().Members), dr.Suffix())
+			fmt.Fprintf(o.Streams.Out, "%s released: its %d members stay as they are%s\n", name, ptr.Deref(set.GetSetStatus().MemberCount, 0), dr.Suffix())
 			return nil
 		},
 	}

@@ -18,6 +18,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -28,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/inventory"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
@@ -121,4 +123,16 @@ func OperatorSetOf(ctx context.Context, cl client.Client, ref membership.ParentR
 		return nil, err
 	}
 	return set, nil
+}
+
+// MembersOf reads the members one of the operator's sets records, inline
+// or in chunks, as the user. Members of lost chunks are unproven, as the
+// operator takes them: the error says so, beside the others.
+func MembersOf(ctx context.Context, cl client.Reader, set applyv1alpha1.Set) (*inventory.Inventory, error) {
+	inv, err := inventory.Load(ctx, cl, set.GetSetStatus(), set.GetUID())
+	var lost *inventory.LostChunksError
+	if err != nil && !errors.As(err, &lost) {
+		return nil, err
+	}
+	return &inv, err
 }

@@ -22,7 +22,6 @@ import (
 
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
-	"github.com/applyset-operator/applyset-operator/internal/inventory"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
@@ -57,7 +56,10 @@ func proofsOf(ctx context.Context, c *cli.Clients, ref membership.ParentRef, v m
 	if err != nil {
 		return nil, err
 	}
-	inv := inventory.FromStatus(set.GetSetStatus().Members)
+	inv, err := cli.MembersOf(ctx, cl, set)
+	if inv == nil {
+		return nil, err
+	}
 	return func(m membership.Member) string {
 		ref := apply.ObjectRef{GroupKind: m.GroupKind, Namespace: m.Namespace, Name: m.Name}
 		if inv.Proves(ref, m.UID, func() bool { return slices.Contains(m.PartOfAppliedBy, identity.MembersFieldManager) }) {

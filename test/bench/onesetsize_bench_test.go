@@ -119,9 +119,11 @@ func oneSetOfSize(b *testing.B, n int) {
 	floor := applyFloor(ctx, b, impersonating(b, floorNS, "default"), apply.DefaultConcurrency, configMapObjects(n), floorNS)
 	floorCPU := readCPU(ctx, b).Sub(cpuBefore)
 
+	byResource := requestsByResource(ctx, b)
 	before = requestCounts(ctx, b)
 	retrigger(ctx, b, set, nil)
 	steady := writes(diffCounts(before, requestCounts(ctx, b), map[string]float64{"PUT": 1}))
+	steadyRequests := diffCounts(byResource, requestsByResource(ctx, b), nil)
 
 	kept := n - n/10
 	pruneStart := time.Now()
@@ -146,12 +148,12 @@ func oneSetOfSize(b *testing.B, n int) {
 	deleted := time.Since(deleteStart)
 
 	b.Logf("one set of %d objects: Ready in %s, floor %s (ratio %.2f); requests %v (%.3f per object); peak heap %d MiB (%d bytes per object); "+
-		"API server CPU %s (%.2f of the floor's %s); %d chunks, the set's object %d KiB; a steady reconcile wrote %.0f times; "+
+		"API server CPU %s (%.2f of the floor's %s); %d chunks, the set's object %d KiB; a steady reconcile wrote %.0f times (%v); "+
 		"pruning %d took %s; deleting the set and its %d members %s",
 		n, ready.Round(10*time.Millisecond), floor.Round(10*time.Millisecond), ready.Seconds()/floor.Seconds(), requests,
 		sum(requests)/float64(n), heap>>20, heap/uint64(n), cpu.APIServer.Round(10*time.Millisecond),
 		cpu.APIServer.Seconds()/floorCPU.APIServer.Seconds(), floorCPU.APIServer.Round(10*time.Millisecond),
-		chunks, len(setBytes)>>10, steady, n/10, pruned.Round(10*time.Millisecond), kept, deleted.Round(10*time.Millisecond))
+		chunks, len(setBytes)>>10, steady, steadyRequests, n/10, pruned.Round(10*time.Millisecond), kept, deleted.Round(10*time.Millisecond))
 	b.ReportMetric(ready.Seconds(), "ready-s")
 	b.ReportMetric(floor.Seconds(), "floor-s")
 	b.ReportMetric(ready.Seconds()/floor.Seconds(), "floor-ratio")

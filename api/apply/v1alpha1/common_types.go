@@ -107,7 +107,7 @@ type CommonSpec struct {
 	ServiceAccountName string `json:"serviceAccountName,omitempty"`
 
 	// interval is how often the set is applied again to correct drift, e.g. 10m or 1h30m.
-	// +default="10m"
+	// +default="10m0s"
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
 	// +kubebuilder:validation:XValidation:rule="duration(self) > duration('0s')",message="interval must be a positive duration such as 30s, 10m or 1h",reason=FieldValueInvalid
@@ -127,7 +127,7 @@ type CommonSpec struct {
 
 	// timeout is how long the members may take to become healthy after a
 	// change before the set is Stalled, e.g. 5m.
-	// +default="5m"
+	// +default="5m0s"
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
 	// +kubebuilder:validation:XValidation:rule="duration(self) > duration('0s')",message="timeout must be a positive duration such as 30s, 5m or 1h",reason=FieldValueInvalid

@@ -274,6 +274,7 @@ func run(opts options) error {
 		GracefulShutdownTimeout:       &gracefulShutdownTimeout,
 	}
 	opts.shard.managerOptions(&mgrOpts)
+	applysets.CacheOptions(&mgrOpts.Cache)
 	mgr, err := ctrl.NewManager(cfg, mgrOpts)
 	if err != nil {
 		return fmt.Errorf("creating the manager: %w", err)

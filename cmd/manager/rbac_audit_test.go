@@ -231,6 +231,7 @@ func runOperator(env *testenv.Env, cfg *rest.Config, metricsPort int, args ...st
 	stop, err := env.RunManagerAs(cfg, func(o *ctrl.Options) {
 		o.LeaderElection, o.LeaderElectionID, o.LeaderElectionNamespace = true, identity.LeaderElectionID, operatorNamespace
 		o.LeaderElectionReleaseOnCancel = true
+		applysets.CacheOptions(&o.Cache)
 		if metricsPort != 0 {
 			o.Metrics = metricsserver.Options{BindAddress: "127.0.0.1:" + strconv.Itoa(metricsPort), SecureServing: true,
 				FilterProvider: metricsfilters.WithAuthenticationAndAuthorization}

@@ -113,14 +113,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 			retErr = errors.Join(retErr, fmt.Errorf("not writing status: %w", err))
 			return
 		}
+		writing := time.Now()
 		if err := r.writeChunks(ctx, set, statusBefore, placed); err != nil {
 			retErr = errors.Join(retErr, fmt.Errorf("not writing status: %w", err))
 			return
 		}
+		r.timed("chunks", time.Since(writing))
+		writing = time.Now()
 		if err := r.writeStatus(ctx, set, statusBefore); client.IgnoreNotFound(err) != nil {
 			retErr = errors.Join(retErr, fmt.Errorf("patching status: %w", err))
 			return
 		}
+		r.timed("status", time.Since(writing))
 		r.collectChunks(ctx, set, statusBefore)
 	}()
 

@@ -151,7 +151,7 @@ func (r *Reconciler) runPhase(ctx context.Context, s *scope) bool {
 	s.o.lostChunks = lost
 	run := &setrun.Run{Mode: setrun.Apply, Set: s.set, Stored: s.set.GetSetStatus(), Members: members, Layout: r.layout(), Parent: s.parent,
 		Engine: s.engine, Sources: s.sources, Mapper: r.mapper, Limits: r.limits, Artifacts: r.artifacts,
-		Checker: s.checker, Approval: s.o.approvalMode(), Identity: s.act.String(), Writes: &setWrites{r: r, set: s.set}}
+		Checker: s.checker, Approval: s.o.approvalMode(), Identity: s.act.String(), Writes: &setWrites{r: r, set: s.set}, Timed: r.timed}
 	s.o = s.o.merge(run.Do(ctx))
 	if s.o.sources != nil {
 		s.o.artifactChanges = declared.ArtifactChanges(s.set.GetSetStatus().Sources, s.o.sources)

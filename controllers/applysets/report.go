@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -202,10 +203,22 @@ var (
 		Help:    "Time to reconcile one ApplySet or ClusterApplySet.",
 		Buckets: prometheus.ExponentialBuckets(0.005, 3, 10),
 	}, []string{setKindLabel})
+	reconcileStepSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "applyset_operator_reconcile_step_seconds",
+		Help: "Time one step of a set's reconcile took: read, plan-prune, before-writes (hints, approval, inventory checks), " +
+			"inspect, check, write (each group), prune, narrow-hints, chunks and status.",
+		Buckets: prometheus.ExponentialBuckets(0.001, 4, 10),
+	}, []string{setKindLabel, "step"})
 )
 
 func init() {
-	metrics.MustRegister(objectsTotal, conflictsTotal, foreignObjects, approvalAwaitingSince, approvalWaitSeconds, setReconcileDuration)
+	metrics.MustRegister(objectsTotal, conflictsTotal, foreignObjects, approvalAwaitingSince, approvalWaitSeconds, setReconcileDuration,
+		reconcileStepSeconds)
+}
+
+// timed records how long a step of a reconcile of the reconciler's kind took.
+func (r *Reconciler) timed(step string, took time.Duration) {
+	reconcileStepSeconds.WithLabelValues(r.groupKind.Kind, step).Observe(took.Seconds())
 }
 
 func recordMetrics(kind string, set applyv1alpha1.Set, o outcome) {

@@ -19,6 +19,7 @@ package setrun
 import (
 	"context"
 	"errors"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -40,7 +41,9 @@ import (
 // members are pruned (inventory); whatever else carries the set's label is
 // foreign and left alone.
 func (r *Run) apply(ctx context.Context) (res Result) {
+	started := time.Now()
 	res, ok := r.read(ctx)
+	r.timed("read", &started)
 	if !ok {
 		return res
 	}
@@ -48,19 +51,24 @@ func (r *Run) apply(ctx context.Context) (res Result) {
 	inv := r.inventory()
 	options := declared.NewOptions(r.Set, r.Parent, res.Objects, inv.Refs(), r.Parent.Key.ID(), res.DryRun)
 	applyOpts := options.Apply
+	applyOpts.Timed = r.Timed
 	if !r.Mode.previews() {
 		applyOpts.Ready = readyForDependents(r.Checker)
 		defer func() { res = recordInventory(res, inv) }()
 	}
 	prune, res, ok := r.planPrune(ctx, res, options, inv, applyOpts)
+	r.timed("plan-prune", &started)
 	if !ok {
 		return res
 	}
-	if res, ok = r.beforeWrites(ctx, res, inv, &applyOpts, prune, options.Widened); !ok {
+	res, ok = r.beforeWrites(ctx, res, inv, &applyOpts, prune, options.Widened)
+	r.timed("before-writes", &started)
+	if !ok {
 		return res
 	}
 	var err error
 	res.Applied, err = r.Engine.Apply(ctx, res.Objects, applyOpts)
+	started = time.Now() // the engine told its own steps
 	if err != nil {
 		reason := applyv1alpha1.ReasonApplyFailed
 		if len(res.Applied.Conflicts) > 0 {
@@ -76,15 +84,27 @@ func (r *Run) apply(ctx context.Context) (res Result) {
 	if res, ok = r.beforeDeletes(ctx, res, prune); !ok {
 		return res
 	}
-	if res.Pruned, err = r.Engine.ExecutePrune(ctx, prune); err != nil {
+	res.Pruned, err = r.Engine.ExecutePrune(ctx, prune)
+	r.timed("prune", &started)
+	if err != nil {
 		return r.failed(res, applyv1alpha1.ReasonPruneFailed, false, err)
 	}
 	if r.Writes != nil && !res.DryRun {
-		if err := r.Writes.Hints(ctx, options.Narrowed(res.Pruned)); err != nil {
+		err := r.Writes.Hints(ctx, options.Narrowed(res.Pruned))
+		r.timed("narrow-hints", &started)
+		if err != nil {
 			return res.fail(applyv1alpha1.ReasonApplyFailed, false, err)
 		}
 	}
 	return r.done(res)
+}
+
+// timed tells Timed the time since *since, and starts the next step.
+func (r *Run) timed(step string, since *time.Time) {
+	if r.Timed != nil {
+		r.Timed(step, time.Since(*since))
+	}
+	*since = time.Now()
 }
 
 // inventory is the set's recorded members; none for a set never stored.

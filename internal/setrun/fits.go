@@ -28,7 +28,7 @@ import (
 
 // MaxPlanBytes is status.plan's share of a set's status: the plan counts
 // every object and names the first that fit.
-const MaxPlanBytes = 128 << 10
+const MaxPlanBytes = 32 << 10
 
 // maxSetBytes is the most one set may take as etcd stores it: etcd refuses
 // a request over 1.5 MiB (its default --max-request-bytes), and a set's

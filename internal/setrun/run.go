@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
@@ -88,6 +89,10 @@ type Run struct {
 	Identity string
 	// Writes are what the run writes to the set itself; nil in a preview.
 	Writes Writes
+	// Timed, when not nil, is told how long each step of the run took: the
+	// run's own ("read", "plan-prune", "before-writes", "prune",
+	// "narrow-hints") and the apply's (apply.ApplyOptions.Timed).
+	Timed func(step string, took time.Duration)
 }
 
 // Writes are what a run writes to the set itself, besides its members: the

@@ -223,3 +223,26 @@ func Reconciles(controller string) (float64, error) {
 	}
 	return total, nil
 }
+
+// HistogramSums sums the observations of the histogram family in this
+// process's controller-runtime registry, by the value of label.
+func HistogramSums(family, label string) (map[string]float64, error) {
+	families, err := crmetrics.Registry.Gather()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() != family {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == label {
+					out[l.GetValue()] += m.GetHistogram().GetSampleSum()
+				}
+			}
+		}
+	}
+	return out, nil
+}

@@ -122,7 +122,7 @@ func fluxShapeFloor(ctx context.Context, b *testing.B, sets int) (time.Duration,
 		objs = append(objs, fluxShapeObjects(fmt.Sprintf("app%d", i))...)
 	}
 	before := readCPU(ctx, b)
-	took := applyFloor(ctx, b, impersonating(b, ns, "default"), floorInFlight, objs, ns)
+	took := applyFloor(ctx, b, impersonating(b, ns), floorInFlight, objs, ns)
 	return took, readCPU(ctx, b).Sub(before)
 }
 

@@ -39,6 +39,7 @@ import (
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/controllers/applysets"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
 
@@ -58,9 +59,9 @@ func BenchmarkScaleOneSet(b *testing.B) {
 	for _, n := range sizes {
 		largest = max(largest, n)
 	}
-	stop, err := env.RunManager(func(mgr ctrl.Manager) error {
+	stop, err := env.RunManagerAs(operatorConfig(), func(o *ctrl.Options) { applysets.CacheOptions(&o.Cache) }, func(mgr ctrl.Manager) error {
 		return applysets.SetupWithManager(mgr, applysets.Options{ToolingVersion: "v0.1.0", DefaultServiceAccount: "default",
-			MaxObjects: largest})
+			MaxObjects: largest, MaxReconcileTime: 30 * time.Minute})
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -95,7 +96,8 @@ func oneSetOfSize(b *testing.B, n int) {
 	set.Spec.Sources = []applyv1alpha1.Source{{Kind: applyv1alpha1.SourceKindConfigMap, Name: source.Name}}
 	set.Spec.Wait = ptr.To(false)
 
-	peak := sampleHeap()
+	peaks := sampleHeap()
+	stepsBefore := stepSums(b)
 	before, cpuBefore := requestCounts(ctx, b), readCPU(ctx, b)
 	start := time.Now()
 	if err := k8sClient.Create(ctx, set); err != nil {
@@ -105,7 +107,8 @@ func oneSetOfSize(b *testing.B, n int) {
 	ready := time.Since(start)
 	cpu := readCPU(ctx, b).Sub(cpuBefore)
 	requests := diffCounts(before, requestCounts(ctx, b), map[string]float64{"POST": 1})
-	heap := peak()
+	live, heap := peaks()
+	b.Logf("first apply of %d objects, step by step: %s", n, stepTrace(stepsBefore, stepSums(b)))
 	setBytes, err := json.Marshal(set)
 	if err != nil {
 		b.Fatal(err)
@@ -116,14 +119,22 @@ func oneSetOfSize(b *testing.B, n int) {
 	}
 
 	cpuBefore = readCPU(ctx, b)
-	floor := applyFloor(ctx, b, impersonating(b, floorNS, "default"), apply.DefaultConcurrency, configMapObjects(n), floorNS)
+	floor := applyFloor(ctx, b, impersonating(b, floorNS), apply.DefaultConcurrency, configMapObjects(n), floorNS)
 	floorCPU := readCPU(ctx, b).Sub(cpuBefore)
 
 	byResource := requestsByResource(ctx, b)
-	before = requestCounts(ctx, b)
 	retrigger(ctx, b, set, nil)
-	steady := writes(diffCounts(before, requestCounts(ctx, b), map[string]float64{"PUT": 1}))
-	steadyRequests := diffCounts(byResource, requestsByResource(ctx, b), nil)
+	steadyRequests := diffCounts(byResource, requestsByResource(ctx, b), map[string]float64{"PUT applysets": 1})
+	steady := 0.0
+	for key, v := range steadyRequests {
+		verb, resource, _ := strings.Cut(key, " ")
+		switch {
+		case resource == "leases": // the API server renews its own identity Lease every 10 s
+		case resource == "applysetinventories" && verb == "POST": // the dry-run probes of the inventory policy, each minute
+		default:
+			steady += writes(map[string]float64{verb: v})
+		}
+	}
 
 	kept := n - n/10
 	pruneStart := time.Now()
@@ -147,24 +158,47 @@ func oneSetOfSize(b *testing.B, n int) {
 	})
 	deleted := time.Since(deleteStart)
 
-	b.Logf("one set of %d objects: Ready in %s, floor %s (ratio %.2f); requests %v (%.3f per object); peak heap %d MiB (%d bytes per object); "+
+	b.Logf("one set of %d objects: Ready in %s, floor %s (ratio %.2f); requests %v (%.3f per object); peak live heap %d MiB (%d bytes per object), with garbage %d MiB; "+
 		"API server CPU %s (%.2f of the floor's %s); %d chunks, the set's object %d KiB; a steady reconcile wrote %.0f times (%v); "+
 		"pruning %d took %s; deleting the set and its %d members %s",
 		n, ready.Round(10*time.Millisecond), floor.Round(10*time.Millisecond), ready.Seconds()/floor.Seconds(), requests,
-		sum(requests)/float64(n), heap>>20, heap/uint64(n), cpu.APIServer.Round(10*time.Millisecond),
+		sum(requests)/float64(n), live>>20, live/uint64(n), heap>>20, cpu.APIServer.Round(10*time.Millisecond),
 		cpu.APIServer.Seconds()/floorCPU.APIServer.Seconds(), floorCPU.APIServer.Round(10*time.Millisecond),
 		chunks, len(setBytes)>>10, steady, steadyRequests, n/10, pruned.Round(10*time.Millisecond), kept, deleted.Round(10*time.Millisecond))
 	b.ReportMetric(ready.Seconds(), "ready-s")
 	b.ReportMetric(floor.Seconds(), "floor-s")
 	b.ReportMetric(ready.Seconds()/floor.Seconds(), "floor-ratio")
 	b.ReportMetric(sum(requests)/float64(n), "requests/object")
+	b.ReportMetric(float64(live>>20), "peak-live-heap-MiB")
+	b.ReportMetric(float64(live)/float64(n), "live-heap-bytes/object")
 	b.ReportMetric(float64(heap>>20), "peak-heap-MiB")
-	b.ReportMetric(float64(heap)/float64(n), "heap-bytes/object")
 	b.ReportMetric(cpu.APIServer.Seconds()/floorCPU.APIServer.Seconds(), "apiserver-cpu-ratio")
 	b.ReportMetric(float64(len(setBytes)>>10), "set-object-KiB")
 	b.ReportMetric(steady, "steady-writes")
 	b.ReportMetric(pruned.Seconds(), "prune-10pct-s")
 	b.ReportMetric(deleted.Seconds(), "delete-s")
+}
+
+// steps are the steps of a reconcile in the order it takes them
+// (applyset_operator_reconcile_step_seconds).
+var steps = []string{"read", "plan-prune", "before-writes", "inspect", "check", "write", "prune", "narrow-hints", "chunks", "status"}
+
+// stepSums reads the seconds each step of the reconciles so far took.
+func stepSums(b *testing.B) map[string]float64 {
+	sums, err := testenv.HistogramSums("applyset_operator_reconcile_step_seconds", "step")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return sums
+}
+
+// stepTrace says what each step took between two readings of stepSums.
+func stepTrace(before, after map[string]float64) string {
+	parts := make([]string, 0, len(steps))
+	for _, step := range steps {
+		parts = append(parts, fmt.Sprintf("%s %.2fs", step, after[step]-before[step]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // setIsReady is a set Ready at its generation.
@@ -209,11 +243,13 @@ func gzipped(b *testing.B, data []byte) []byte {
 }
 
 // sampleHeap samples this process's heap every 50 ms from now on; the
-// returned function stops and returns the peak above the heap live now.
-func sampleHeap() (peak func() uint64) {
+// returned function stops and returns the peaks above what is live now: of
+// the live heap (as the last garbage collection marked it), and of the heap
+// with the garbage not yet collected, which GOGC lets grow to about twice it.
+func sampleHeap() (peaks func() (live, total uint64)) {
 	base := liveHeap()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	var highest atomic.Uint64
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
+	var highestLive, highestTotal atomic.Uint64
 	done := make(chan struct{})
 	stopped := make(chan struct{})
 	go func() {
@@ -222,9 +258,8 @@ func sampleHeap() (peak func() uint64) {
 		defer ticker.Stop()
 		for {
 			metrics.Read(sample)
-			if v := sample[0].Value.Uint64(); v > highest.Load() {
-				highest.Store(v)
-			}
+			highestLive.Store(max(highestLive.Load(), sample[0].Value.Uint64()))
+			highestTotal.Store(max(highestTotal.Load(), sample[1].Value.Uint64()))
 			select {
 			case <-done:
 				return
@@ -232,10 +267,10 @@ func sampleHeap() (peak func() uint64) {
 			}
 		}
 	}()
-	return func() uint64 {
+	return func() (uint64, uint64) {
 		close(done)
 		<-stopped
-		return max(highest.Load(), base) - base
+		return max(highestLive.Load(), base) - base, max(highestTotal.Load(), base) - base
 	}
 }
 

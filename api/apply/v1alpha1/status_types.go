@@ -79,7 +79,7 @@ type Plan struct {
 	Counts *PlanCounts `json:"counts,omitempty"`
 	// create are declared objects that did not exist. Like update, recreate,
 	// prune and skipped, it names the first objects that fit in the plan's
-	// share of status (128 KiB), so that a set of any size can record it.
+	// share of status (32 KiB), so that a set of any size can record it.
 	// +listType=atomic
 	// +optional
 	Create []ObjectReference `json:"create,omitempty"`

@@ -158,8 +158,9 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"more stalls with BudgetExceeded.")
 	fs.IntVar(&o.maxSetObjects, "max-set-objects", declared.DefaultLimits.Objects,
 		"The most objects one set may declare, a bound on the operator's memory and on the time one set holds a worker.")
-	fs.DurationVar(&o.maxReconcileTime, "max-reconcile-time", applysets.DefaultMaxReconcileTime,
-		"The most time one reconcile of a set may hold a worker; a set past it stalls with BudgetExceeded and is tried again at its interval.")
+	fs.DurationVar(&o.maxReconcileTime, "max-reconcile-time", 0,
+		"The most time one reconcile of a set may hold a worker; a set past it stalls with BudgetExceeded and is tried again at its interval. "+
+			"0 (the default) allows 2m, or 7ms for each object --max-set-objects allows, whichever is longer: 12m at 100,000.")
 	fs.IntVar(&o.setConcurrency, "concurrent-set-reconciles", applysets.DefaultConcurrency,
 		"How many ApplySets, and how many ClusterApplySets, are reconciled at once.")
 	fs.IntVar(&o.applyConcurrency, "concurrent-applies", apply.DefaultConcurrency,
@@ -221,8 +222,11 @@ func (o *options) validate() error {
 		return fmt.Errorf("--max-set-objects, --concurrent-set-reconciles and --concurrent-applies must be positive, got %d, %d and %d",
 			o.maxSetObjects, o.setConcurrency, o.applyConcurrency)
 	}
-	if o.maxReconcileTime <= 0 {
-		return fmt.Errorf("--max-reconcile-time must be positive, got %s", o.maxReconcileTime)
+	if o.maxReconcileTime < 0 {
+		return fmt.Errorf("--max-reconcile-time must not be negative, got %s", o.maxReconcileTime)
+	}
+	if o.maxReconcileTime == 0 {
+		o.maxReconcileTime = applysets.MaxReconcileTimeFor(o.maxSetObjects)
 	}
 	if o.permissionTTL < 0 {
 		return fmt.Errorf("--permission-cache-ttl must not be negative, got %s", o.permissionTTL)

@@ -144,7 +144,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		if err := r.inputs.Acquire(ctx, weight); err != nil {
 			return reconcile.Result{}, err
 		}
-		o = withinTime(ctx, cmp.Or(r.opts.MaxReconcileTime, DefaultMaxReconcileTime), func(ctx context.Context) outcome {
+		o = withinTime(ctx, cmp.Or(r.opts.MaxReconcileTime, MaxReconcileTimeFor(r.limits.Objects)), func(ctx context.Context) outcome {
 			return r.reconcileNormal(ctx, set)
 		})
 		r.inputs.Release(weight)

@@ -35,6 +35,18 @@ import (
 // worker: six times the first apply of 5,000 objects on two cores.
 const DefaultMaxReconcileTime = 2 * time.Minute
 
+// reconcileTimePerObject is six times what the first apply of a set of
+// 100,000 objects took an object on two cores (1.1 ms).
+const reconcileTimePerObject = 7 * time.Millisecond
+
+// MaxReconcileTimeFor is how long one reconcile may hold a worker where a
+// set may declare maxObjects: DefaultMaxReconcileTime, or longer for the
+// sets of a cluster whose admin raised --max-set-objects, so that raising it
+// is all a set of 100,000 objects needs.
+func MaxReconcileTimeFor(maxObjects int) time.Duration {
+	return max(DefaultMaxReconcileTime, time.Duration(maxObjects)*reconcileTimePerObject)
+}
+
 // withinTime runs reconcile for at most budget: past it, the reconcile's
 // requests end with its context, and the outcome says the set is over its
 // budget, naming it, rather than what its last request saw. ctx ending

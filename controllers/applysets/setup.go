@@ -101,7 +101,7 @@ type Options struct {
 	// object's own only; nil frees none (--external-artifact-hosts).
 	ExternalArtifactHosts *fetchpolicy.Policy
 	// MaxReconcileTime bounds one reconcile of a set; 0 means
-	// DefaultMaxReconcileTime.
+	// MaxReconcileTimeFor the objects a set may declare.
 	MaxReconcileTime time.Duration
 	// HealthCheckBudget bounds the CEL cost of a set's health checks in one
 	// reconcile; 0 means setrun.DefaultHealthCheckBudget.

@@ -61,7 +61,7 @@ func BenchmarkScaleOneSet(b *testing.B) {
 	}
 	stop, err := env.RunManagerAs(operatorConfig(), func(o *ctrl.Options) { applysets.CacheOptions(&o.Cache) }, func(mgr ctrl.Manager) error {
 		return applysets.SetupWithManager(mgr, applysets.Options{ToolingVersion: "v0.1.0", DefaultServiceAccount: "default",
-			MaxObjects: largest, MaxReconcileTime: 30 * time.Minute})
+			MaxObjects: largest})
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -18,15 +18,31 @@ package main
 
 import (
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
-// certSettleTime bounds how long after start the certificate rotator's
-// settling errors are logged quietly.
+// certSettleTime bounds how long after the certificate rotator is set up
+// its settling errors are logged quietly.
 const certSettleTime = time.Minute
+
+// settleWindow is until when the rotator's settling errors are logged
+// quietly: certSettleTime from when the rotator was last set up, not from
+// when the logger was made, since a process (a test suite) may set up
+// several managers minutes apart.
+type settleWindow struct{ until atomic.Int64 }
+
+// openFrom opens the window for certSettleTime from t.
+func (w *settleWindow) openFrom(t time.Time) { w.until.Store(t.Add(certSettleTime).UnixNano()) }
+
+// open reports whether the window is open at now.
+func (w *settleWindow) open(now time.Time) bool { return now.UnixNano() < w.until.Load() }
+
+// rotatorSettling is the process's window, opened by setupWebhooks.
+var rotatorSettling settleWindow
 
 // The certificate rotator's own writers race on a fresh install: the one
 // that runs at start and the one its Secret's event starts both fill the
@@ -38,9 +54,9 @@ var settlingMessages = []string{
 }
 
 // settlingLogger logs the rotator's settling errors (settlingError) as info
-// at V(1) until the deadline; every other error, and every error after it,
-// stays an error.
-func settlingLogger(l logr.Logger, deadline time.Time) logr.Logger {
+// at V(1) while window is open; every other error, and every error after
+// it, stays an error.
+func settlingLogger(l logr.Logger, window *settleWindow) logr.Logger {
 	sink := l.GetSink()
 	if sink == nil {
 		return l
@@ -48,16 +64,16 @@ func settlingLogger(l logr.Logger, deadline time.Time) logr.Logger {
 	if cd, ok := sink.(logr.CallDepthLogSink); ok {
 		sink = cd.WithCallDepth(1) // this sink's own frame
 	}
-	return logr.New(settlingSink{LogSink: sink, deadline: deadline, now: time.Now})
+	return logr.New(settlingSink{LogSink: sink, window: window, now: time.Now})
 }
 
 // settlingSink wraps a sink, knowing whether it logs for the rotator: by
 // its name, or by the controller its reconcile errors are logged for.
 type settlingSink struct {
 	logr.LogSink
-	rotator  bool
-	deadline time.Time
-	now      func() time.Time
+	rotator bool
+	window  *settleWindow
+	now     func() time.Time
 }
 
 func (s settlingSink) WithName(name string) logr.LogSink {
@@ -82,7 +98,7 @@ func (s settlingSink) WithCallDepth(depth int) logr.LogSink {
 }
 
 func (s settlingSink) Error(err error, msg string, keysAndValues ...any) {
-	if !s.rotator || !s.now().Before(s.deadline) || !settlingError(err, msg) {
+	if !s.rotator || !s.window.open(s.now()) || !settlingError(err, msg) {
 		s.LogSink.Error(err, msg, keysAndValues...)
 		return
 	}

@@ -56,11 +56,12 @@ func TestSettlingLogger(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var lines []string
 			base := funcr.New(func(prefix, args string) { lines = append(lines, prefix+" "+args) }, funcr.Options{Verbosity: 1})
-			deadline := time.Now().Add(time.Hour)
+			window := &settleWindow{}
+			window.openFrom(time.Now())
 			if tt.settled {
-				deadline = time.Now().Add(-time.Second)
+				window.openFrom(time.Now().Add(-certSettleTime - time.Second))
 			}
-			tt.logger(settlingLogger(base, deadline)).Error(tt.err, tt.msg)
+			tt.logger(settlingLogger(base, window)).Error(tt.err, tt.msg)
 
 			if len(lines) != 1 {
 				t.Fatalf("logged %d lines, want 1: %q", len(lines), lines)
@@ -72,5 +73,23 @@ func TestSettlingLogger(t *testing.T) {
 				t.Errorf("logged %q, which leaves out the error %q", lines[0], tt.err)
 			}
 		})
+	}
+}
+
+// The window opens when the rotator is set up, however long the process ran
+// before: a suite sets up managers minutes apart, and so may an operator.
+func TestSettleWindowOpensWithTheRotator(t *testing.T) {
+	now := time.Now()
+	w := &settleWindow{}
+	if w.open(now) {
+		t.Error("open before any rotator was set up")
+	}
+	w.openFrom(now.Add(-certSettleTime - time.Second))
+	if w.open(now) {
+		t.Error("open a settle time after the rotator was set up")
+	}
+	w.openFrom(now)
+	if !w.open(now.Add(certSettleTime - time.Second)) {
+		t.Error("closed within a settle time of a rotator set up later")
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/open-policy-agent/cert-controller/pkg/rotator"
 	"k8s.io/apimachinery/pkg/types"
@@ -133,6 +134,7 @@ func setupWebhooks(mgr ctrl.Manager, o webhookOptions, backend featuregates.Back
 	}
 	certsReady := make(chan struct{})
 	if ep.Service != nil && o.certRotation {
+		rotatorSettling.openFrom(time.Now())
 		svc := ep.Service
 		// Both configurations are part of the install (config/webhook): the
 		// rotator finds them from its first pass, and the operator, which

@@ -48,7 +48,7 @@ var logs *testenv.SyncBuffer
 
 func TestManager(t *testing.T) {
 	RegisterFailHandler(Fail)
-	logs = testenv.CaptureLogs(func(l logr.Logger) logr.Logger { return settlingLogger(l, time.Now().Add(certSettleTime)) })
+	logs = testenv.CaptureLogs(func(l logr.Logger) logr.Logger { return settlingLogger(l, &rotatorSettling) })
 	RunSpecs(t, "manager suite")
 }
 

@@ -41,6 +41,9 @@ import (
 // prove what sets of 100,000 do.
 var testLayout = struct{ inline, perChunk int }{20, 8}
 
+// operatorNamespace holds the chunks of the suite's ClusterApplySets.
+const operatorNamespace = "applyset-operator-system"
+
 // configMaps declares n ConfigMaps cm-0 .. cm-(n-1).
 func configMaps(n int) []applyv1alpha1.Resource {
 	out := make([]applyv1alpha1.Resource, n)
@@ -172,6 +175,34 @@ var _ = Describe("An inventory in chunks", func() {
 		deleteAndWait(ctx, set)
 		Expect(keys(liveConfigMaps(ctx, ns))).To(Equal([]string{"foreign"}))
 		Expect(chunksOf(ctx, ns, set)).To(BeEmpty())
+	})
+
+	It("keeps a ClusterApplySet's chunks in the operator's namespace, and deletes them with it", func(ctx context.Context) {
+		ns := bareNamespace(ctx)
+		name := "platform-" + ns
+		set := clusterSet(ctx, name, ns)
+		for i := range 25 {
+			r, err := applyv1alpha1.NewResource(map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+				"metadata": map[string]any{"name": fmt.Sprintf("cm-%d", i), "namespace": ns}})
+			Expect(err).NotTo(HaveOccurred())
+			set.Spec.Resources = append(set.Spec.Resources, r)
+		}
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+		Eventually(condition(ctx, set, applyv1alpha1.ConditionReady)).Should(HaveField("Status", metav1.ConditionTrue))
+		Expect(set.Status.Inventory).NotTo(BeNil())
+		Expect(set.Status.Inventory.Namespace).To(Equal(operatorNamespace))
+		chunks := chunksOf(ctx, operatorNamespace, set)
+		Expect(chunks).To(HaveLen(len(set.Status.Inventory.Chunks)))
+		members := 0
+		for _, c := range chunks {
+			Expect(c.OwnerReferences).To(ConsistOf(And(HaveField("Kind", "ClusterApplySet"), HaveField("UID", set.UID))))
+			members += len(c.Spec.Members)
+		}
+		Expect(members).To(Equal(25))
+
+		Expect(k8sClient.Delete(ctx, set)).To(Succeed())
+		Eventually(func() int { return len(liveConfigMaps(ctx, ns)) }).Should(BeZero(), "the members proven by chunks stayed")
+		Eventually(func() int { return len(chunksOf(ctx, operatorNamespace, set)) }).Should(BeZero(), "the chunks stayed")
 	})
 
 	It("refuses a tenant's write of a chunk, whatever the tenant may do in its namespace", func(ctx context.Context) {

@@ -69,10 +69,11 @@ var _ = Describe("The install path", func() {
 				Expect(rule.Verbs).To(ConsistOf("get", "list", "watch"), "the default install may write any object")
 			}
 			if slices.Contains(rule.Verbs, "impersonate") && !slices.Equal(rule.Resources, []string{"serviceaccounts"}) {
-				// Besides ServiceAccounts, only the two probe users, by name.
+				// Besides ServiceAccounts, only the three probe users, by name.
 				Expect(rule.Resources).To(Equal([]string{"users"}), "the operator may impersonate more than ServiceAccounts")
 				Expect(rule.ResourceNames).To(HaveLen(1), "the operator may impersonate any user")
-				Expect(rule.ResourceNames[0]).To(BeElementOf(applysets.ApprovalProbeUser, featuregates.ProbeUser), "the operator may impersonate another user")
+				Expect(rule.ResourceNames[0]).To(BeElementOf(applysets.ApprovalProbeUser, applysets.InventoryProbeUser, featuregates.ProbeUser),
+					"the operator may impersonate another user")
 			}
 		}
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "applyset-operator-cluster-writer"}, &rbacv1.ClusterRole{})).NotTo(Succeed())

@@ -146,7 +146,9 @@ var _ = Describe("active-active replicas", func() {
 				}
 			}
 			GinkgoWriter.Printf("audited writes by replica: %v\n", byReplica)
-			Expect(byReplica).To(HaveLen(3), "every replica wrote")
+			// Sets go to replicas by a hash of their keys, in a namespace of
+			// a random name: 6 sets may leave one of 3 replicas with none.
+			Expect(len(byReplica)).To(BeNumerically(">=", 2), "the writes came from one replica")
 			Expect(overlappingWrites(writes)).To(BeEmpty())
 		})
 })

@@ -85,7 +85,7 @@ var _ = Describe("A hostile tenant", Ordered, func() {
 					lines("    - {op: copy, from: /data, path: /data/c%d}", 16)}),
 			"15 MiB of tiny maps in one object": sourceAttack(ctx, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: tiny}\ndata:\n  k:\n"+
 				strings.Repeat("  - {}\n", (15<<20)/7)),
-			"5,000 objects of long names":                 sourceAttack(ctx, longNames(5000)),
+			"a spec that leaves its status no room":       specAttack(ctx),
 			"health checks of nested loops on 20 members": celAttack(ctx),
 		}
 		for name, set := range attacks {
@@ -190,6 +190,23 @@ func sourceAttack(ctx context.Context, manifests string) *applyv1alpha1.ApplySet
 	return set
 }
 
+// specAttack is a set of a hostile tenant whose 300 inline ConfigMaps of
+// 4 KiB (1.2 MiB of spec, which etcd stores) leave no room for its status:
+// a set of many members keeps them in chunks, but its own spec must leave
+// its status room.
+func specAttack(ctx context.Context) *applyv1alpha1.ApplySet {
+	GinkgoHelper()
+	set := &applyv1alpha1.ApplySet{ObjectMeta: metav1.ObjectMeta{Namespace: tenantNamespace(ctx), Name: "spec"}}
+	for i := range 300 {
+		r, err := applyv1alpha1.NewResource(map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": fmt.Sprintf("cm-%d", i)}, "data": map[string]any{"k": strings.Repeat("v", 4<<10)}})
+		Expect(err).NotTo(HaveOccurred())
+		set.Spec.Resources = append(set.Spec.Resources, r)
+	}
+	attack(ctx, set)
+	return set
+}
+
 // celAttack is a set of a hostile tenant whose health check compares every
 // pair of keys of each of its 20 members.
 func celAttack(ctx context.Context) *applyv1alpha1.ApplySet {
@@ -209,14 +226,6 @@ func celAttack(ctx context.Context) *applyv1alpha1.ApplySet {
 		Current: "self.data.all(a, self.data.all(b, a == b || self.data[a] == self.data[b]))"}}
 	attack(ctx, set)
 	return set
-}
-
-func longNames(n int) string {
-	var docs strings.Builder
-	for i := range n {
-		fmt.Fprintf(&docs, "{apiVersion: v1, kind: ConfigMap, metadata: {name: %s-%04d}}\n---\n", strings.Repeat("n", 248), i)
-	}
-	return docs.String()
 }
 
 // lines writes format n times, numbered, a line each.

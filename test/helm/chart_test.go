@@ -155,7 +155,7 @@ func TestChartValues(t *testing.T) {
 			g.Expect(obj.GetAnnotations()).NotTo(HaveKey("helm.sh/resource-policy"))
 		}
 	}
-	g.Expect(crds).To(Equal(3))
+	g.Expect(crds).To(Equal(4)) // ApplySet, ClusterApplySet, ApplySetInventory, CustomFeatureGates
 	g.Expect(deployments).To(HaveLen(1))
 	d := deployments["applyset-operator-controller-manager"]
 	g.Expect(d.Object).To(HaveKeyWithValue("spec", HaveKeyWithValue("replicas", BeEquivalentTo(2))))

@@ -353,9 +353,16 @@ func startSetOperator(b *testing.B) {
 		startReplicas(b, n)
 		return
 	}
+	runSetOperator(b, applysets.Options{Concurrency: envCount("BENCH_SET_CONCURRENCY", 0)})
+}
+
+// runSetOperator runs the set reconcilers with opts, as cmd/manager sets
+// them up (its client rates and cache), for the rest of the benchmark, and
+// waits until they have made a set Ready.
+func runSetOperator(b *testing.B, opts applysets.Options) {
+	opts.ToolingVersion, opts.DefaultServiceAccount = "v0.1.0", "default"
 	stop, err := env.RunManagerAs(operatorConfig(), func(o *ctrl.Options) { applysets.CacheOptions(&o.Cache) }, func(mgr ctrl.Manager) error {
-		return applysets.SetupWithManager(mgr, applysets.Options{ToolingVersion: "v0.1.0", DefaultServiceAccount: "default",
-			Concurrency: envCount("BENCH_SET_CONCURRENCY", 0)})
+		return applysets.SetupWithManager(mgr, opts)
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -34,7 +34,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
@@ -59,19 +58,7 @@ func BenchmarkScaleOneSet(b *testing.B) {
 	for _, n := range sizes {
 		largest = max(largest, n)
 	}
-	stop, err := env.RunManagerAs(operatorConfig(), func(o *ctrl.Options) { applysets.CacheOptions(&o.Cache) }, func(mgr ctrl.Manager) error {
-		return applysets.SetupWithManager(mgr, applysets.Options{ToolingVersion: "v0.1.0", DefaultServiceAccount: "default",
-			MaxObjects: largest})
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		if err := stop(); err != nil {
-			b.Errorf("the operator stopped with an error: %v", err)
-		}
-	})
-	warmUp(b)
+	runSetOperator(b, applysets.Options{MaxObjects: largest})
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
 			for b.Loop() {

@@ -25,7 +25,6 @@ import (
 	. "github.com/onsi/gomega"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -53,7 +52,7 @@ var _ = Describe("The operator stopped between the writes of an inventory's chun
 		set := &applyv1alpha1.ApplySet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "chunked"}}
 		set.Spec.Resources = numberedConfigMaps(0, 60)
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
-		Eventually(readyAt(ctx, set)).WithTimeout(2 * time.Minute).Should(BeTrue())
+		Eventually(ready(ctx, set)).WithTimeout(2 * time.Minute).Should(BeTrue())
 		Expect(set.Status.Inventory).NotTo(BeNil())
 		chunks := set.Status.Inventory.Chunks
 		Expect(chunks).To(HaveLen(8))
@@ -85,7 +84,7 @@ var _ = Describe("The operator stopped between the writes of an inventory's chun
 		stop = runOperatorWith(layout)
 		DeferCleanup(func() { Expect(stop()).To(Succeed()) })
 		Eventually(func() bool {
-			if !readyAt(ctx, set)() {
+			if !ready(ctx, set)() {
 				return false
 			}
 			recorded, err := inventory.Load(ctx, k8sClient, &set.Status, set.UID)
@@ -161,17 +160,6 @@ func refuseChunk(ctx context.Context, name string) {
 			Spec: applyv1alpha1.ApplySetInventorySpec{Set: applyv1alpha1.InventorySet{Kind: "ApplySet", Name: "x", UID: "x"}}}
 		return k8sClient.Create(ctx, chunk, client.DryRunAll)
 	}).Should(MatchError(ContainSubstring("refused by the spec")))
-}
-
-// readyAt is true once the set is Ready at its generation.
-func readyAt(ctx context.Context, set *applyv1alpha1.ApplySet) func() bool {
-	return func() bool {
-		if k8sClient.Get(ctx, client.ObjectKeyFromObject(set), set) != nil {
-			return false
-		}
-		c := apimeta.FindStatusCondition(set.Status.Conditions, applyv1alpha1.ConditionReady)
-		return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == set.Generation
-	}
 }
 
 // configMapUIDs are the ConfigMaps of ns by name.

@@ -60,6 +60,19 @@ const readMembers = `[...document.querySelectorAll("#members tbody tr")].map(tr 
     class: span.className, color: getComputedStyle(span).color};
 })`
 
+// graphNode is a node of a set's graph as the browser draws it.
+type graphNode struct {
+	Label  string `json:"label"`
+	Health string `json:"health"`
+	Class  string `json:"class"`
+	Href   string `json:"href"`
+}
+
+// readGraph reads the nodes of a set's graph: their two lines of text, class and link.
+const readGraph = `[...document.querySelectorAll("#graph-canvas g.node")].map(g => ({
+  label: g.querySelector(".node-label").textContent, health: g.querySelector(".node-health").textContent,
+  class: g.getAttribute("class"), href: g.closest("a").getAttribute("href")}))`
+
 var _ = Describe("kubectl applyset ui in a browser", Ordered, func() {
 	BeforeAll(func() {
 		env.StartManager(func(mgr ctrl.Manager) error {
@@ -111,6 +124,15 @@ var _ = Describe("kubectl applyset ui in a browser", Ordered, func() {
 			memberRow{Name: "config", Health: "Current", Class: "health-current", Color: "rgb(17, 99, 41)"},
 		))
 		Expect(run(tab, chromedp.Evaluate[string](`[...document.querySelectorAll("#members tbody tr")].find(tr => tr.querySelector("th").textContent === "web").lastElementChild.textContent`))).To(Equal("Progress deadline exceeded"), "kstatus's message for the Failed member")
+
+		By("drawing the members as a graph in apply order, the failing one in the failing style")
+		Expect(chromedp.Do(tab, chromedp.WaitVisible(chromedp.CSS("#graph-canvas svg")))).To(Succeed())
+		Expect(run(tab, chromedp.Evaluate[[]graphNode](readGraph))).To(ConsistOf(
+			graphNode{Label: "Deployment.apps web", Health: "Failed", Class: "node health-failed", Href: "#member-2"},
+			graphNode{Label: "ConfigMap config", Health: "Current", Class: "node health-current", Href: "#member-1"},
+		))
+		Expect(run(tab, chromedp.Evaluate[bool](`(() => { const x = c => document.querySelector("#graph-canvas g." + c).getBoundingClientRect().x;
+			return x("health-current") < x("health-failed"); })()`))).To(BeTrue(), "the ConfigMap's group is applied before the Deployment's and is drawn left of it")
 		screenshot(tab, "set-failing-member")
 	})
 

@@ -60,7 +60,7 @@ var _ = Describe("kubectl applyset ui", Ordered, func() {
 	}
 	// row matches a table row's cells, in order, as the templates write them.
 	row := func(cells ...string) string {
-		return `<tr>\s*` + strings.Join(cells, `\s*`) + `\s*</tr>`
+		return `<tr[^>]*>\s*` + strings.Join(cells, `\s*`) + `\s*</tr>`
 	}
 
 	It("lists kubectl's and the operator's sets, linked to pages that list their members as text", func(ctx context.Context) {
@@ -86,14 +86,14 @@ var _ = Describe("kubectl applyset ui", Ordered, func() {
 		Expect(index).To(MatchRegexp(`<meta name="applyset-token" content="[A-Za-z0-9_-]{43}">`))
 
 		web := page(url + "sets/" + ns + "/secret/web")
-		Expect(web).To(MatchRegexp(row(`<td>Deployment\.apps</td>`, `<td>`+q(ns)+`</td>`, `<th scope="row">web</th>`,
+		Expect(web).To(MatchRegexp(row(`<td>3</td>`, `<td>Deployment\.apps</td>`, `<td>`+q(ns)+`</td>`, `<th scope="row">web</th>`,
 			`<td><span class="health-progress">InProgress</span></td>`, `<td>applied</td>`, `<td>[^<]+</td>`)))
-		Expect(web).To(MatchRegexp(row(`<td>ConfigMap</td>`, `<td>`+q(ns)+`</td>`, `<th scope="row">config</th>`,
+		Expect(web).To(MatchRegexp(row(`<td>2</td>`, `<td>ConfigMap</td>`, `<td>`+q(ns)+`</td>`, `<th scope="row">config</th>`,
 			`<td><span class="health-current">Current</span></td>`, `<td>applied</td>`, `<td>[^<]*</td>`)))
 		Expect(web).NotTo(ContainSubstring("<h2 id=\"conditions-heading\">"), "kubectl's sets have no conditions")
 
 		shop := page(url + "sets/" + ns + "/applyset.apply.applyset.dev/shop")
-		Expect(shop).To(MatchRegexp(row(`<td>ConfigMap</td>`, `<td>`+q(ns)+`</td>`, `<th scope="row">c</th>`,
+		Expect(shop).To(MatchRegexp(row(`<td>2</td>`, `<td>ConfigMap</td>`, `<td>`+q(ns)+`</td>`, `<th scope="row">c</th>`,
 			`<td><span class="health-current">Current</span></td>`, `<td>recorded</td>`, `<td>[^<]*</td>`)))
 		Expect(shop).To(MatchRegexp(`<tr><th scope="row">Ready</th><td>True</td><td>Succeeded</td>`))
 	})

@@ -17,17 +17,20 @@ limitations under the License.
 package applysets
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/preview"
+	"github.com/applyset-operator/applyset-operator/internal/membership"
 )
 
 type approveOptions struct {
@@ -80,32 +83,43 @@ func (a *approveOptions) run(cmd *cobra.Command, o *cli.Options, arg string) err
 		return err
 	}
 	name := cli.ParentName(ref) + cli.InNamespace(ref.Namespace)
-	if !cli.IsOperatorSet(ref) {
-		return fmt.Errorf("%s is not one of the operator's sets; only those await approval", name)
+	digest := a.digest
+	if digest == "" {
+		set, awaited, err := awaitingSet(ctx, c, ref)
+		if err != nil {
+			return err
+		}
+		if err := showPlan(ctx, o, c, set, ref.Type.GroupKind.Kind, awaited, a.hosts); err != nil {
+			return err
+		}
+		digest = awaited
+	}
+	if !a.yes && !o.Confirm(cmd, fmt.Sprintf("Approve plan %s of %s?", digest, name)) {
+		fmt.Fprintln(o.Streams.Out, "Not approved")
+		return nil
+	}
+	if err := Approve(ctx, c, ref, digest); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Streams.Out, "%s: approved plan %s\n", name, digest)
+	return nil
+}
+
+// Approve approves plan digest of the operator's set ref, as the user of c:
+// only when it is the digest the set awaits, and only on the set as read, so
+// a plan that changed meanwhile is never approved in its place.
+func Approve(ctx context.Context, c *cli.Clients, ref membership.ParentRef, digest string) error {
+	name := cli.ParentName(ref) + cli.InNamespace(ref.Namespace)
+	set, awaited, err := awaitingSet(ctx, c, ref)
+	if err != nil {
+		return err
+	}
+	if digest != awaited {
+		return NotAwaitedError{fmt.Errorf("%s awaits approval of %s, not %s: the plan changed; look at it again", name, awaited, digest)}
 	}
 	cl, err := c.Client()
 	if err != nil {
 		return err
-	}
-	set, err := cli.OperatorSetOf(ctx, cl, ref)
-	if err != nil {
-		return err
-	}
-	awaited, err := awaitedDigest(set)
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	switch {
-	case a.digest != "" && a.digest != awaited:
-		return fmt.Errorf("%s awaits approval of %s, not %s: the plan changed; look at it again", name, awaited, a.digest)
-	case a.digest == "":
-		if err := a.showPlan(ctx, o, c, cl, set, ref.Type.GroupKind.Kind, awaited); err != nil {
-			return err
-		}
-	}
-	if !a.yes && !o.Confirm(cmd, fmt.Sprintf("Approve plan %s of %s?", awaited, name)) {
-		fmt.Fprintln(o.Streams.Out, "Not approved")
-		return nil
 	}
 	base := set.DeepCopyObject().(client.Object)
 	set.GetCommonSpec().ApprovedPlan = &awaited
@@ -113,9 +127,64 @@ func (a *approveOptions) run(cmd *cobra.Command, o *cli.Options, arg string) err
 	if err := cl.Patch(ctx, set, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
 		return fmt.Errorf("approving %s: %w", name, err)
 	}
-	fmt.Fprintf(o.Streams.Out, "%s: approved plan %s\n", name, awaited)
 	return nil
 }
+
+// Review is a set's plan previewed as approve shows it.
+type Review struct {
+	// Awaited is the digest of the plan the set awaits approval of, "" when
+	// none awaits: the preview then shows what the operator would do next.
+	Awaited string
+	// Diff is the preview as a unified diff per object; Notes what else
+	// the preview says (conflicts, what is kept, a summary).
+	Diff, Notes string
+}
+
+// ReviewPlan previews what the operator's set ref would do, as the user of
+// c, as approve shows it before it asks: when a plan awaits approval, it
+// fails, saying why, unless the preview is that plan.
+func ReviewPlan(ctx context.Context, c *cli.Clients, ref membership.ParentRef, hosts ArtifactHosts) (Review, error) {
+	cl, err := c.Client()
+	if err != nil {
+		return Review{}, err
+	}
+	set, err := cli.OperatorSetOf(ctx, cl, ref)
+	if err != nil {
+		return Review{}, err
+	}
+	awaited, _ := awaitedDigest(set) // a set awaiting nothing is previewed all the same
+	var diff, notes bytes.Buffer
+	o := &cli.Options{Streams: genericiooptions.IOStreams{Out: &diff, ErrOut: &notes}}
+	err = showPlan(ctx, o, c, set, ref.Type.GroupKind.Kind, awaited, hosts)
+	return Review{Awaited: awaited, Diff: diff.String(), Notes: notes.String()}, err
+}
+
+// awaitingSet reads the operator's set ref and the digest of the plan it awaits.
+func awaitingSet(ctx context.Context, c *cli.Clients, ref membership.ParentRef) (applyv1alpha1.Set, string, error) {
+	name := cli.ParentName(ref) + cli.InNamespace(ref.Namespace)
+	if !cli.IsOperatorSet(ref) {
+		return nil, "", fmt.Errorf("%s is not one of the operator's sets; only those await approval", name)
+	}
+	cl, err := c.Client()
+	if err != nil {
+		return nil, "", err
+	}
+	set, err := cli.OperatorSetOf(ctx, cl, ref)
+	if err != nil {
+		return nil, "", err
+	}
+	awaited, err := awaitedDigest(set)
+	if err != nil {
+		return nil, "", NotAwaitedError{fmt.Errorf("%s: %w", name, err)}
+	}
+	return set, awaited, nil
+}
+
+// NotAwaitedError refuses to approve a plan the set does not await: none
+// awaits, or another one does.
+type NotAwaitedError struct{ error }
+
+func (e NotAwaitedError) Unwrap() error { return e.error }
 
 // awaitedDigest is the digest of the plan the set waits with.
 func awaitedDigest(set applyv1alpha1.Set) (string, error) {
@@ -131,17 +200,25 @@ func awaitedDigest(set applyv1alpha1.Set) (string, error) {
 }
 
 // showPlan previews the set as diff does, prints it, and checks that the
-// preview is the plan awaiting approval.
-func (a *approveOptions) showPlan(ctx context.Context, o *cli.Options, c *cli.Clients, cl client.Client, set applyv1alpha1.Set, kind, awaited string) error {
+// preview is the plan awaiting approval, awaited, if one awaits.
+func showPlan(ctx context.Context, o *cli.Options, c *cli.Clients, set applyv1alpha1.Set, kind, awaited string, hosts ArtifactHosts) error {
 	if !set.GetDeletionTimestamp().IsZero() {
 		return errors.New("the set is being deleted: its plan (status.plan.prune) lists what the deletion deletes; " +
 			"approve it with --digest status.plan.digest, or set spec.deletionPolicy to Orphan to keep the members")
 	}
-	f := Fetch{MaxInput: cli.DefaultMaxInput, Hosts: a.hosts}
+	cl, err := c.Client()
+	if err != nil {
+		return err
+	}
+	f := Fetch{MaxInput: cli.DefaultMaxInput, Hosts: hosts}
 	previewed := set.DeepCopyObject().(applyv1alpha1.Set)
 	// A typed read leaves the kind out, and the set's ID is made of it.
 	previewed.GetObjectKind().SetGroupVersionKind(applyv1alpha1.GroupVersion.WithKind(kind))
-	p, res, err := f.previewSet(ctx, o, cl, c, previewed, approvalOf(set))
+	approval := applyv1alpha1.Approval("")
+	if awaited != "" {
+		approval = approvalOf(set)
+	}
+	p, res, err := f.previewSet(ctx, o, cl, c, previewed, approval)
 	if err != nil {
 		return err
 	}
@@ -150,6 +227,9 @@ func (a *approveOptions) showPlan(ctx context.Context, o *cli.Options, c *cli.Cl
 	}
 	if len(p.Problems) > 0 {
 		return fmt.Errorf("the preview ran into problems, so it cannot show the plan: %w", errors.Join(p.Problems...))
+	}
+	if awaited == "" {
+		return nil
 	}
 	seen := ""
 	if res.Approval != nil {

@@ -33,6 +33,7 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/health"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
 	"github.com/applyset-operator/applyset-operator/internal/setrun"
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
@@ -79,8 +80,7 @@ func judge(ctx context.Context, c *cli.Clients, members []membership.Member, che
 				out[i].Health, out[i].Message = string(health.Unknown), err.Error()
 				return
 			}
-			r := checkers[i].Judge(obj)
-			out[i].Health, out[i].Message = string(r.Status), r.Message
+			out[i].judged(checkers[i], obj)
 		}()
 	}
 	wg.Wait()
@@ -102,7 +102,7 @@ func judgeListed(ctx context.Context, c *cli.Clients, resource schema.GroupVersi
 		wanted[key] = append(wanted[key], i)
 		namespaces.Insert(out[i].Namespace)
 	}
-	judged := map[int]health.Result{}
+	judged := map[int]MemberHealth{}
 	p := pager.New(func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 		if namespaces.Len() == 1 {
 			return c.Dynamic.Resource(resource).Namespace(namespaces.UnsortedList()[0]).List(ctx, o)
@@ -115,16 +115,26 @@ func judgeListed(ctx context.Context, c *cli.Clients, resource schema.GroupVersi
 			return nil
 		}
 		for _, i := range wanted[types.NamespacedName{Namespace: u.GetNamespace(), Name: u.GetName()}] {
-			judged[i] = checkers[i].Judge(u)
+			m := out[i]
+			m.judged(checkers[i], u)
+			judged[i] = m
 		}
 		return nil
 	})
 	if err != nil {
 		return // every member of the resource is read with a GET instead
 	}
-	for i, r := range judged {
-		out[i].Health, out[i].Message = string(r.Status), r.Message
+	for i, m := range judged {
+		out[i] = m
 	}
+}
+
+// judged records what checker says of the member as obj is, and the
+// dependencies obj declares.
+func (m *MemberHealth) judged(checker *health.Checker, obj *unstructured.Unstructured) {
+	r := checker.Judge(obj)
+	m.Health, m.Message = string(r.Status), r.Message
+	m.dependsOn = obj.GetAnnotations()[apply.DependsOnAnnotation]
 }
 
 // healthOf sums the members' health as the operator's status.health.summary does.

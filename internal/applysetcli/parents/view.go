@@ -54,6 +54,13 @@ type MemberHealth struct {
 	// proof a set without an inventory affords); or that it only carries the label.
 	Proof   string `json:"proof"`
 	Message string `json:"message,omitempty"`
+	// Group is the member's place in the apply order, from 0: the group the
+	// operator's engine applies it in, by its kind and its depends-on
+	// annotation as it is in the cluster.
+	Group int `json:"group"`
+	// DependsOn are the members it names in its depends-on annotation.
+	DependsOn []string `json:"dependsOn,omitempty"`
+	dependsOn string   // the annotation as read
 }
 
 func newViewCommand(o *cli.Options) *cobra.Command {
@@ -114,6 +121,9 @@ func ViewOf(ctx context.Context, errOut io.Writer, c *cli.Clients, ref membershi
 		}
 	}
 	out.Health = healthOf(counted)
+	if err := applyGroups(v.Members, out.MemberList); err != nil {
+		fmt.Fprintf(errOut, "Warning: the members are grouped by kind alone: %v\n", err)
+	}
 	out.HintKinds = sorted(v.HintKinds, func(gk schema.GroupKind) string { return gk.String() })
 	out.AdditionalNamespaces = sets.List(v.Parent.Scope.AdditionalNamespaces)
 	out.Window = windowOf(ctx, c, ref)

@@ -26,16 +26,21 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
 
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/applysets"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/parents"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
 //go:embed templates/*.html
@@ -49,10 +54,12 @@ var staticFS embed.FS
 type pages struct {
 	c      *cli.Clients
 	scope  parents.Scope
+	hosts  applysets.ArtifactHosts // where a plan's preview may fetch artifacts from
 	token  string
 	errOut io.Writer
 	index  *template.Template
 	set    *template.Template
+	plan   *template.Template
 	failed *template.Template
 }
 
@@ -71,16 +78,19 @@ var funcs = template.FuncMap{
 		}
 		return s
 	},
-	"join": strings.Join,
+	"join":      strings.Join,
+	"inc":       func(i int) int { return i + 1 },
+	"dec":       func(i int) int { return i - 1 },
+	"diffLines": diffLines,
 }
 
-func newPages(c *cli.Clients, scope parents.Scope, token string, errOut io.Writer) (*pages, error) {
-	p := &pages{c: c, scope: scope, token: token, errOut: errOut}
+func newPages(c *cli.Clients, o options, token string, errOut io.Writer) (*pages, error) {
+	p := &pages{c: c, scope: o.Scope, hosts: o.Hosts, token: token, errOut: errOut}
 	var err error
 	for _, t := range []struct {
 		into **template.Template
 		file string
-	}{{&p.index, "index.html"}, {&p.set, "set.html"}, {&p.failed, "error.html"}} {
+	}{{&p.index, "index.html"}, {&p.set, "set.html"}, {&p.plan, "plan.html"}, {&p.failed, "error.html"}} {
 		if *t.into, err = template.New("").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+t.file); err != nil {
 			return nil, err
 		}
@@ -96,7 +106,10 @@ func (p *pages) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
 	mux.HandleFunc("GET /{$}", p.serveIndex)
-	mux.HandleFunc("GET /sets/", p.serveSet)
+	mux.HandleFunc("GET /sets/{namespace}/{kind}/{name}", p.serveSet)
+	mux.HandleFunc("GET /sets/{namespace}/{kind}/{name}/plan", p.servePlan)
+	mux.HandleFunc("POST /sets/{namespace}/{kind}/{name}/approve", p.serveApprove)
+	mux.HandleFunc("POST /sets/{namespace}/{kind}/{name}/changes", p.serveChanges)
 	return mux
 }
 
@@ -128,36 +141,72 @@ func (p *pages) serveIndex(w http.ResponseWriter, r *http.Request) {
 type setPage struct {
 	page
 	parents.View
+	memberPage
+	SetPath         string
 	Operator        bool
+	Awaiting        bool // a plan of the set awaits approval
 	Conditions      []metav1.Condition
 	ConditionsError string
+	Events          []event
+	EventsError     string
 }
 
 func (p *pages) serveSet(w http.ResponseWriter, r *http.Request) {
-	namespace, kind, name, err := parseSetPath(r.URL.EscapedPath())
-	if err != nil {
-		p.fail(w, http.StatusNotFound, "No such page", err)
-		return
-	}
-	ref, err := p.resolve(r.Context(), namespace, kind, name)
+	ref, err := p.setRef(r)
 	if err != nil {
 		p.fail(w, statusOf(err), "The ApplySet could not be read", err)
 		return
 	}
 	var warnings bytes.Buffer
-	v, err := parents.ViewOf(r.Context(), &warnings, p.c, ref)
+	v, err := p.viewOf(r.Context(), &warnings, ref)
 	if err != nil {
 		p.fail(w, statusOf(err), "The ApplySet could not be read", err)
 		return
 	}
-	out := setPage{page: p.page(v.Parent, &warnings), View: v, Operator: cli.IsOperatorSet(ref)}
+	n, _ := strconv.Atoi(r.URL.Query().Get("page")) // anything else is the first page
+	members, err := pageOf(v.MemberList, n)
+	if err != nil {
+		p.fail(w, http.StatusInternalServerError, "The members could not be drawn", err)
+		return
+	}
+	out := setPage{page: p.page(v.Parent, &warnings), View: v, memberPage: members, Operator: cli.IsOperatorSet(ref),
+		SetPath: setPathOf(ref.Namespace, v.Parent)}
 	if out.Operator {
 		out.Conditions, err = p.conditions(r.Context(), ref)
 		if err != nil {
 			out.ConditionsError = err.Error()
 		}
+		ready := apimeta.FindStatusCondition(out.Conditions, applyv1alpha1.ConditionReady)
+		out.Awaiting = ready != nil && ready.Reason == applyv1alpha1.ReasonAwaitingApproval
+	}
+	if out.Events, err = eventsOf(r.Context(), p.c.Dynamic, ref); err != nil {
+		out.EventsError = err.Error()
 	}
 	p.render(w, p.set, out)
+}
+
+// viewOf is view's account of the set ref. One of the operator's sets not
+// yet applied has no ID, nor members: it is shown as it is.
+func (p *pages) viewOf(ctx context.Context, warnings io.Writer, ref membership.ParentRef) (parents.View, error) {
+	if cli.IsOperatorSet(ref) {
+		meta, err := p.c.Metadata.Resource(ref.Type.Resource).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+		if err != nil {
+			return parents.View{}, err
+		}
+		if meta.Labels[applyset.IDLabel] == "" {
+			return parents.View{Summary: parents.Summary{Namespace: ref.Namespace, Parent: cli.ParentName(ref), Created: meta.CreationTimestamp.Time}}, nil
+		}
+	}
+	return parents.ViewOf(ctx, warnings, p.c, ref)
+}
+
+// setRef reads the parent a set's path names, checked as names are.
+func (p *pages) setRef(r *http.Request) (membership.ParentRef, error) {
+	namespace, kind, name, err := checkSetPath(r.PathValue("namespace"), r.PathValue("kind"), r.PathValue("name"))
+	if err != nil {
+		return membership.ParentRef{}, errNotFound{err}
+	}
+	return p.resolve(r.Context(), namespace, kind, name)
 }
 
 // resolve reads the parent a set's page names, as view reads its argument.
@@ -170,6 +219,12 @@ func (p *pages) resolve(ctx context.Context, namespace, kind, name string) (memb
 	}
 	if ref.Type.Namespaced != (namespace != "") {
 		return ref, errNotFound{fmt.Errorf("%s is %s: its page's namespace is wrong", kind, scopeWord(ref.Type.Namespaced))}
+	}
+	if cli.IsOperatorSet(ref) {
+		// One of the operator's sets is a parent once it is first applied;
+		// before that its page shows its conditions and the plan it awaits.
+		_, err = p.c.Metadata.Resource(ref.Type.Resource).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+		return ref, err
 	}
 	if _, err := cli.ResolveParent(ctx, &in, kind+"/"+name); err != nil {
 		return ref, err
@@ -199,6 +254,9 @@ func (p *pages) conditions(ctx context.Context, ref membership.ParentRef) ([]met
 
 func (p *pages) page(title string, warnings *bytes.Buffer) page {
 	out := page{Title: title, Token: p.token}
+	if warnings == nil {
+		return out
+	}
 	for line := range strings.Lines(warnings.String()) {
 		out.Warnings = append(out.Warnings, strings.TrimPrefix(strings.TrimSpace(line), "Warning: "))
 	}

@@ -66,7 +66,13 @@ func parseSetPath(escaped string) (namespace, kind, name string, err error) {
 			return "", "", "", errNoSetPath
 		}
 	}
-	namespace, kind, name = parts[0], parts[1], parts[2]
+	return checkSetPath(parts[0], parts[1], parts[2])
+}
+
+// checkSetPath checks the unescaped parts of a set's path as Kubernetes
+// checks names, so nothing else reaches the API server's URLs: the
+// namespace ("" for a cluster-scoped parent), the kind and the name.
+func checkSetPath(namespace, kind, name string) (string, string, string, error) {
 	if namespace == clusterScoped {
 		namespace = ""
 	} else if len(validation.IsDNS1123Label(namespace)) > 0 {

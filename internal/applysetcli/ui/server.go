@@ -33,6 +33,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/applysets"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/parents"
 )
@@ -45,6 +46,8 @@ type options struct {
 	// ListenBeyondLoopback confirms an Address other machines can reach.
 	ListenBeyondLoopback bool
 	Scope                parents.Scope
+	// Hosts are where a plan's preview may fetch the set's artifacts from.
+	Hosts applysets.ArtifactHosts
 }
 
 // shutdownGrace is how long requests under way may take to end once the
@@ -90,12 +93,14 @@ func serve(ctx context.Context, out, errOut io.Writer, c *cli.Clients, o options
 		extra = o.Address
 	}
 	token := newToken()
-	pages, err := newPages(c, o.Scope, token, errOut)
+	pages, err := newPages(c, o, token, errOut)
 	if err != nil {
 		_ = ln.Close()
 		return err
 	}
-	srv := &http.Server{Handler: newGuard(port, extra, token, pages.routes()), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: newGuard(port, extra, token, pages.routes()), ReadHeaderTimeout: 10 * time.Second,
+		// Requests end with the server: a page's stream of changes never would.
+		BaseContext: func(net.Listener) context.Context { return ctx }}
 	url := "http://" + net.JoinHostPort(o.Address, port) + "/"
 	fmt.Fprintln(out, url)
 	fmt.Fprintln(out, "Serving ApplySets as the user of your kubeconfig; press Ctrl-C to stop.")

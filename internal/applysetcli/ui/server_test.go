@@ -19,6 +19,7 @@ package ui
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -59,7 +60,11 @@ func TestServe(t *testing.T) {
 	defer cancel()
 	r, w := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, w, io.Discard, &cli.Clients{}, options{Address: "127.0.0.1"}) }()
+	go func() {
+		err := serve(ctx, w, io.Discard, &cli.Clients{}, options{Address: "127.0.0.1"})
+		_ = w.CloseWithError(fmt.Errorf("serve returned: %w", err)) // a server that fails to start fails the read below
+		done <- err
+	}()
 	url, err := bufio.NewReader(r).ReadString('\n')
 	if err != nil {
 		t.Fatal(err)

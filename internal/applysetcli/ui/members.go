@@ -1,0 +1,181 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package ui
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/parents"
+)
+
+const (
+	// pageSize is how many members one page of the members table lists.
+	pageSize = 200
+	// graphMembers is the most members the graph draws one by one; a bigger
+	// set is drawn as one node per group, kind and health, with its count.
+	graphMembers = 150
+	// proofLabelOnly is view's proof of an object that only carries the
+	// set's label: not a proven member, drawn apart.
+	proofLabelOnly = "label only"
+)
+
+// member is a row of the members table: a member and its anchor.
+type member struct {
+	parents.MemberHealth
+	ID string // the row's id, which the graph's nodes link to
+}
+
+// memberPage is one page of a set's members in apply order, and the graph.
+type memberPage struct {
+	Rows []member
+	// Page counts from 1, of Pages.
+	Page, Pages int
+	Groups      int         // how many apply groups the members fall in
+	Graph       template.JS // the graph's data, as graph.js reads it
+}
+
+// graph is what graph.js draws.
+type graph struct {
+	Groups []graphGroup `json:"groups"`
+	Nodes  []graphNode  `json:"nodes"`
+	Edges  []graphEdge  `json:"edges"`
+}
+
+type graphGroup struct {
+	Index int    `json:"index"`
+	Label string `json:"label"`
+}
+
+type graphNode struct {
+	ID      string `json:"id"`
+	Label   string `json:"label"`
+	Health  string `json:"health"`
+	Message string `json:"message,omitempty"`
+	Group   int    `json:"group"`
+	Foreign bool   `json:"foreign"`
+	Count   int    `json:"count"`
+	Href    string `json:"href,omitempty"`
+}
+
+type graphEdge struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// inApplyOrder sorts members by apply group, then by kind, namespace and
+// name, as the set's page lists them; proven members before the rest.
+func inApplyOrder(members []parents.MemberHealth) []member {
+	out := make([]member, len(members))
+	for i, m := range members {
+		out[i] = member{MemberHealth: m}
+	}
+	slices.SortStableFunc(out, func(a, b member) int {
+		return cmp.Or(cmp.Compare(foreignRank(a), foreignRank(b)), cmp.Compare(a.Group, b.Group),
+			cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	for i := range out {
+		out[i].ID = "member-" + strconv.Itoa(i+1)
+	}
+	return out
+}
+
+func foreignRank(m member) int {
+	if m.Proof == proofLabelOnly {
+		return 1
+	}
+	return 0
+}
+
+// pageOf is page n (from 1) of the members, and the graph of them all: one
+// node a member when there are few, else one node per group, kind and health.
+func pageOf(members []parents.MemberHealth, n int) (memberPage, error) {
+	all := inApplyOrder(members)
+	p := memberPage{Pages: max(1, (len(all)+pageSize-1)/pageSize)}
+	p.Page = min(max(n, 1), p.Pages)
+	p.Rows = all[min((p.Page-1)*pageSize, len(all)):min(p.Page*pageSize, len(all))]
+	g := graphOf(all, p.Page)
+	p.Groups = len(g.Groups)
+	data, err := json.Marshal(g)
+	if err != nil {
+		return p, err
+	}
+	p.Graph = template.JS(data) //nolint:gosec // json.Marshal escapes <, > and &, so no text can end the script element
+	return p, nil
+}
+
+func graphOf(all []member, page int) graph {
+	g := graph{Nodes: []graphNode{}, Edges: []graphEdge{}}
+	groups := map[int]bool{}
+	for _, m := range all {
+		groups[m.Group] = true
+	}
+	for _, i := range slices.Sorted(maps.Keys(groups)) {
+		g.Groups = append(g.Groups, graphGroup{Index: i, Label: "Group " + strconv.Itoa(i+1)})
+	}
+	if len(all) > graphMembers {
+		return aggregate(g, all)
+	}
+	ids := map[string]string{} // "Kind ns/name" -> node id
+	for i, m := range all {
+		ids[refOf(m)] = m.ID
+		href := "#" + m.ID
+		if (i / pageSize) != page-1 {
+			href = "?page=" + strconv.Itoa(i/pageSize+1) + href
+		}
+		g.Nodes = append(g.Nodes, graphNode{ID: m.ID, Label: m.Kind + " " + m.Name, Health: m.Health, Message: m.Message,
+			Group: m.Group, Foreign: m.Proof == proofLabelOnly, Count: 1, Href: href})
+	}
+	for _, m := range all {
+		for _, dep := range m.DependsOn {
+			if from, ok := ids[dep]; ok {
+				g.Edges = append(g.Edges, graphEdge{From: from, To: m.ID})
+			}
+		}
+	}
+	return g
+}
+
+// aggregate draws a big set as one node per group, kind and health.
+func aggregate(g graph, all []member) graph {
+	at := map[graphNode]int{} // the node without its count -> its index
+	for _, m := range all {
+		key := graphNode{Label: m.Kind, Health: m.Health, Group: m.Group, Foreign: m.Proof == proofLabelOnly}
+		i, ok := at[key]
+		if !ok {
+			i = len(g.Nodes)
+			at[key] = i
+			key.ID = fmt.Sprintf("n%d", i+1)
+			g.Nodes = append(g.Nodes, key)
+		}
+		g.Nodes[i].Count++
+	}
+	return g
+}
+
+// refOf names a member as view's depends-on list does.
+func refOf(m member) string {
+	if m.Namespace == "" {
+		return m.Kind + " " + m.Name
+	}
+	return m.Kind + " " + m.Namespace + "/" + m.Name
+}

@@ -1,0 +1,82 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package ui
+
+import (
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/applysets"
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/parents"
+)
+
+// Every page renders with what its handler gives it; a template naming a
+// field its page lacks fails here rather than in a browser.
+func TestPagesRender(t *testing.T) {
+	p, err := newPages(nil, options{}, "token", io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	members := make([]parents.MemberHealth, 450)
+	for i := range members {
+		members[i] = parents.MemberHealth{Kind: "ConfigMap", Namespace: "shop", Name: fmt.Sprintf("c%03d", i), Health: "Current", Proof: "recorded", Group: i % 3}
+	}
+	page2, err := pageOf(members, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		data any
+		want []string
+	}{
+		{"set", setPage{View: parents.View{Summary: parents.Summary{Parent: "secret/web", Members: 450}}, memberPage: page2,
+			SetPath: "/sets/shop/secret/web", Operator: true, Awaiting: true, Events: []event{{Type: "Normal", Reason: "Applied", Count: 2}}},
+			[]string{`id="member-201"`, `Page 2 of 3, 200 of 450 members.`, `href="?page=1" rel="prev"`, `href="?page=3" rel="next"`,
+				`data-live="/sets/shop/secret/web/changes"`, `A plan awaits approval: review it`, `<th scope="row">Applied</th>`,
+				`3 apply groups`, `"count":`}},
+		{"plan", planPage{Parent: "applyset.apply.applyset.dev/gated", SetPath: "/sets/shop/applyset.apply.applyset.dev/gated",
+			Review: applysets.Review{Awaited: "sha256:ab", Diff: "--- live\n+++ merged\n@@ -1 +1 @@\n-k: a\n+k: <b>\n"}},
+			[]string{`<span class="diff-add">&#43;k: &lt;b&gt;</span>`, `<span class="diff-del">-k: a</span>`, `data-approve="/sets/shop/applyset.apply.applyset.dev/gated/approve"`,
+				`<input type="hidden" name="digest" value="sha256:ab">`}},
+		{"plan refused", planPage{Review: applysets.Review{Awaited: "sha256:ab"}, Error: "the preview here is plan sha256:cd"},
+			[]string{`<p role="alert" id="plan-error">the preview here is plan sha256:cd</p>`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tmpl := p.set
+			if strings.HasPrefix(tc.name, "plan") {
+				tmpl = p.plan
+			}
+			w := httptest.NewRecorder()
+			p.render(w, tmpl, tc.data)
+			if w.Code != 200 {
+				t.Fatalf("status %d: %s", w.Code, w.Body)
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(w.Body.String(), want) {
+					t.Errorf("the page lacks %s", want)
+				}
+			}
+			if tc.name == "plan refused" && strings.Contains(w.Body.String(), "<form") {
+				t.Error("a plan that is not the one awaited offers the Approve button")
+			}
+		})
+	}
+}

@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -139,17 +140,30 @@ func (s *Snapshot) run(ctx context.Context, opts Options, sopts SnapshotOptions,
 		go func() {
 			defer func() { <-slots; wg.Done() }()
 			items, err := listLabelled(ctx, opts, job)
+			var narrowed *TypeFailure
+			if apierrors.IsForbidden(err) && job.rt.Namespaced && job.namespace == "" && sopts.Namespace != "" {
+				// Who may read one namespace sees its members there, at least.
+				narrowed = &TypeFailure{ResourceType: job.rt, Err: err, Namespace: sopts.Namespace}
+				job.namespace = sopts.Namespace
+				items, err = listLabelled(ctx, opts, job)
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			done++
 			if sopts.Progress != nil {
 				sopts.Progress(done, len(jobs))
 			}
-			if err != nil {
-				if !slices.ContainsFunc(s.Failing, func(f TypeFailure) bool { return f.ResourceType == job.rt }) {
-					s.Failing = append(s.Failing, TypeFailure{ResourceType: job.rt, Err: err})
+			failed := func(f TypeFailure) {
+				if !slices.ContainsFunc(s.Failing, func(had TypeFailure) bool { return had.ResourceType == job.rt }) {
+					s.Failing = append(s.Failing, f)
 				}
+			}
+			if err != nil {
+				failed(TypeFailure{ResourceType: job.rt, Err: err})
 				return
+			}
+			if narrowed != nil {
+				failed(*narrowed)
 			}
 			s.add(job, items)
 		}()

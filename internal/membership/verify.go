@@ -205,7 +205,11 @@ func (v *Verdict) checkNamespacedKinds(facts Facts) {
 func (v *Verdict) checkListed(facts Facts) {
 	var missing []string
 	for _, f := range facts.Failing {
-		if v.HintKinds == nil || v.HintKinds.Has(f.GroupKind) {
+		switch {
+		case v.HintKinds != nil && !v.HintKinds.Has(f.GroupKind):
+		case f.Namespace != "":
+			missing = append(missing, fmt.Sprintf("%s outside namespace %s (%v)", f.Resource.GroupResource(), f.Namespace, f.Err))
+		default:
 			missing = append(missing, fmt.Sprintf("%s (%v)", f.Resource.GroupResource(), f.Err))
 		}
 	}

@@ -51,6 +51,9 @@ type SyncState struct {
 type TypeFailure struct {
 	ResourceType
 	Err error
+	// Namespace, when set, is the one namespace the type could be listed
+	// in instead: its members elsewhere are the unknown ones.
+	Namespace string
 }
 
 func (w *typeWatcher) syncState() SyncState {

@@ -128,7 +128,8 @@ var _ = Describe("kubectl applyset ui: plans and live updates in a browser", Ord
 		kubectlSucceeds(ctx, deploymentManifest("web")+"---\n"+configMapManifest("config"),
 			"apply", "--server-side", "--prune", "--applyset=secret/web", "-n", ns, "-f", "-")
 		url := serveUI(ctx, "-n", ns)
-		Expect(chromedp.Do(tab, chromedp.Navigate(url+"sets/"+ns+"/secret/web"), chromedp.WaitVisible(chromedp.CSS("#members")))).To(Succeed())
+		Expect(chromedp.Do(tab, chromedp.Navigate(url+"sets/"+ns+"/secret/web"), chromedp.WaitVisible(chromedp.CSS("#members")),
+			chromedp.WaitReady(chromedp.CSS(`#live-status[data-stream="open"]`)))).To(Succeed())
 		health := func() string {
 			return run(tab, chromedp.Evaluate[string](`[...document.querySelectorAll("#members tbody tr")].find(tr => tr.querySelector("th").textContent === "web").querySelector("span").textContent`))
 		}

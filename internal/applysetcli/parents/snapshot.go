@@ -27,6 +27,7 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
+	"github.com/applyset-operator/applyset-operator/pkg/text"
 )
 
 // snapshot reads every parent (of namespace, or all) and every member.
@@ -42,8 +43,17 @@ func readSnapshot(ctx context.Context, errOut io.Writer, c *cli.Clients, sopts m
 		return nil, err
 	}
 	endProgress(errOut)
+	var narrowed []string
 	for _, f := range snap.Failing {
+		if f.Namespace != "" {
+			narrowed = append(narrowed, f.Resource.GroupResource().String())
+			continue
+		}
 		fmt.Fprintf(errOut, "Warning: cannot list %s: %v; its parents and members are missing\n", f.Resource.GroupResource(), f.Err)
+	}
+	if len(narrowed) > 0 {
+		fmt.Fprintf(errOut, "Warning: you may not list %d types in every namespace (%s), so they were listed in namespace %s only; "+
+			"members of theirs elsewhere are missing\n", len(narrowed), text.Summarize(narrowed, 3), sopts.Namespace)
 	}
 	return snap, nil
 }

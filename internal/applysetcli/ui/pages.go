@@ -125,6 +125,7 @@ type indexPage struct {
 	AllNamespaces bool
 	Namespace     string
 	Sets          []parents.Summary
+	Unapplied     []unappliedSet
 }
 
 func (p *pages) serveIndex(w http.ResponseWriter, r *http.Request) {
@@ -134,8 +135,9 @@ func (p *pages) serveIndex(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, statusOf(err), "The ApplySets could not be listed", err)
 		return
 	}
+	unapplied := p.unapplied(r.Context(), &warnings)
 	p.render(w, p.index, indexPage{page: p.page("ApplySets", &warnings), AllNamespaces: p.scope.AllNamespaces,
-		Namespace: p.c.Namespace, Sets: sets})
+		Namespace: p.c.Namespace, Sets: sets, Unapplied: unapplied})
 }
 
 type setPage struct {

@@ -66,7 +66,9 @@ async function follow(url) {
         return;
       }
       await readEvents(res.body, (name, data) => {
-        if (name === "changed") {
+        if (name === "ready") {
+          status.dataset.stream = "open";
+        } else if (name === "changed") {
           refresh();
         } else if (name === "notice") {
           status.textContent = data;
@@ -75,6 +77,7 @@ async function follow(url) {
     } catch (err) {
       status.textContent = "Live updates lost (" + err.message + "); trying again.";
     }
+    delete status.dataset.stream;
     await new Promise((r) => setTimeout(r, 2000));
     await refresh(); // whatever changed while the stream was away
   }

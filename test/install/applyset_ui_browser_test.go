@@ -18,6 +18,7 @@ package install
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,8 +29,11 @@ import (
 	"github.com/chromedp/chromedp/kb"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/controllers/applysets"
@@ -66,12 +70,14 @@ type graphNode struct {
 	Health string `json:"health"`
 	Class  string `json:"class"`
 	Href   string `json:"href"`
+	Owns   string `json:"owns"`
 }
 
 // readGraph reads the nodes of a set's graph: their two lines of text, class and link.
 const readGraph = `[...document.querySelectorAll("#graph-canvas g.node")].map(g => ({
   label: g.querySelector(".node-label").textContent, health: g.querySelector(".node-health").textContent,
-  class: g.getAttribute("class"), href: g.closest("a").getAttribute("href")}))`
+  class: g.getAttribute("class"), href: g.closest("a").getAttribute("href"),
+  owns: (g.querySelector(".node-owns") || {textContent: ""}).textContent}))`
 
 var _ = Describe("kubectl applyset ui in a browser", Ordered, func() {
 	BeforeAll(func() {
@@ -116,6 +122,7 @@ var _ = Describe("kubectl applyset ui in a browser", Ordered, func() {
 		kubectlSucceeds(ctx, "", "patch", "deployment", "web", "-n", ns, "--subresource=status", "--type=merge", "-p",
 			`{"status": {"observedGeneration": 1, "conditions": [{"type": "Progressing", "status": "False",
 			 "reason": "ProgressDeadlineExceeded", "message": "ReplicaSet \"web-1\" has timed out progressing."}]}}`)
+		ownPods(ctx, ns, "web", 2)
 		url := serveUI(ctx, "-n", ns)
 
 		Expect(chromedp.Do(tab, chromedp.Navigate(url+"sets/"+ns+"/secret/web"), chromedp.WaitVisible(chromedp.CSS("#members")))).To(Succeed())
@@ -128,9 +135,11 @@ var _ = Describe("kubectl applyset ui in a browser", Ordered, func() {
 		By("drawing the members as a graph in apply order, the failing one in the failing style")
 		Expect(chromedp.Do(tab, chromedp.WaitVisible(chromedp.CSS("#graph-canvas svg")))).To(Succeed())
 		Expect(run(tab, chromedp.Evaluate[[]graphNode](readGraph))).To(ConsistOf(
-			graphNode{Label: "Deployment.apps web", Health: "Failed", Class: "node health-failed", Href: "#member-2"},
+			graphNode{Label: "Deployment.apps web", Health: "Failed", Class: "node health-failed", Href: "#member-2", Owns: "owns 1 ReplicaSet, 2 Pods"},
 			graphNode{Label: "ConfigMap config", Health: "Current", Class: "node health-current", Href: "#member-1"},
 		))
+		Expect(run(tab, chromedp.Text(chromedp.CSS("#member-2 td:nth-last-child(2)")))).To(Equal("1 ReplicaSet, 2 Pods"),
+			"the ReplicaSet and its Pods are folded under the Deployment in the table too")
 		Expect(run(tab, chromedp.Evaluate[bool](`(() => { const x = c => document.querySelector("#graph-canvas g." + c).getBoundingClientRect().x;
 			return x("health-current") < x("health-failed"); })()`))).To(BeTrue(), "the ConfigMap's group is applied before the Deployment's and is drawn left of it")
 		screenshot(tab, "set-failing-member")
@@ -236,4 +245,23 @@ func configMapManifest(name string) string {
 func deploymentManifest(name string) string {
 	return `{apiVersion: apps/v1, kind: Deployment, metadata: {name: ` + name + `}, spec: {selector: {matchLabels: {app: ` + name + `}},
   template: {metadata: {labels: {app: ` + name + `}}, spec: {containers: [{name: web, image: nginx}]}}}}` + "\n"
+}
+
+// ownPods makes what the Deployment controller would for the Deployment
+// name, which no controller rolls out here: a ReplicaSet it controls, and
+// pods Pods the ReplicaSet controls.
+func ownPods(ctx context.Context, ns, name string, pods int) {
+	GinkgoHelper()
+	deployment := &appsv1.Deployment{}
+	Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, deployment)).To(Succeed())
+	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-1",
+		OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(deployment, appsv1.SchemeGroupVersion.WithKind("Deployment"))}},
+		Spec: appsv1.ReplicaSetSpec{Selector: deployment.Spec.Selector, Template: deployment.Spec.Template}}
+	Expect(env.Client.Create(ctx, rs)).To(Succeed())
+	for i := range pods {
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("%s-1-%d", name, i),
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(rs, appsv1.SchemeGroupVersion.WithKind("ReplicaSet"))}},
+			Spec: deployment.Spec.Template.Spec}
+		Expect(env.Client.Create(ctx, pod)).To(Succeed())
+	}
 }

@@ -87,14 +87,14 @@ var _ = Describe("kubectl applyset ui", Ordered, func() {
 
 		web := page(url + "sets/" + ns + "/secret/web")
 		Expect(web).To(MatchRegexp(row(`<td>3</td>`, `<td>Deployment\.apps</td>`, `<td>`+q(ns)+`</td>`, `<th scope="row">web</th>`,
-			`<td><span class="health-progress">InProgress</span></td>`, `<td>applied</td>`, `<td>[^<]+</td>`)))
+			`<td><span class="health-progress">InProgress</span></td>`, `<td>applied</td>`, `<td></td>`, `<td>[^<]+</td>`)))
 		Expect(web).To(MatchRegexp(row(`<td>2</td>`, `<td>ConfigMap</td>`, `<td>`+q(ns)+`</td>`, `<th scope="row">config</th>`,
-			`<td><span class="health-current">Current</span></td>`, `<td>applied</td>`, `<td>[^<]*</td>`)))
+			`<td><span class="health-current">Current</span></td>`, `<td>applied</td>`, `<td></td>`, `<td>[^<]*</td>`)))
 		Expect(web).NotTo(ContainSubstring("<h2 id=\"conditions-heading\">"), "kubectl's sets have no conditions")
 
 		shop := page(url + "sets/" + ns + "/applyset.apply.applyset.dev/shop")
 		Expect(shop).To(MatchRegexp(row(`<td>2</td>`, `<td>ConfigMap</td>`, `<td>`+q(ns)+`</td>`, `<th scope="row">c</th>`,
-			`<td><span class="health-current">Current</span></td>`, `<td>recorded</td>`, `<td>[^<]*</td>`)))
+			`<td><span class="health-current">Current</span></td>`, `<td>recorded</td>`, `<td></td>`, `<td>[^<]*</td>`)))
 		Expect(shop).To(MatchRegexp(`<tr><th scope="row">Ready</th><td>True</td><td>Succeeded</td>`))
 	})
 

@@ -30,6 +30,7 @@ import (
 
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
 // View is one parent in full: its contract, its members with their health,
@@ -41,6 +42,10 @@ type View struct {
 	MemberList           []MemberHealth `json:"memberList,omitempty"`
 	// Window is where one of the operator's sets stands with its delivery windows.
 	Window string `json:"window,omitempty"`
+	// Mirrors are the copies Kubernetes keeps of member Services (their
+	// Endpoints and EndpointSlices): they carry the set's label and are no
+	// members, never written nor pruned for the set.
+	Mirrors []string `json:"mirrors,omitempty"`
 }
 
 // MemberHealth is a member and its health as kstatus judges it.
@@ -127,6 +132,9 @@ func ViewOf(ctx context.Context, errOut io.Writer, c *cli.Clients, ref membershi
 	out.HintKinds = sorted(v.HintKinds, func(gk schema.GroupKind) string { return gk.String() })
 	out.AdditionalNamespaces = sets.List(v.Parent.Scope.AdditionalNamespaces)
 	out.Window = windowOf(ctx, c, ref)
+	for _, m := range v.Mirrors {
+		out.Mirrors = append(out.Mirrors, applyset.ObjectName(m.GroupKind, m.Namespace, m.Name))
+	}
 	return out, nil
 }
 

@@ -42,7 +42,8 @@ const (
 // member is a row of the members table: a member and its anchor.
 type member struct {
 	parents.MemberHealth
-	ID string // the row's id, which the graph's nodes link to
+	ID   string // the row's id, which the graph's nodes link to
+	Owns string // what it owns through controller references, folded under it
 }
 
 // memberPage is one page of a set's members in apply order, and the graph.
@@ -75,6 +76,7 @@ type graphNode struct {
 	Foreign bool   `json:"foreign"`
 	Count   int    `json:"count"`
 	Href    string `json:"href,omitempty"`
+	Owns    string `json:"owns,omitempty"`
 }
 
 type graphEdge struct {
@@ -84,10 +86,13 @@ type graphEdge struct {
 
 // inApplyOrder sorts members by apply group, then by kind, namespace and
 // name, as the set's page lists them; proven members before the rest.
-func inApplyOrder(members []parents.MemberHealth) []member {
+func inApplyOrder(members []parents.MemberHealth, owns []string) []member {
 	out := make([]member, len(members))
 	for i, m := range members {
 		out[i] = member{MemberHealth: m}
+		if i < len(owns) {
+			out[i].Owns = owns[i]
+		}
 	}
 	slices.SortStableFunc(out, func(a, b member) int {
 		return cmp.Or(cmp.Compare(foreignRank(a), foreignRank(b)), cmp.Compare(a.Group, b.Group),
@@ -106,10 +111,11 @@ func foreignRank(m member) int {
 	return 0
 }
 
-// pageOf is page n (from 1) of the members, and the graph of them all: one
-// node a member when there are few, else one node per group, kind and health.
-func pageOf(members []parents.MemberHealth, n int) (memberPage, error) {
-	all := inApplyOrder(members)
+// pageOf is page n (from 1) of the members, with what each owns, and the
+// graph of them all: one node a member when there are few, else one node per
+// group, kind and health.
+func pageOf(members []parents.MemberHealth, owns []string, n int) (memberPage, error) {
+	all := inApplyOrder(members, owns)
 	p := memberPage{Pages: max(1, (len(all)+pageSize-1)/pageSize)}
 	p.Page = min(max(n, 1), p.Pages)
 	p.Rows = all[min((p.Page-1)*pageSize, len(all)):min(p.Page*pageSize, len(all))]
@@ -143,7 +149,7 @@ func graphOf(all []member, page int) graph {
 			href = "?page=" + strconv.Itoa(i/pageSize+1) + href
 		}
 		g.Nodes = append(g.Nodes, graphNode{ID: m.ID, Label: m.Kind + " " + m.Name, Health: m.Health, Message: m.Message,
-			Group: m.Group, Foreign: m.Proof == proofLabelOnly, Count: 1, Href: href})
+			Group: m.Group, Foreign: m.Proof == proofLabelOnly, Count: 1, Href: href, Owns: m.Owns})
 	}
 	for _, m := range all {
 		for _, dep := range m.DependsOn {

@@ -165,8 +165,12 @@ func (p *pages) serveSet(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, statusOf(err), "The ApplySet could not be read", err)
 		return
 	}
+	owns, err := childrenOf(r.Context(), p.c.Metadata, v.MemberList)
+	if err != nil {
+		fmt.Fprintf(&warnings, "Warning: what the members own is shown in part: %v\n", err)
+	}
 	n, _ := strconv.Atoi(r.URL.Query().Get("page")) // anything else is the first page
-	members, err := pageOf(v.MemberList, n)
+	members, err := pageOf(v.MemberList, owns, n)
 	if err != nil {
 		p.fail(w, http.StatusInternalServerError, "The members could not be drawn", err)
 		return

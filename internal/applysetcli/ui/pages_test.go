@@ -38,7 +38,7 @@ func TestPagesRender(t *testing.T) {
 	for i := range members {
 		members[i] = parents.MemberHealth{Kind: "ConfigMap", Namespace: "shop", Name: fmt.Sprintf("c%03d", i), Health: "Current", Proof: "recorded", Group: i % 3}
 	}
-	page2, err := pageOf(members, 2)
+	page2, err := pageOf(members, nil, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

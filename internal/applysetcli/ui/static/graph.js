@@ -78,7 +78,7 @@ function drawGraph() {
     const full = String(n.label || n.id);
     const label = full.length > MAX_LABEL ? full.slice(0, MAX_LABEL - 1) + "…" : full;
     const count = n.count > 1 ? n.count + " × " : "";
-    const title = count + full + ": " + health + (n.message ? " — " + n.message : "");
+    const title = count + full + ": " + health + (n.message ? " — " + n.message : "") + (n.owns ? "; owns " + n.owns : "");
     // The link's name is the whole title, not the cut label and health word.
     const a = el("a", { href: n.href || "#", "aria-label": title }, nodeLayer);
     const box = el("g", {
@@ -88,9 +88,11 @@ function drawGraph() {
     const rect = el("rect", { rx: 4, ry: 4 }, box);
     const t1 = text(count + label, { class: "node-label" }, box);
     const t2 = text(health, { class: "node-health" }, box);
-    const w = Math.max(measure(t1, count + label, 7.6), measure(t2, health, 7.6));
-    drawn.set(n.id, { rect, t1, t2 });
-    g.setNode(n.id, { width: Math.ceil(w) + 2 * PAD, height: 2 * LINE + 2 * PAD - 4 });
+    // What the member owns (ReplicaSets, Pods) is folded under it as a third line.
+    const t3 = n.owns ? text("owns " + n.owns, { class: "node-owns" }, box) : null;
+    const w = Math.max(measure(t1, count + label, 7.6), measure(t2, health, 7.6), t3 ? measure(t3, "owns " + n.owns, 7) : 0);
+    drawn.set(n.id, { rect, t1, t2, t3 });
+    g.setNode(n.id, { width: Math.ceil(w) + 2 * PAD, height: (t3 ? 3 : 2) * LINE + 2 * PAD - 4 });
   }
 
   // Invisible anchors a0 -> a1 -> ... put column i one rank right of anchor i, so
@@ -139,6 +141,10 @@ function drawGraph() {
     d.t1.setAttribute("y", y + PAD + 12);
     d.t2.setAttribute("x", x + PAD);
     d.t2.setAttribute("y", y + PAD + 12 + LINE);
+    if (d.t3) {
+      d.t3.setAttribute("x", x + PAD);
+      d.t3.setAttribute("y", y + PAD + 12 + 2 * LINE);
+    }
   }
   for (const e of edges) {
     let points;

@@ -90,6 +90,13 @@ screenshots: control-plane ## Regenerate the screenshots of kubectl applyset ui 
 	chromium="$$(hack/setup-chromium.sh)" && KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" CHROMIUM="$$chromium" \
 		APPLYSET_REQUIRE_BROWSER=1 APPLYSET_DOCS_SCREENSHOTS=1 $(GO) test -count=1 ./test/install -ginkgo.focus 'in a browser'
 
+# The page's graph layout library, fetched with npm at its pinned version and
+# checked against its published digest; its files are committed, so building
+# needs no Node.
+.PHONY: ui-vendor
+ui-vendor: ## Vendor the web page's JavaScript libraries (hack/vendor-ui.sh) into internal/applysetcli/ui/static/vendor.
+	hack/vendor-ui.sh
+
 # The e2e suite installs from both release artifacts: dist/install.yaml with
 # kubectl, dist/chart with the helm CLI built from test/helm's module, which
 # keeps Helm out of the operator's go.mod.

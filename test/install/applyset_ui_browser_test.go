@@ -229,7 +229,7 @@ func screenshot(tab context.Context, state string) {
 	root, err := controlplane.Root()
 	Expect(err).NotTo(HaveOccurred())
 	dirs := []string{filepath.Join(root, "bin", "screenshots")}
-	if os.Getenv(docsScreenshots) != "" && (state == "sets-list" || state == "set-failing-member") {
+	if os.Getenv(docsScreenshots) != "" && (state == "sets-list" || state == "set-failing-member" || state == "plan") {
 		dirs = append(dirs, filepath.Join(root, "docs", "images"))
 	}
 	for _, dir := range dirs {

@@ -107,10 +107,38 @@ async function readEvents(body, on) {
 }
 
 let refreshes = 0;
+let reading = null; // the read under way, if any
+let readAgain = false; // a change came while it was under way
 
-// refresh reads the page again and puts its live part in place.
+// refresh reads the page again and puts its live part in place: one read at a
+// time, and one more after it for whatever changed meanwhile, so a big set
+// that changes all the time costs one read after another, never a pile of them.
 async function refresh() {
-  const res = await fetch(location.href, { credentials: "same-origin" });
+  if (reading) {
+    readAgain = true;
+    return reading;
+  }
+  reading = (async () => {
+    do {
+      readAgain = false;
+      await readLive();
+    } while (readAgain);
+  })();
+  try {
+    await reading;
+  } finally {
+    reading = null;
+  }
+}
+
+async function readLive() {
+  let res;
+  try {
+    res = await fetch(location.href, { credentials: "same-origin" });
+  } catch (err) {
+    status.textContent = "The set could not be read again: " + err.message;
+    return;
+  }
   if (!res.ok) {
     status.textContent = "The set could not be read again: " + res.status + " " + res.statusText;
     return;

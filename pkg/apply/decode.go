@@ -22,8 +22,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
@@ -91,38 +95,24 @@ func DecodeAtMost(origin string, data []byte, limits DecodeLimits) ([]Input, int
 			return nil, nodes, fmt.Errorf("%s: %w", origin, &TooManyNodesError{Limit: limits.Nodes})
 		}
 	}
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	docs, err := splitDocuments(origin, data)
+	if err != nil {
+		return nil, nodes, err
+	}
+	decodeAll(docs)
 	var inputs []Input
-	for doc := 1; ; doc++ {
-		raw, err := reader.Read()
-		if errors.Is(err, io.EOF) {
-			return inputs, nodes, nil
+	for _, d := range docs {
+		if d.err != nil {
+			return nil, nodes, fmt.Errorf("%s document %d: malformed YAML: %w", origin, d.number, d.err)
 		}
-		if err != nil {
-			return nil, nodes, fmt.Errorf("%s document %d: %w", origin, doc, err)
-		}
-		// The reader folds consecutive separators into the next document; count
-		// them as the empty documents a person sees.
-		doc += leadingSeparators(raw)
-		if blank(raw) {
-			continue
-		}
-		// A key given twice is ambiguous: refuse it rather than guess which
-		// one the author meant (the strict reading fails on nothing else).
-		if _, err := yaml.YAMLToJSONStrict(raw); err != nil {
-			return nil, nodes, fmt.Errorf("%s document %d: malformed YAML: %w", origin, doc, err)
-		}
-		obj := &unstructured.Unstructured{}
-		if err := utilyaml.Unmarshal(raw, &obj.Object); err != nil {
-			return nil, nodes, fmt.Errorf("%s document %d: malformed YAML: %w", origin, doc, err)
-		}
+		obj := d.obj
 		if obj.Object == nil {
 			continue
 		}
 		if limits.Objects > 0 && len(inputs) >= limits.Objects {
-			return nil, nodes, fmt.Errorf("%s document %d: %w", origin, doc, &TooManyObjectsError{Limit: limits.Objects})
+			return nil, nodes, fmt.Errorf("%s document %d: %w", origin, d.number, &TooManyObjectsError{Limit: limits.Objects})
 		}
-		where := fmt.Sprintf("%s document %d", origin, doc)
+		where := fmt.Sprintf("%s document %d", origin, d.number)
 		if obj.IsList() {
 			list, err := obj.ToList()
 			if err != nil {
@@ -135,6 +125,70 @@ func DecodeAtMost(origin string, data []byte, limits DecodeLimits) ([]Input, int
 		}
 		inputs = append(inputs, Input{Object: obj, Origin: where})
 	}
+	return inputs, nodes, nil
+}
+
+// document is one document of a stream, its number as a person counts
+// them, and what it decoded to.
+type document struct {
+	number int
+	raw    []byte
+	obj    *unstructured.Unstructured
+	err    error
+}
+
+// splitDocuments cuts a stream into its documents that hold anything.
+func splitDocuments(origin string, data []byte) ([]*document, error) {
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	var docs []*document
+	for number := 1; ; number++ {
+		raw, err := reader.Read()
+		if errors.Is(err, io.EOF) {
+			return docs, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s document %d: %w", origin, number, err)
+		}
+		// The reader folds consecutive separators into the next document; count
+		// them as the empty documents a person sees.
+		number += leadingSeparators(raw)
+		if !blank(raw) {
+			docs = append(docs, &document{number: number, raw: raw})
+		}
+	}
+}
+
+// decodeAll decodes the documents on every core: a big stream's parse is
+// most of the time it takes to read a set. Its nodes were bounded before.
+func decodeAll(docs []*document) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(docs)/docsPerWorker+1) {
+		wg.Go(func() {
+			for i := next.Add(1) - 1; i < int64(len(docs)); i = next.Add(1) - 1 {
+				docs[i].decode()
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// docsPerWorker is the fewest documents worth a goroutine of their own.
+const docsPerWorker = 32
+
+// decode reads the document. A key given twice is ambiguous: refuse it
+// rather than guess which one the author meant (the strict reading fails on
+// nothing else). The document is parsed as YAML once; its JSON is read as
+// the API machinery reads YAML, numbers as int64 or float64.
+func (d *document) decode() {
+	js, err := yaml.YAMLToJSONStrict(d.raw)
+	d.raw = nil
+	if err != nil {
+		d.err = err
+		return
+	}
+	d.obj = &unstructured.Unstructured{}
+	d.err = utiljson.Unmarshal(js, &d.obj.Object)
 }
 
 func leadingSeparators(doc []byte) int {

@@ -18,6 +18,8 @@ package layout
 
 import (
 	"os"
+	"os/exec"
+	"strconv"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -105,6 +107,34 @@ func TestScreenshotsExistAndAreShown(t *testing.T) {
 		}
 		if !strings.Contains(docs.String(), filepath.Base(s)) {
 			t.Errorf("%s is shown by no page: neither README.md nor docs/ names it", s)
+		}
+	}
+}
+
+// pageLook are the files that change how the page looks in a screenshot.
+var pageLook = []string{"internal/applysetcli/ui/templates", "internal/applysetcli/ui/static/style.css",
+	"internal/applysetcli/ui/static/graph.css", "internal/applysetcli/ui/static/graph.js"}
+
+// TestScreenshotsAreRecent asks that the screenshots were committed with or
+// after the last commit that changed how the page looks, so the docs show
+// the page as it is: make screenshots, then commit them with the change.
+// Outside a git checkout with history it has nothing to compare.
+func TestScreenshotsAreRecent(t *testing.T) {
+	last := func(paths ...string) int64 {
+		out, err := exec.Command("git", append([]string{"-C", root, "log", "-1", "--format=%ct", "--"}, paths...)...).Output()
+		if err != nil {
+			t.Skipf("no git history to compare: %v", err)
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+		if err != nil {
+			t.Skipf("no commit of %v in this checkout", paths)
+		}
+		return n
+	}
+	look := last(pageLook...)
+	for _, s := range screenshots {
+		if shot := last(s); shot < look {
+			t.Errorf("%s was committed before the last change of how the page looks (%v): run make screenshots and commit them", s, pageLook)
 		}
 	}
 }

@@ -32,9 +32,33 @@ import (
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 )
 
-// approvalProbeTTL is how long a finding that the approval policy is in
-// force is trusted; a finding that it is not is probed again each time.
-const approvalProbeTTL = time.Minute
+// probeTTL is how long a finding that a policy is in force is trusted; a
+// finding that it is not is probed again each time.
+const probeTTL = time.Minute
+
+// inForce remembers, by key, when a probe last found its policy in force.
+type inForce struct {
+	mu sync.Mutex
+	at map[string]time.Time
+}
+
+// fresh says whether the policy was found in force for key within probeTTL.
+func (f *inForce) fresh(key string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	at, known := f.at[key]
+	return known && time.Since(at) < probeTTL
+}
+
+// found records that the policy is in force for key now.
+func (f *inForce) found(key string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.at == nil {
+		f.at = map[string]time.Time{}
+	}
+	f.at[key] = time.Now()
+}
 
 // approvalPolicyRefusal is what the API server says when the approval
 // policy (config/policy/approval.yaml, whatever prefix it was installed
@@ -56,9 +80,8 @@ const ApprovalProbeUser = "system:applyset-operator:approval-probe"
 // an admin may widen.
 type approvalProbe struct {
 	client client.Client
-	mu     sync.Mutex
-	// inForce is when the policy was last found in force, by namespace.
-	inForce map[string]time.Time
+	// inForce is when the policy was last found in force, by what was probed and namespace.
+	inForce inForce
 }
 
 // newApprovalProbe acts as ApprovalProbeUser, impersonated from cfg.
@@ -67,7 +90,7 @@ func newApprovalProbe(cfg *rest.Config, opts client.Options) (*approvalProbe, er
 	if err != nil {
 		return nil, err
 	}
-	return &approvalProbe{client: c, inForce: map[string]time.Time{}}, nil
+	return &approvalProbe{client: c}, nil
 }
 
 // check returns nil when the approval policy is in force for set.
@@ -93,10 +116,7 @@ func (p *approvalProbe) checkOverride(ctx context.Context, set applyv1alpha1.Set
 // policy must guard.
 func (p *approvalProbe) probe(ctx context.Context, set applyv1alpha1.Set, what, patch, guarded string) error {
 	key := what + "/" + set.GetNamespace()
-	p.mu.Lock()
-	at, known := p.inForce[key]
-	p.mu.Unlock()
-	if known && time.Since(at) < approvalProbeTTL {
+	if p.inForce.fresh(key) {
 		return nil
 	}
 	err := p.client.Patch(ctx, set.DeepCopyObject().(client.Object), client.RawPatch(types.MergePatchType, []byte(patch)), client.DryRunAll)
@@ -107,9 +127,7 @@ func (p *approvalProbe) probe(ctx context.Context, set applyv1alpha1.Set, what, 
 		return fmt.Errorf("the admission policy applyset-approval does not guard %s, so anyone who may edit the set could "+
 			"override its windows; install config/policy (applyset-approval) of this release", guarded)
 	case (apierrors.IsForbidden(err) || apierrors.IsInvalid(err)) && strings.Contains(err.Error(), approvalPolicyRefusal):
-		p.mu.Lock()
-		p.inForce[key] = time.Now()
-		p.mu.Unlock()
+		p.inForce.found(key)
 		return nil
 	}
 	return fmt.Errorf("checking that only approvers may write %s (a dry-run change): %w", guarded, err)

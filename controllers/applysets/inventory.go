@@ -21,8 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -165,9 +163,8 @@ func (w *setWrites) Chunked(ctx context.Context) error {
 type inventoryProbe struct {
 	client   client.Client
 	operator client.Client
-	mu       sync.Mutex
 	// inForce is when the policy was last found in force, by namespace.
-	inForce map[string]time.Time
+	inForce inForce
 }
 
 // newInventoryProbe acts as InventoryProbeUser, impersonated from cfg.
@@ -176,15 +173,12 @@ func newInventoryProbe(cfg *rest.Config, operator client.Client, opts client.Opt
 	if err != nil {
 		return nil, err
 	}
-	return &inventoryProbe{client: c, operator: operator, inForce: map[string]time.Time{}}, nil
+	return &inventoryProbe{client: c, operator: operator}, nil
 }
 
 // check returns nil when the inventory policy is in force in namespace.
 func (p *inventoryProbe) check(ctx context.Context, namespace string) error {
-	p.mu.Lock()
-	at, known := p.inForce[namespace]
-	p.mu.Unlock()
-	if known && time.Since(at) < approvalProbeTTL {
+	if p.inForce.fresh(namespace) {
 		return nil
 	}
 	probe := &applyv1alpha1.ApplySetInventory{
@@ -201,9 +195,7 @@ func (p *inventoryProbe) check(ctx context.Context, namespace string) error {
 			return fmt.Errorf("the operator may not write the inventory's chunks in namespace %s, so it would label members "+
 				"it could not record (a dry-run create): %w", namespace, err)
 		}
-		p.mu.Lock()
-		p.inForce[namespace] = time.Now()
-		p.mu.Unlock()
+		p.inForce.found(namespace)
 		return nil
 	}
 	return fmt.Errorf("checking that only the operator may write the inventory's chunks (a dry-run create): %w", err)

@@ -19,9 +19,9 @@ package layout
 import (
 	"os"
 	"os/exec"
-	"strconv"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )

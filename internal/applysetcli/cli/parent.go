@@ -46,14 +46,20 @@ func ResolveParent(ctx context.Context, c *Clients, arg string) (membership.Pare
 	obj, err := c.Metadata.Resource(ref.Type.Resource).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
-		return ref, fmt.Errorf("%s not found%s", ParentName(ref), InNamespace(ref.Namespace))
+		return ref, NoParentError{fmt.Errorf("%s not found%s", ParentName(ref), InNamespace(ref.Namespace))}
 	case err != nil:
 		return ref, err
 	case obj.Labels[applyset.IDLabel] == "":
-		return ref, fmt.Errorf("%s%s is not an ApplySet parent: it has no %s label", ParentName(ref), InNamespace(ref.Namespace), applyset.IDLabel)
+		return ref, NoParentError{fmt.Errorf("%s%s is not an ApplySet parent: it has no %s label", ParentName(ref), InNamespace(ref.Namespace), applyset.IDLabel)}
 	}
 	return ref, nil
 }
+
+// NoParentError is a parent argument that names no parent: no such object,
+// or one without the ApplySet ID label.
+type NoParentError struct{ error }
+
+func (e NoParentError) Unwrap() error { return e.error }
 
 // ParentOf names a parent without reading it; a bare name is a Secret, as
 // for kubectl's --applyset.

@@ -306,10 +306,8 @@ type errNotFound struct{ error }
 
 // statusOf is the answer's status for an error reading from the API server.
 func statusOf(err error) int {
-	var nf errNotFound
 	switch {
-	case errors.As(err, &nf), apierrors.IsNotFound(err), strings.Contains(err.Error(), "not found"),
-		strings.Contains(err.Error(), "is not an ApplySet parent"):
+	case errors.As(err, new(errNotFound)), errors.As(err, new(cli.NoParentError)), apierrors.IsNotFound(err):
 		return http.StatusNotFound
 	case apierrors.IsForbidden(err):
 		return http.StatusForbidden

@@ -31,6 +31,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/applysets"
@@ -98,9 +99,11 @@ func serve(ctx context.Context, out, errOut io.Writer, c *cli.Clients, o options
 		_ = ln.Close()
 		return err
 	}
+	var waiting unusedConns
 	srv := &http.Server{Handler: newGuard(port, extra, token, pages.routes()), ReadHeaderTimeout: 10 * time.Second,
 		// Requests end with the server: a page's stream of changes never would.
-		BaseContext: func(net.Listener) context.Context { return ctx }}
+		BaseContext: func(net.Listener) context.Context { return ctx },
+		ConnState:   waiting.track}
 	url := "http://" + net.JoinHostPort(o.Address, port) + "/"
 	fmt.Fprintln(out, url)
 	fmt.Fprintln(out, "Serving ApplySets as the user of your kubeconfig; press Ctrl-C to stop.")
@@ -116,6 +119,9 @@ func serve(ctx context.Context, out, errOut io.Writer, c *cli.Clients, o options
 	}
 	stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
+	// A browser opens connections ahead of the requests it may make; the
+	// server would wait for those as long as for requests under way.
+	waiting.closeAll()
 	if err := srv.Shutdown(stop); err != nil {
 		return fmt.Errorf("stopping the server: %w", err)
 	}
@@ -123,6 +129,43 @@ func serve(ctx context.Context, out, errOut io.Writer, c *cli.Clients, o options
 		return err
 	}
 	return nil
+}
+
+// unusedConns are the connections that have not sent a request yet.
+type unusedConns struct {
+	mu      sync.Mutex
+	conns   map[net.Conn]bool
+	closing bool // the server stops: a connection accepted now is closed at once
+}
+
+// track is the server's ConnState hook.
+func (u *unusedConns) track(c net.Conn, state http.ConnState) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if state != http.StateNew {
+		delete(u.conns, c)
+		return
+	}
+	if u.closing {
+		_ = c.Close() // accepted as the server stops: it would hold the stop up
+		return
+	}
+	if u.conns == nil {
+		u.conns = map[net.Conn]bool{}
+	}
+	u.conns[c] = true
+}
+
+// closeAll closes the connections that have not sent a request yet, and
+// any accepted from now on.
+func (u *unusedConns) closeAll() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.closing = true
+	for c := range u.conns {
+		_ = c.Close() // it carries nothing; closing it ends it either way
+	}
+	clear(u.conns)
 }
 
 // openBrowser opens url in the user's browser, if it can; the printed URL

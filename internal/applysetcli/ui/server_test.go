@@ -21,6 +21,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -84,6 +85,12 @@ func TestServe(t *testing.T) {
 			t.Errorf("%s: status %d, type %q", file, resp.StatusCode, resp.Header.Get("Content-Type"))
 		}
 	}
+	// A connection a browser opened ahead of a request it never made.
+	idle, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = idle.Close() }()
 	cancel()
 	select {
 	case err := <-done:

@@ -145,6 +145,24 @@ var _ = Describe("kubectl applyset ui in a browser", Ordered, func() {
 		screenshot(tab, "set-failing-member")
 	})
 
+	It("with --token-in-url, opens the printed URL and the pages it links to, and no page without the token", func(ctx context.Context) {
+		tab := browser(ctx)
+		ns := pluginNamespace(ctx)
+		kubectlSucceeds(ctx, configMapManifest("config"), "apply", "--server-side", "--prune", "--applyset=secret/keys", "-n", ns, "-f", "-")
+		printed := serveUI(ctx, "-n", ns, "--token-in-url")
+		base, token, found := strings.Cut(printed, "?token=")
+		Expect(found).To(BeTrue(), "the printed URL carries no token: %s", printed)
+
+		Expect(chromedp.Do(tab, chromedp.Navigate(base+"sets/"+ns+"/secret/keys"))).To(Succeed())
+		Expect(run(tab, chromedp.Text(chromedp.CSS("body")))).To(ContainSubstring("open the URL kubectl applyset ui printed"))
+
+		Expect(chromedp.Do(tab, chromedp.Navigate(printed), chromedp.WaitVisible(chromedp.CSS("#sets")))).To(Succeed())
+		Expect(run(tab, chromedp.Location())).To(Equal(base), "the token stays in the address bar")
+		Expect(chromedp.Do(tab, chromedp.Click(chromedp.CSS(`#sets a[href="/sets/`+ns+`/secret/keys"]`)),
+			chromedp.WaitVisible(chromedp.CSS("#members")))).To(Succeed())
+		Expect(token).To(HaveLen(43))
+	})
+
 	It("reaches a set's link by Tab and opens it with Enter", func(ctx context.Context) {
 		tab := browser(ctx)
 		ns := pluginNamespace(ctx)

@@ -132,6 +132,7 @@ func serveUI(ctx context.Context, args ...string) string {
 		Eventually(done).Should(Receive(BeNil()), "the server did not stop cleanly")
 	})
 	var url string
-	Eventually(func() string { url, _, _ = strings.Cut(out.String(), "\n"); return url }).Should(MatchRegexp(`^http://127\.0\.0\.1:\d+/$`))
+	Eventually(func() string { url, _, _ = strings.Cut(out.String(), "\n"); return url }).
+		Should(MatchRegexp(`^http://127\.0\.0\.1:\d+/(\?token=[A-Za-z0-9_-]{43})?$`))
 	return url
 }

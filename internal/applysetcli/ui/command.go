@@ -63,6 +63,9 @@ keeps other web sites your browser opens from reaching it. Ctrl-C stops it.`,
 	f.BoolVar(&flags.ListenBeyondLoopback, "listen-beyond-loopback", false,
 		"Confirm an --address other machines can reach: whoever reaches it acts with your Kubernetes rights.")
 	f.BoolVarP(&flags.Scope.AllNamespaces, "all-namespaces", "A", false, "Show the parents of every namespace, and the cluster-scoped ones.")
+	f.BoolVar(&flags.TokenInURL, "token-in-url", false,
+		"Ask for this run's token to read pages too, for a machine other users share: the printed URL carries it once, "+
+			"and a cookie of this port keeps it.")
 	flags.Hosts.BindFlags(f)
 	f.StringVarP(&flags.Scope.Selector, "selector", "l", "", "Only parents whose labels match this selector (e.g. team=web).")
 	return cmd

@@ -51,13 +51,17 @@ var securityHeaders = map[string]string{
 type guard struct {
 	hosts map[string]bool // host:port values of the Host header, in lower case
 	token string
-	next  http.Handler
+	// readToken asks for the token to read pages too: the printed URL
+	// carries it once, and a cookie of this server's port keeps it.
+	readToken bool
+	cookie    string // the cookie's name
+	next      http.Handler
 }
 
 // newGuard allows the loopback names with port, and any other address the
 // server was told to listen on.
 func newGuard(port, address, token string, next http.Handler) *guard {
-	g := &guard{hosts: map[string]bool{}, token: token, next: next}
+	g := &guard{hosts: map[string]bool{}, token: token, next: next, cookie: "applyset-token-" + port}
 	for _, h := range []string{"127.0.0.1", localhost, "::1", address} {
 		if h != "" {
 			g.hosts[strings.ToLower(net.JoinHostPort(h, port))] = true
@@ -75,17 +79,50 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"open the URL kubectl applyset ui printed.", http.StatusMisdirectedRequest)
 		return
 	}
+	if safeMethod(r.Method) && g.readToken && !g.mayRead(w, r) {
+		return
+	}
 	if !safeMethod(r.Method) {
 		if r.Header.Get("Origin") != "http://"+r.Host {
 			http.Error(w, "Refused: a request that changes anything must come from this server's own pages.", http.StatusForbidden)
 			return
 		}
-		if subtle.ConstantTimeCompare([]byte(r.Header.Get(tokenHeader)), []byte(g.token)) != 1 {
+		if !g.valid(r.Header.Get(tokenHeader)) {
 			http.Error(w, "Refused: the request lacks this run's token; reload the page.", http.StatusForbidden)
 			return
 		}
 	}
 	g.next.ServeHTTP(w, r)
+}
+
+// tokenParam is the query parameter of the printed URL that carries the
+// token when reading needs it.
+const tokenParam = "token"
+
+// mayRead lets a reading request through when it carries the token: in the
+// URL once, which it trades for a cookie and a redirect to the same page
+// without it (so that it stays out of the history), or in the cookie. The
+// cookie is this port's, HttpOnly and SameSite=Strict: other sites' pages
+// cannot send it. It answers any other request itself.
+func (g *guard) mayRead(w http.ResponseWriter, r *http.Request) bool {
+	if c, err := r.Cookie(g.cookie); err == nil && g.valid(c.Value) {
+		return true
+	}
+	q := r.URL.Query()
+	if !q.Has(tokenParam) || !g.valid(q.Get(tokenParam)) {
+		http.Error(w, "This page needs this run's token: open the URL kubectl applyset ui printed.", http.StatusUnauthorized)
+		return false
+	}
+	http.SetCookie(w, &http.Cookie{Name: g.cookie, Value: g.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	q.Del(tokenParam)
+	to := *r.URL
+	to.RawQuery = q.Encode()
+	http.Redirect(w, r, to.RequestURI(), http.StatusSeeOther)
+	return false
+}
+
+func (g *guard) valid(token string) bool {
+	return subtle.ConstantTimeCompare([]byte(token), []byte(g.token)) == 1
 }
 
 // safeMethod reports whether a request of method changes nothing.

@@ -153,3 +153,54 @@ func TestNewToken(t *testing.T) {
 		t.Errorf("tokens %q and %q: want two different ones of 256 bits", a, b)
 	}
 }
+
+// With --token-in-url, reading a page needs the token too: once in the URL,
+// traded for a cookie of this port and a redirect that drops it, then the
+// cookie. Without it, pages are read freely.
+func TestGuardReadToken(t *testing.T) {
+	g := guarded().(*guard)
+	g.readToken = true
+	const cookie = "applyset-token-8765"
+	for _, tc := range []struct {
+		name, url, cookie string
+		want              int
+		location          string
+	}{
+		{name: "nothing", url: "/sets/shop/secret/web", want: http.StatusUnauthorized},
+		{name: "the token in the URL", url: "/sets/shop/secret/web?page=2&token=the-token", want: http.StatusSeeOther,
+			location: "/sets/shop/secret/web?page=2"},
+		{name: "a wrong token in the URL", url: "/?token=the-tokeN", want: http.StatusUnauthorized},
+		{name: "the cookie", url: "/static/app.js", cookie: "the-token", want: http.StatusOK},
+		{name: "a wrong cookie", url: "/", cookie: "other", want: http.StatusUnauthorized},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest(http.MethodGet, tc.url, nil)
+			r.Host = "127.0.0.1:8765"
+			if tc.cookie != "" {
+				r.AddCookie(&http.Cookie{Name: cookie, Value: tc.cookie})
+			}
+			w := httptest.NewRecorder()
+			g.ServeHTTP(w, r)
+			if w.Code != tc.want {
+				t.Fatalf("status %d, want %d: %s", w.Code, tc.want, w.Body)
+			}
+			if tc.location != "" {
+				if got := w.Header().Get("Location"); got != tc.location {
+					t.Errorf("redirected to %q, want %q", got, tc.location)
+				}
+				set := w.Result().Cookies()
+				if len(set) != 1 || set[0].Name != cookie || set[0].Value != "the-token" || !set[0].HttpOnly || set[0].SameSite != http.SameSiteStrictMode {
+					t.Errorf("cookie %+v, want %s=the-token, HttpOnly, SameSite=Strict", set, cookie)
+				}
+			}
+		})
+	}
+	g.readToken = false
+	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	r.Host = "127.0.0.1:8765"
+	w := httptest.NewRecorder()
+	g.ServeHTTP(w, r)
+	if w.Code != http.StatusOK {
+		t.Errorf("without --token-in-url a page needs no token: status %d", w.Code)
+	}
+}

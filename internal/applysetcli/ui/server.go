@@ -49,6 +49,8 @@ type options struct {
 	Scope                parents.Scope
 	// Hosts are where a plan's preview may fetch the set's artifacts from.
 	Hosts applysets.ArtifactHosts
+	// TokenInURL asks for the run's token to read pages too.
+	TokenInURL bool
 }
 
 // shutdownGrace is how long requests under way may take to end once the
@@ -100,11 +102,16 @@ func serve(ctx context.Context, out, errOut io.Writer, c *cli.Clients, o options
 		return err
 	}
 	var waiting unusedConns
-	srv := &http.Server{Handler: newGuard(port, extra, token, pages.routes()), ReadHeaderTimeout: 10 * time.Second,
+	g := newGuard(port, extra, token, pages.routes())
+	g.readToken = o.TokenInURL
+	srv := &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second,
 		// Requests end with the server: a page's stream of changes never would.
 		BaseContext: func(net.Listener) context.Context { return ctx },
 		ConnState:   waiting.track}
 	url := "http://" + net.JoinHostPort(o.Address, port) + "/"
+	if o.TokenInURL {
+		url += "?" + tokenParam + "=" + token
+	}
 	fmt.Fprintln(out, url)
 	fmt.Fprintln(out, "Serving ApplySets as the user of your kubeconfig; press Ctrl-C to stop.")
 	if o.Open {

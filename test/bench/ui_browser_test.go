@@ -21,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -38,34 +37,16 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
 
-// noChromium says how to get the browser the page benchmarks need.
-const noChromium = "no Chromium found; install Chromium (Debian/Ubuntu: 'sudo apt-get install -y --no-install-recommends chromium'; " +
-	"macOS: 'brew install --cask chromium') or set CHROMIUM to the path of a Chromium or Chrome binary; hack/setup-chromium.sh does it where it can"
-
-// chromiumPath finds Chromium as hack/setup-chromium.sh does, without
-// installing it: $CHROMIUM, else chromium or chromium-browser on PATH.
-func chromiumPath() string {
-	for _, name := range []string{os.Getenv("CHROMIUM"), "chromium", "chromium-browser"} {
-		if name == "" {
-			continue
-		}
-		if path, err := exec.LookPath(name); err == nil {
-			return path
-		}
-	}
-	return ""
-}
-
 // needChromium returns the path of Chromium. Without one the benchmark is
 // skipped, or fails where one is required (APPLYSET_REQUIRE_BROWSER).
 func needChromium(b *testing.B) string {
 	b.Helper()
-	path := chromiumPath()
+	path := testenv.ChromiumPath()
 	if path == "" {
 		if os.Getenv("APPLYSET_REQUIRE_BROWSER") != "" {
-			b.Fatal(noChromium)
+			b.Fatal(testenv.NoChromium)
 		}
-		b.Skip(noChromium)
+		b.Skip(testenv.NoChromium)
 	}
 	return path
 }

@@ -20,7 +20,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -38,11 +37,8 @@ import (
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/controllers/applysets"
 	"github.com/applyset-operator/applyset-operator/internal/controlplane"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
-
-// noChromium is hack/setup-chromium.sh's message when it finds no browser.
-const noChromium = "no Chromium found; install Chromium (Debian/Ubuntu: 'sudo apt-get install -y --no-install-recommends chromium'; " +
-	"macOS: 'brew install --cask chromium') or set CHROMIUM to the path of a Chromium or Chrome binary; hack/setup-chromium.sh does it where it can"
 
 // docsScreenshots, when set, makes the specs also write the screenshots the
 // docs show into docs/images (make screenshots).
@@ -191,12 +187,12 @@ var _ = Describe("kubectl applyset ui in a browser", Ordered, func() {
 // APPLYSET_REQUIRE_BROWSER) and is skipped elsewhere, saying how to get one.
 func browser(ctx context.Context) context.Context {
 	GinkgoHelper()
-	path := chromiumPath()
+	path := testenv.ChromiumPath()
 	if path == "" {
 		if os.Getenv("CI") != "" || os.Getenv("APPLYSET_REQUIRE_BROWSER") != "" {
-			Fail(noChromium)
+			Fail(testenv.NoChromium)
 		}
-		Skip(noChromium)
+		Skip(testenv.NoChromium)
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path),
@@ -223,20 +219,6 @@ func run[T any](tab context.Context, action chromedp.Action[T]) T {
 	v, err := chromedp.Run(tab, action)
 	Expect(err).NotTo(HaveOccurred())
 	return v
-}
-
-// chromiumPath finds Chromium as hack/setup-chromium.sh does, without
-// installing it: $CHROMIUM, else chromium or chromium-browser on PATH.
-func chromiumPath() string {
-	for _, name := range []string{os.Getenv("CHROMIUM"), "chromium", "chromium-browser"} {
-		if name == "" {
-			continue
-		}
-		if path, err := exec.LookPath(name); err == nil {
-			return path
-		}
-	}
-	return ""
 }
 
 // screenshot saves the tab's viewport as bin/screenshots/<state>.png, and

@@ -83,6 +83,7 @@ type Reconciler struct {
 	permissions *permissionAnswers  // shared by both kinds' reconcilers; nil asks every time
 	inputs      *semaphore.Weighted // the memory the sets being reconciled may hold (budget.go)
 	applied     sync.Map            // set key -> appliedState of its last full reconcile
+	written     sync.Map            // set key -> resourceVersion of the reconciler's last write of it (fresh.go)
 	gate        *replicas.Gate      // nil unless the replicas share the sets (replicas.go)
 	watches     *dependencyWatches  // wake sets waiting for objects (depwatch.go); shared by both kinds
 }
@@ -91,8 +92,8 @@ type Reconciler struct {
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (result reconcile.Result, retErr error) {
 	started := time.Now()
 	defer func() { setReconcileDuration.WithLabelValues(r.groupKind.Kind).Observe(time.Since(started).Seconds()) }()
-	set := r.newSet()
-	if err := r.client.Get(ctx, req.NamespacedName, set); err != nil {
+	set, err := r.read(ctx, req.NamespacedName)
+	if err != nil {
 		if apierrors.IsNotFound(err) {
 			r.forget(req.NamespacedName)
 		}

@@ -75,10 +75,12 @@ func (r *Reconciler) writeParent(ctx context.Context, set applyv1alpha1.Set, hin
 	if err != nil {
 		return fmt.Errorf("writing the parent's ID and hints: %w", err)
 	}
-	if err := r.client.Patch(ctx, metadataOf(set, gvk), client.RawPatch(types.ApplyPatchType, body),
+	written := metadataOf(set, gvk)
+	if err := r.client.Patch(ctx, written, client.RawPatch(types.ApplyPatchType, body),
 		client.FieldOwner(identity.HintsFieldManager), client.ForceOwnership); err != nil {
 		return fmt.Errorf("writing the parent's ID and hints: %w", err)
 	}
+	r.wrote(set, written.GetResourceVersion())
 	// Keep the in-memory copy in step, so the status patch does not undo it.
 	labels, annotations := set.GetLabels(), set.GetAnnotations()
 	if labels == nil {
@@ -115,7 +117,12 @@ func (r *Reconciler) writeStatus(ctx context.Context, set applyv1alpha1.Set, bef
 	if err != nil {
 		return err
 	}
-	return r.client.Status().Patch(ctx, metadataOf(set, gvk), client.RawPatch(types.MergePatchType, data))
+	written := metadataOf(set, gvk)
+	if err := r.client.Status().Patch(ctx, written, client.RawPatch(types.MergePatchType, data)); err != nil {
+		return err
+	}
+	r.wrote(set, written.GetResourceVersion())
+	return nil
 }
 
 // writeStatusLocked is writeStatus on the set as it was read: the API server
@@ -139,6 +146,7 @@ func (r *Reconciler) writeStatusLocked(ctx context.Context, set applyv1alpha1.Se
 		return err
 	}
 	set.SetResourceVersion(written.GetResourceVersion())
+	r.wrote(set, written.GetResourceVersion())
 	return nil
 }
 

@@ -84,6 +84,7 @@ func (r *Reconciler) remember(ctx context.Context, set applyv1alpha1.Set, o outc
 // set being deleted.
 func (r *Reconciler) forget(key client.ObjectKey) {
 	r.applied.Delete(key)
+	r.written.Delete(key)
 	forgetMetricsOf(r.groupKind.Kind, key)
 	if r.watches != nil {
 		r.watches.release(setKey{kind: applyv1alpha1.SetKind(r.groupKind.Kind), NamespacedName: key})

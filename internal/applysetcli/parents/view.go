@@ -68,6 +68,14 @@ type MemberHealth struct {
 	dependsOn string   // the annotation as read
 }
 
+// LabelOnly says the object only carries the set's label: no proven member.
+func (m MemberHealth) LabelOnly() bool { return m.Proof == proofLabel }
+
+// Ref names the member as DependsOn names members.
+func (m MemberHealth) Ref() string {
+	return applyset.ObjectName(schema.ParseGroupKind(m.Kind), m.Namespace, m.Name)
+}
+
 func newViewCommand(o *cli.Options) *cobra.Command {
 	var output string
 	cmd := &cobra.Command{

@@ -43,16 +43,23 @@ type event struct {
 	Last                  time.Time
 }
 
-// eventsOf lists the Events about the parent ref, the latest first: those the
-// operator and anyone else recorded, in its namespace (default for a
-// cluster-scoped parent, where recorders put them).
-func eventsOf(ctx context.Context, c dynamic.Interface, ref membership.ParentRef) ([]event, error) {
-	namespace := cmp.Or(ref.Namespace, metav1.NamespaceDefault)
+// eventsAbout selects the Events about the parent ref, in the namespace
+// recorders put them in: its own, or default for a cluster-scoped parent.
+func eventsAbout(ref membership.ParentRef) (string, metav1.ListOptions) {
 	selector := fields.Set{"involvedObject.kind": ref.Type.GroupKind.Kind, "involvedObject.name": ref.Name}
 	if ref.Namespace != "" {
 		selector["involvedObject.namespace"] = ref.Namespace
 	}
-	list, err := c.Resource(eventsResource).Namespace(namespace).List(ctx, metav1.ListOptions{FieldSelector: selector.String(), Limit: 500})
+	return cmp.Or(ref.Namespace, metav1.NamespaceDefault), metav1.ListOptions{FieldSelector: selector.String()}
+}
+
+// eventsOf lists the Events about the parent ref, the latest first: those the
+// operator and anyone else recorded, in its namespace (default for a
+// cluster-scoped parent, where recorders put them).
+func eventsOf(ctx context.Context, c dynamic.Interface, ref membership.ParentRef) ([]event, error) {
+	namespace, opts := eventsAbout(ref)
+	opts.Limit = 500
+	list, err := c.Resource(eventsResource).Namespace(namespace).List(ctx, opts)
 	if err != nil {
 		return nil, err
 	}

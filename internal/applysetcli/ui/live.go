@@ -161,11 +161,10 @@ func (p *pages) watchesOf(ctx context.Context, ref membership.ParentRef) ([]watc
 	}
 	parent := applyset.ParseParent(ref.Key(), meta.GetLabels(), meta.GetAnnotations())
 	byName := metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", ref.Name).String()}
-	events := metav1.ListOptions{FieldSelector: fields.Set{"involvedObject.kind": ref.Type.GroupKind.Kind,
-		"involvedObject.name": ref.Name}.String()}
+	eventsNamespace, events := eventsAbout(ref)
 	out := []watched{
 		{what: "the parent", resource: ref.Type.Resource, ns: ref.Namespace, opts: byName},
-		{what: "its Events", resource: eventsResource, ns: cmp.Or(ref.Namespace, metav1.NamespaceDefault), opts: events},
+		{what: "its Events", resource: eventsResource, ns: eventsNamespace, opts: events},
 	}
 	if parent.ID == "" {
 		return out, 0, nil

@@ -34,9 +34,6 @@ const (
 	// graphMembers is the most members the graph draws one by one; a bigger
 	// set is drawn as one node per group, kind and health, with its count.
 	graphMembers = 150
-	// proofLabelOnly is view's proof of an object that only carries the
-	// set's label: not a proven member, drawn apart.
-	proofLabelOnly = "label only"
 )
 
 // member is a row of the members table: a member and its anchor.
@@ -105,7 +102,7 @@ func inApplyOrder(members []parents.MemberHealth, owns []string) []member {
 }
 
 func foreignRank(m member) int {
-	if m.Proof == proofLabelOnly {
+	if m.LabelOnly() {
 		return 1
 	}
 	return 0
@@ -141,15 +138,15 @@ func graphOf(all []member, page int) graph {
 	if len(all) > graphMembers {
 		return aggregate(g, all)
 	}
-	ids := map[string]string{} // "Kind ns/name" -> node id
+	ids := map[string]string{} // the member's Ref -> node id
 	for i, m := range all {
-		ids[refOf(m)] = m.ID
+		ids[m.Ref()] = m.ID
 		href := "#" + m.ID
 		if (i / pageSize) != page-1 {
 			href = "?page=" + strconv.Itoa(i/pageSize+1) + href
 		}
 		g.Nodes = append(g.Nodes, graphNode{ID: m.ID, Label: m.Kind + " " + m.Name, Health: m.Health, Message: m.Message,
-			Group: m.Group, Foreign: m.Proof == proofLabelOnly, Count: 1, Href: href, Owns: m.Owns})
+			Group: m.Group, Foreign: m.LabelOnly(), Count: 1, Href: href, Owns: m.Owns})
 	}
 	for _, m := range all {
 		for _, dep := range m.DependsOn {
@@ -165,7 +162,7 @@ func graphOf(all []member, page int) graph {
 func aggregate(g graph, all []member) graph {
 	at := map[graphNode]int{} // the node without its count -> its index
 	for _, m := range all {
-		key := graphNode{Label: m.Kind, Health: m.Health, Group: m.Group, Foreign: m.Proof == proofLabelOnly}
+		key := graphNode{Label: m.Kind, Health: m.Health, Group: m.Group, Foreign: m.LabelOnly()}
 		i, ok := at[key]
 		if !ok {
 			i = len(g.Nodes)
@@ -176,12 +173,4 @@ func aggregate(g graph, all []member) graph {
 		g.Nodes[i].Count++
 	}
 	return g
-}
-
-// refOf names a member as view's depends-on list does.
-func refOf(m member) string {
-	if m.Namespace == "" {
-		return m.Kind + " " + m.Name
-	}
-	return m.Kind + " " + m.Namespace + "/" + m.Name
 }

@@ -54,6 +54,7 @@ func (r *Run) apply(ctx context.Context) (res Result) {
 	applyOpts.Timed = r.Timed
 	if !r.Mode.previews() {
 		applyOpts.Ready = readyForDependents(r.Checker)
+		applyOpts.Keep = r.Checker.Slim // all that Ready and the set's judging read of a member
 		defer func() { res = recordInventory(res, inv) }()
 	}
 	prune, res, ok := r.planPrune(ctx, res, options, inv, applyOpts)

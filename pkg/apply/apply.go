@@ -58,6 +58,11 @@ type ApplyOptions struct { //nolint:revive // apply.ApplyOptions reads as the op
 	// objects depend on one that does not is not applied yet: its objects are
 	// reported Pending, with what they wait for.
 	Ready func(*unstructured.Unstructured) (bool, string)
+	// Keep, when set, is what each Change keeps of the object the apply
+	// left (Change.Object): Ready and the caller's own judging must need no
+	// more, and it must keep the object's identity (type, name, namespace
+	// and uid). A set of 100,000 members holds them all until it ends.
+	Keep func(*unstructured.Unstructured) *unstructured.Unstructured
 	// Only, when not nil, is the approved Intent: an object is written only
 	// when its request body is the one approved; any other write waits
 	// (intent.go).
@@ -299,7 +304,7 @@ func (e *Engine) write(ctx context.Context, p objectPlan, opts ApplyOptions) wri
 	if opts.DryRun {
 		w.change.Live, w.change.Preview = p.existing, result
 	} else {
-		w.change.Object = kept(result)
+		w.change.Object = opts.kept(result)
 	}
 	if p.existing != nil {
 		w.change.Action = Unchanged

@@ -84,8 +84,8 @@ type Change struct {
 	HandedOver []string
 	// Object is the object as the apply left it (or, unchanged, as it was
 	// read), with its status, for judging its health; nil in a preview and
-	// when the apply failed. An object the apply wrote comes without its
-	// metadata.managedFields.
+	// when the apply failed. It comes without its metadata.managedFields, or
+	// as ApplyOptions.Keep keeps it.
 	Object *unstructured.Unstructured
 	// Live and Preview are, in a preview, the object as it is (nil when it
 	// does not exist) and as the dry-run apply answered it would be; nil
@@ -153,10 +153,13 @@ func (cs *ChangeSet) Append(other ChangeSet) {
 	cs.DriftLeft = append(cs.DriftLeft, other.DriftLeft...)
 }
 
-// kept is an object the apply wrote as its Change keeps it: without
-// metadata.managedFields, which nothing judges after the write and which
-// take half the memory of a small object, for every member of a set.
-func kept(obj *unstructured.Unstructured) *unstructured.Unstructured {
+// kept is an object the apply left as its Change keeps it: what Keep keeps
+// of it, else all but metadata.managedFields, which nothing judges after the
+// write and which take half the memory of a small object.
+func (o ApplyOptions) kept(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	if o.Keep != nil {
+		return o.Keep(obj)
+	}
 	unstructured.RemoveNestedField(obj.Object, "metadata", "managedFields")
 	return obj
 }

@@ -73,7 +73,7 @@ func (e *Engine) findDrift(ctx context.Context, p objectPlan, opts ApplyOptions)
 	case opts.DryRun:
 		w.change.Live, w.change.Preview = p.existing, result
 	default:
-		w.change.Object = p.existing
+		w.change.Object = opts.kept(p.existing)
 	}
 	if w.left != nil {
 		w.change.Reason = "drift left in place: " + w.left.Manager + " changed " + text.Summarize(w.left.Fields, messageFields)

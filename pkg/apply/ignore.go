@@ -67,6 +67,18 @@ func ignoredPaths(ref ObjectRef, rules []IgnoreRule) [][]string {
 	return paths
 }
 
+// withIgnoredLeft is desired with the fields at paths as they are in
+// existing: a copy, as desired shares its body with the declaration
+// (withPartOf); desired itself when there is nothing to leave.
+func withIgnoredLeft(desired, existing *unstructured.Unstructured, paths [][]string) *unstructured.Unstructured {
+	if existing == nil || len(paths) == 0 {
+		return desired
+	}
+	out := desired.DeepCopy()
+	leaveIgnored(out, existing, paths)
+	return out
+}
+
 // leaveIgnored sets each ignored path that desired declares to its value in
 // existing, or takes it out of desired when existing has none, so that the
 // apply leaves the field as others made it.

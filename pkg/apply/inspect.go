@@ -20,6 +20,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -128,15 +129,13 @@ func (e *Engine) inspectOne(ctx context.Context, o Object, opts ApplyOptions, kn
 		}
 	}
 	p.existing = existing
-	if existing != nil {
-		leaveIgnored(p.desired, existing, ignoredPaths(ref, opts.Ignore))
-	}
+	p.desired = withIgnoredLeft(p.desired, existing, ignoredPaths(ref, opts.Ignore))
 	// An apply that would change nothing is not sent: a steady set costs no
 	// writes. One that still has ownership to hand over is (handover.go).
 	if upToDate(existing, p.desired, e.FieldManager) && e.planHandover(existing, p.desired) == nil {
 		p.done = &Change{Ref: ref, Action: Unchanged}
 		if !opts.DryRun {
-			p.done.Object = existing
+			p.done.Object = opts.kept(existing)
 		}
 		return p
 	}
@@ -211,9 +210,16 @@ func previewInNewNamespaces(plans []objectPlan) {
 	}
 }
 
-// withPartOf returns a copy of obj labelled as a member of the set.
+// withPartOf returns obj labelled as a member of the set: a copy of its top
+// level and metadata that shares the rest with obj. Nothing writes to the
+// rest through it (what would, leaveIgnored, works on a whole copy), and a
+// copy of every member's whole body was the largest share of a big set's
+// memory.
 func withPartOf(obj *unstructured.Unstructured, setID string) *unstructured.Unstructured {
-	out := obj.DeepCopy()
+	out := &unstructured.Unstructured{Object: maps.Clone(obj.Object)}
+	if meta, ok := out.Object["metadata"].(map[string]any); ok {
+		out.Object["metadata"] = maps.Clone(meta)
+	}
 	labels := out.GetLabels()
 	if labels == nil {
 		labels = map[string]string{}

@@ -89,6 +89,6 @@ func (e *Engine) recreate(ctx context.Context, p objectPlan, fields []string, ap
 		w.change, w.err = changeOf(failed(ref, fmt.Errorf("creating it again: %w", err))), err
 		return w
 	}
-	w.change = &Change{Ref: ref, Action: Recreated, Fields: fields, Object: kept(result)}
+	w.change = &Change{Ref: ref, Action: Recreated, Fields: fields, Object: opts.kept(result)}
 	return w
 }

@@ -38,11 +38,10 @@ const appliedConfigAnnotation = "apply.applyset.dev/applied-config"
 
 // stampConfig sets the digest of desired's configuration on desired.
 func stampConfig(desired *unstructured.Unstructured) {
-	config := desired.DeepCopy()
-	annotations := config.GetAnnotations()
+	annotations := desired.GetAnnotations()
 	delete(annotations, appliedConfigAnnotation)
-	config.SetAnnotations(annotations)
-	data, err := json.Marshal(config.Object) // map keys sorted: the same configuration, the same bytes
+	desired.SetAnnotations(annotations)
+	data, err := json.Marshal(desired.Object) // map keys sorted: the same configuration, the same bytes
 	if err != nil {
 		return // no digest: the apply then runs every time, which is safe
 	}

@@ -19,8 +19,11 @@ package apply
 import (
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
 func TestUpToDate(t *testing.T) {
@@ -194,5 +197,42 @@ func TestComparableSecret(t *testing.T) {
 	}
 	if _, kept := secret.Object["stringData"]; !kept {
 		t.Error("comparable changed the declared object")
+	}
+}
+
+// The desired object shares its body with the declaration: stamping it, and
+// leaving ignored fields as they are on a whole copy, must leave the
+// declaration as it was read.
+func TestDesiredLeavesTheDeclarationAlone(t *testing.T) {
+	declared := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": "web", "labels": map[string]any{"app": "web"},
+			"annotations": map[string]any{"note": "kept"}},
+		"spec": map[string]any{"replicas": int64(3), "template": map[string]any{"metadata": map[string]any{}}},
+	}}
+	before := declared.DeepCopy()
+	desired := withPartOf(declared, "applyset-x-v1")
+	stampConfig(desired)
+	existing := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"replicas": int64(7)}}}
+	copied := withIgnoredLeft(desired, existing, [][]string{{"spec", "replicas"}})
+
+	if !equality.Semantic.DeepEqual(declared.Object, before.Object) {
+		t.Errorf("the declaration changed:\n%v\nwant\n%v", declared.Object, before.Object)
+	}
+	if got := desired.GetLabels(); got["app"] != "web" || got[applyset.PartOfLabel] != "applyset-x-v1" {
+		t.Errorf("desired labels %v", got)
+	}
+	if desired.GetAnnotations()[appliedConfigAnnotation] == "" || desired.GetAnnotations()["note"] != "kept" {
+		t.Errorf("desired annotations %v", desired.GetAnnotations())
+	}
+	if replicas, _, _ := unstructured.NestedInt64(copied.Object, "spec", "replicas"); replicas != 7 {
+		t.Errorf("the copy left ignored replicas at %d, want the live 7", replicas)
+	}
+	// The digest is that of the configuration without the digest: stamping
+	// again gives the same one.
+	again := desired.DeepCopy()
+	stampConfig(again)
+	if again.GetAnnotations()[appliedConfigAnnotation] != desired.GetAnnotations()[appliedConfigAnnotation] {
+		t.Error("stamping a stamped object changed its digest")
 	}
 }

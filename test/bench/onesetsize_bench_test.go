@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/metrics"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -245,6 +246,9 @@ func sampleHeap() (peaks func() (live, total uint64)) {
 		defer ticker.Stop()
 		for {
 			metrics.Read(sample)
+			if live := sample[0].Value.Uint64(); live > highestLive.Load()+highestLive.Load()/20 {
+				profileHeap(live)
+			}
 			highestLive.Store(max(highestLive.Load(), sample[0].Value.Uint64()))
 			highestTotal.Store(max(highestTotal.Load(), sample[1].Value.Uint64()))
 			select {
@@ -259,6 +263,23 @@ func sampleHeap() (peaks func() (live, total uint64)) {
 		<-stopped
 		return max(highestLive.Load(), base) - base, max(highestTotal.Load(), base) - base
 	}
+}
+
+// profileHeap writes a heap profile to the file BENCH_HEAP_PROFILE names,
+// if any, as the live heap reaches a new peak: the last one written shows
+// what held the memory at (about) the highest peak.
+func profileHeap(live uint64) {
+	path := os.Getenv("BENCH_HEAP_PROFILE")
+	if path == "" {
+		return
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_ = pprof.Lookup("heap").WriteTo(f, 0)
+	fmt.Fprintf(os.Stderr, "heap profile at a live heap of %d MiB in %s\n", live>>20, path)
 }
 
 // envSizes reads a comma-separated list of positive counts, or fallback.

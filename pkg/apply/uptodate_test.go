@@ -17,11 +17,14 @@ limitations under the License.
 package apply
 
 import (
+	"context"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
@@ -234,5 +237,40 @@ func TestDesiredLeavesTheDeclarationAlone(t *testing.T) {
 	stampConfig(again)
 	if again.GetAnnotations()[appliedConfigAnnotation] != desired.GetAnnotations()[appliedConfigAnnotation] {
 		t.Error("stamping a stamped object changed its digest")
+	}
+}
+
+// A member a real apply leaves unchanged keeps no copy of itself in its
+// plan, only what its Change keeps: a steady set of 100,000 held them all.
+func TestUnchangedPlanHoldsNoCopies(t *testing.T) {
+	declared := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "cm", "namespace": "ns"}, "data": map[string]any{"k": "v"}}}
+	o := Object{Input: Input{Object: declared}, Mapping: &meta.RESTMapping{Resource: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
+		GroupVersionKind: declared.GroupVersionKind(), Scope: meta.RESTScopeNamespace}}
+	existing := withPartOf(declared, "applyset-x-v1")
+	stampConfig(existing)
+	existing.SetUID("u1")
+	existing.Object["metadata"].(map[string]any)["managedFields"] = []any{entry(fieldManager, "Apply", "")}
+	known := map[ObjectRef]*unstructured.Unstructured{o.Ref(): existing}
+	e := &Engine{FieldManager: fieldManager, LegacyManagers: []string{}}
+	slim := func(obj *unstructured.Unstructured) *unstructured.Unstructured {
+		out := &unstructured.Unstructured{}
+		out.SetUID(obj.GetUID())
+		return out
+	}
+
+	for _, dryRun := range []bool{false, true} {
+		p := e.inspectOne(context.Background(), o, ApplyOptions{SetID: "applyset-x-v1", DryRun: dryRun, Keep: slim}, known, false)
+		if p.done == nil || p.done.Action != Unchanged {
+			t.Fatalf("dry run %v: the plan is %+v, want Unchanged", dryRun, p.done)
+		}
+		switch {
+		case !dryRun && (p.existing != nil || p.desired != nil):
+			t.Errorf("an unchanged member's plan keeps its copies: existing %v, desired %v", p.existing != nil, p.desired != nil)
+		case !dryRun && (p.done.Object == nil || p.done.Object.GetUID() != "u1" || len(p.done.Object.Object) != 1):
+			t.Errorf("the change keeps %v, want what Keep keeps", p.done.Object)
+		case dryRun && p.done.Object != nil:
+			t.Errorf("a preview's change keeps %v", p.done.Object)
+		}
 	}
 }

@@ -51,7 +51,7 @@ import (
 // process (the operator; sampled every 50 ms) per object, the API server's
 // CPU per object against the floor's, the chunks of its inventory and the
 // size of the set's own object, a steady reconcile's writes, a prune of
-// 10% and the deletion.
+// 10% (with its peak heap: it reads every member) and the deletion.
 func BenchmarkScaleOneSet(b *testing.B) {
 	controlPlane(b)
 	sizes := envSizes(b, "BENCH_SET_SIZES", []int{1000, 10000})
@@ -84,7 +84,7 @@ func oneSetOfSize(b *testing.B, n int) {
 	set.Spec.Sources = []applyv1alpha1.Source{{Kind: applyv1alpha1.SourceKindConfigMap, Name: source.Name}}
 	set.Spec.Wait = ptr.To(false)
 
-	peaks := sampleHeap()
+	peaks := sampleHeap("first-apply")
 	stepsBefore := stepSums(b)
 	before, cpuBefore := requestCounts(ctx, b), readCPU(ctx, b)
 	start := time.Now()
@@ -125,6 +125,7 @@ func oneSetOfSize(b *testing.B, n int) {
 	}
 
 	kept := n - n/10
+	prunePeaks := sampleHeap("prune")
 	pruneStart := time.Now()
 	source.BinaryData["objects.yaml.gz"] = gzipped(b, configMapsYAML(kept))
 	if err := k8sClient.Update(ctx, source); err != nil {
@@ -136,6 +137,7 @@ func oneSetOfSize(b *testing.B, n int) {
 		b.Fatal(err)
 	}
 	pruned := time.Since(pruneStart)
+	pruneLive, _ := prunePeaks()
 
 	deleteStart := time.Now()
 	if err := k8sClient.Delete(ctx, set); err != nil {
@@ -148,11 +150,12 @@ func oneSetOfSize(b *testing.B, n int) {
 
 	b.Logf("one set of %d objects: Ready in %s, floor %s (ratio %.2f); requests %v (%.3f per object); peak live heap %d MiB (%d bytes per object), with garbage %d MiB; "+
 		"API server CPU %s (%.2f of the floor's %s); %d chunks, the set's object %d KiB; a steady reconcile wrote %.0f times (%v); "+
-		"pruning %d took %s; deleting the set and its %d members %s",
+		"pruning %d took %s (peak live heap %d MiB); deleting the set and its %d members %s",
 		n, ready.Round(10*time.Millisecond), floor.Round(10*time.Millisecond), ready.Seconds()/floor.Seconds(), requests,
 		sum(requests)/float64(n), live>>20, live/uint64(n), heap>>20, cpu.APIServer.Round(10*time.Millisecond),
 		cpu.APIServer.Seconds()/floorCPU.APIServer.Seconds(), floorCPU.APIServer.Round(10*time.Millisecond),
-		chunks, len(setBytes)>>10, steady, steadyRequests, n/10, pruned.Round(10*time.Millisecond), kept, deleted.Round(10*time.Millisecond))
+		chunks, len(setBytes)>>10, steady, steadyRequests, n/10, pruned.Round(10*time.Millisecond), pruneLive>>20,
+		kept, deleted.Round(10*time.Millisecond))
 	b.ReportMetric(ready.Seconds(), "ready-s")
 	b.ReportMetric(floor.Seconds(), "floor-s")
 	b.ReportMetric(ready.Seconds()/floor.Seconds(), "floor-ratio")
@@ -164,6 +167,7 @@ func oneSetOfSize(b *testing.B, n int) {
 	b.ReportMetric(float64(len(setBytes)>>10), "set-object-KiB")
 	b.ReportMetric(steady, "steady-writes")
 	b.ReportMetric(pruned.Seconds(), "prune-10pct-s")
+	b.ReportMetric(float64(pruneLive>>20), "prune-peak-live-heap-MiB")
 	b.ReportMetric(deleted.Seconds(), "delete-s")
 }
 
@@ -234,7 +238,8 @@ func gzipped(b *testing.B, data []byte) []byte {
 // returned function stops and returns the peaks above what is live now: of
 // the live heap (as the last garbage collection marked it), and of the heap
 // with the garbage not yet collected, which GOGC lets grow to about twice it.
-func sampleHeap() (peaks func() (live, total uint64)) {
+// step names its heap profiles (profileHeap).
+func sampleHeap(step string) (peaks func() (live, total uint64)) {
 	base := liveHeap()
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
 	var highestLive, highestTotal atomic.Uint64
@@ -247,7 +252,7 @@ func sampleHeap() (peaks func() (live, total uint64)) {
 		for {
 			metrics.Read(sample)
 			if live := sample[0].Value.Uint64(); live > highestLive.Load()+highestLive.Load()/20 {
-				profileHeap(live)
+				profileHeap(step, live)
 			}
 			highestLive.Store(max(highestLive.Load(), sample[0].Value.Uint64()))
 			highestTotal.Store(max(highestTotal.Load(), sample[1].Value.Uint64()))
@@ -265,21 +270,22 @@ func sampleHeap() (peaks func() (live, total uint64)) {
 	}
 }
 
-// profileHeap writes a heap profile to the file BENCH_HEAP_PROFILE names,
-// if any, as the live heap reaches a new peak: the last one written shows
-// what held the memory at (about) the highest peak.
-func profileHeap(live uint64) {
+// profileHeap writes a heap profile of step to the file BENCH_HEAP_PROFILE
+// names, with ".<step>" added, as the live heap reaches a new peak: the last
+// one written shows what held the memory at (about) the step's highest peak.
+func profileHeap(step string, live uint64) {
 	path := os.Getenv("BENCH_HEAP_PROFILE")
 	if path == "" {
 		return
 	}
+	path += "." + step
 	f, err := os.Create(path)
 	if err != nil {
 		return
 	}
 	defer f.Close()
 	_ = pprof.Lookup("heap").WriteTo(f, 0)
-	fmt.Fprintf(os.Stderr, "heap profile at a live heap of %d MiB in %s\n", live>>20, path)
+	fmt.Fprintf(os.Stderr, "heap profile of the %s at a live heap of %d MiB in %s\n", step, live>>20, path)
 }
 
 // envSizes reads a comma-separated list of positive counts, or fallback.

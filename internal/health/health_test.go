@@ -41,15 +41,7 @@ metadata: {name: web, namespace: ns, generation: 2}
 spec: {replicas: 2}
 `
 
-func TestKstatus(t *testing.T) {
-	tests := []struct {
-		name     string
-		manifest string
-		want     Status
-	}{
-		{"a ConfigMap is current once it exists", "{apiVersion: v1, kind: ConfigMap, metadata: {name: c}}", Current},
-		{"a Deployment the controller has not seen", deployment, InProgress},
-		{"a Deployment rolled out", deployment + `status:
+const deploymentRolledOut = deployment + `status:
   observedGeneration: 2
   replicas: 2
   updatedReplicas: 2
@@ -58,7 +50,17 @@ func TestKstatus(t *testing.T) {
   conditions:
   - {type: Available, status: "True"}
   - {type: Progressing, status: "True", reason: NewReplicaSetAvailable}
-`, Current},
+`
+
+func TestKstatus(t *testing.T) {
+	tests := []struct {
+		name     string
+		manifest string
+		want     Status
+	}{
+		{"a ConfigMap is current once it exists", "{apiVersion: v1, kind: ConfigMap, metadata: {name: c}}", Current},
+		{"a Deployment the controller has not seen", deployment, InProgress},
+		{"a Deployment rolled out", deploymentRolledOut, Current},
 		{"a Deployment of an older generation", deployment + "status: {observedGeneration: 1}\n", InProgress},
 		{"a failed Job", `{apiVersion: batch/v1, kind: Job, metadata: {name: j, generation: 1},
 			status: {observedGeneration: 1, conditions: [{type: Failed, status: "True"}]}}`, Failed},

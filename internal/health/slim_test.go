@@ -42,15 +42,7 @@ func TestSlimIsJudgedAsTheWhole(t *testing.T) {
 			"{apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: ns, uid: u1, labels: {a: b}, " + managed + "}, data: {k: v}}",
 			[]string{"data"}},
 		{"a Deployment rolling out", &Checker{}, deployment + "status: {observedGeneration: 2, replicas: 2, updatedReplicas: 1}\n", nil},
-		{"a Deployment rolled out", &Checker{}, deployment + `status:
-  observedGeneration: 2
-  replicas: 2
-  updatedReplicas: 2
-  readyReplicas: 2
-  availableReplicas: 2
-  conditions:
-  - {type: Available, status: "True"}
-`, nil},
+		{"a Deployment rolled out", &Checker{}, deploymentRolledOut, nil},
 		{"a failed Job", &Checker{}, `{apiVersion: batch/v1, kind: Job, metadata: {name: j, generation: 1},
 			spec: {completions: 1}, status: {observedGeneration: 1, conditions: [{type: Failed, status: "True"}]}}`, nil},
 		{"an object being deleted", &Checker{},

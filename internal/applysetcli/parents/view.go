@@ -129,7 +129,7 @@ func ViewOf(ctx context.Context, errOut io.Writer, c *cli.Clients, ref membershi
 	var counted []MemberHealth // as the operator counts them: see countedMembers
 	for i, m := range v.Members {
 		out.MemberList[i].Proof = proofs(m)
-		if !cli.IsOperatorSet(ref) || out.MemberList[i].Proof != proofLabel {
+		if !cli.IsOperatorSet(ref) || !out.MemberList[i].LabelOnly() {
 			counted = append(counted, out.MemberList[i])
 		}
 	}

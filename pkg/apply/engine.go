@@ -44,6 +44,10 @@ type Engine struct {
 	FieldManager string
 	// Concurrency bounds the requests in flight at once; 0 means DefaultConcurrency.
 	Concurrency int
+	// ListPageSize bounds the objects one LIST returns; 0 means 500, as
+	// kubectl's --chunk-size. A set's members are read and listed page by
+	// page, so that a big set is never held whole.
+	ListPageSize int
 	// EstablishTimeout bounds the wait for applied CRDs to be served; 0 means a minute.
 	EstablishTimeout time.Duration
 	// NamespaceExists, when set, is asked about a namespace whose members

@@ -22,7 +22,6 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // A guarded create applies an object the set has no record of without
@@ -44,13 +43,9 @@ func (opts ApplyOptions) guarding() bool {
 }
 
 // guards reports whether o is created guarded: its kind is served, and it
-// is neither recorded as a member nor known from a list.
-func (opts ApplyOptions) guards(o Object, known map[ObjectRef]*unstructured.Unstructured) bool {
-	if o.Mapping == nil || opts.Recorded.Has(o.Ref()) {
-		return false
-	}
-	_, listed := known[o.Ref()]
-	return !listed
+// is not recorded as a member.
+func (opts ApplyOptions) guards(o Object) bool {
+	return o.Mapping != nil && !opts.Recorded.Has(o.Ref())
 }
 
 // existed reports whether a guarded create found its object existing: the
@@ -63,7 +58,8 @@ func existed(p objectPlan, err error) bool {
 // writeExisting reads an object a guarded create found existing and
 // applies it as an object that was read first.
 func (e *Engine) writeExisting(ctx context.Context, o Object, opts ApplyOptions) written {
-	p := e.inspectOne(ctx, o, opts, nil, false)
+	existing, err := e.get(ctx, o)
+	p := e.inspectOne(o, opts, existing, err)
 	switch {
 	case p.denied != nil:
 		err := fmt.Errorf("it exists, but the set may not read it: %w", &AccessError{Missing: []Permission{*p.denied}})

@@ -160,6 +160,38 @@ var _ = Describe("Guarded creates of objects a set has no record of", func() {
 		Expect(applies.Load()).To(BeEquivalentTo(2), "the changed member and the new object")
 	})
 
+	It("reads and lists a kind of more members than a page page by page, and judges each", func(ctx context.Context) {
+		engine := engineAs("")
+		engine.ListPageSize = 2
+		values := map[string]string{"a": "1", "b": "1", "c": "1", "d": "1", "e": "1", "f": "1", "g": "1"}
+		declared := objects(values)
+		_, err := engine.Apply(ctx, declared, ApplyOptions{SetID: setID, Recorded: none})
+		Expect(err).NotTo(HaveOccurred())
+		// An object another client labelled: never proven, whatever page it is on.
+		existing(ctx, "intruder", "x", map[string]string{applyset.PartOfLabel: setID})
+
+		values["a"] = "2"
+		delete(values, "g")
+		kept := objects(values)
+		lists.Store(0)
+		cs, err := engine.Apply(ctx, kept, ApplyOptions{SetID: setID, Recorded: refsOf(declared)})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(actions(cs)).To(Equal(map[string]Action{"a": Configured, "b": Unchanged, "c": Unchanged, "d": Unchanged,
+			"e": Unchanged, "f": Unchanged}))
+		Expect(lists.Load()).To(BeNumerically(">=", 4), "8 ConfigMaps in pages of 2")
+		Expect(gets.Load()).To(BeZero(), "every object was found on a page")
+
+		lists.Store(0)
+		plan, err := engine.PlanPrune(ctx, PruneOptions{SetID: setID, Scope: applyset.Scope{Namespace: ns},
+			Kinds: sets.New(schema.GroupKind{Kind: "ConfigMap"}), Keep: refsOf(kept), Proven: LabelAppliedBy(sets.New(fieldManager))})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(lists.Load()).To(BeNumerically(">=", 4), "8 members in pages of 2")
+		Expect(plan.Deletes()).To(HaveLen(1))
+		Expect(plan.Deletes()).To(HaveKey(HaveField("Name", "g")))
+		Expect(plan.Foreign()).To(ConsistOf(SatisfyAll(HaveField("Ref.Name", "intruder"),
+			HaveField("LabelledBy", ConsistOf(HaveField("Operation", metav1.ManagedFieldsOperationUpdate))))))
+	})
+
 	It("reads one only once it exists, refuses another set's even with force, and adopts the others", func(ctx context.Context) {
 		existing(ctx, "theirs", "theirs", otherSetsLabel)
 		existing(ctx, "unlabelled", "old", nil)

@@ -17,19 +17,12 @@ limitations under the License.
 package apply
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"maps"
-	"slices"
-	"sync"
 
-	"golang.org/x/sync/errgroup"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
@@ -68,45 +61,44 @@ func (e *Engine) inspect(ctx context.Context, objects []Object, opts ApplyOption
 }
 
 // inspectAll is inspect, creating unrecorded objects guarded when guard is
-// true and reading every object when it is false.
+// true and reading every object when it is false. Each object is judged as
+// soon as it is read (readEach), so that what is left unchanged is dropped
+// before the rest is read.
 func (e *Engine) inspectAll(ctx context.Context, objects []Object, opts ApplyOptions, guard bool) []objectPlan {
-	read := objects
-	if guard {
-		// Only recorded members are read; a kind holding none of them is not listed.
-		read = slices.DeleteFunc(slices.Clone(objects), func(o Object) bool { return opts.guards(o, nil) })
-	}
-	known := e.prefetch(ctx, read)
 	plans := make([]objectPlan, len(objects))
-	var mu sync.Mutex
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(cmp.Or(e.Concurrency, DefaultConcurrency))
+	var read []Object
+	var at []int
 	for i, o := range objects {
-		g.Go(func() error {
-			p := e.inspectOne(gctx, o, opts, known, guard)
-			mu.Lock()
-			plans[i] = p
-			mu.Unlock()
-			return nil
-		})
+		if guard && opts.guards(o) {
+			plans[i] = planFor(o, opts)
+			plans[i].guarded = true
+			continue
+		}
+		read, at = append(read, o), append(at, i)
 	}
-	_ = g.Wait()
+	e.readEach(ctx, read, func(j int, existing *unstructured.Unstructured, err error) {
+		plans[at[j]] = e.inspectOne(read[j], opts, existing, err)
+	})
 	if opts.DryRun {
 		previewInNewNamespaces(plans)
 	}
 	return plans
 }
 
-func (e *Engine) inspectOne(ctx context.Context, o Object, opts ApplyOptions, known map[ObjectRef]*unstructured.Unstructured, guard bool) objectPlan {
-	ref := o.Ref()
+// planFor is the plan of o before it is read: what would be applied.
+func planFor(o Object, opts ApplyOptions) objectPlan {
 	p := objectPlan{Object: o, desired: withPartOf(o.Object, opts.SetID)}
 	if !opts.WithoutDigest {
 		stampConfig(p.desired)
 	}
-	if guard && opts.guards(o, known) {
-		p.guarded = true
-		return p
-	}
-	existing, err := e.current(ctx, o, known)
+	return p
+}
+
+// inspectOne decides what o needs, given the object as it is (existing, nil
+// when it does not exist) or the error of its read.
+func (e *Engine) inspectOne(o Object, opts ApplyOptions, existing *unstructured.Unstructured, err error) objectPlan {
+	ref := o.Ref()
+	p := planFor(o, opts)
 	switch {
 	case o.Mapping == nil && opts.DryRun:
 		// Its CRD is part of the set and not created yet: a preview cannot run it.
@@ -145,55 +137,6 @@ func (e *Engine) inspectOne(ctx context.Context, o Object, opts ApplyOptions, kn
 	return p
 }
 
-// current returns the object as it is, nil when it does not exist (or its
-// kind is not served yet), from the prefetched lists or with a GET.
-func (e *Engine) current(ctx context.Context, o Object, known map[ObjectRef]*unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	if o.Mapping == nil {
-		return nil, nil
-	}
-	if existing, listed := known[o.Ref()]; listed {
-		return existing, nil
-	}
-	existing := &unstructured.Unstructured{}
-	existing.SetGroupVersionKind(o.Object.GroupVersionKind())
-	err := e.Client.Get(ctx, client.ObjectKeyFromObject(o.Object), existing)
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return existing, nil
-}
-
-// Read returns the objects as they are, by reference (nil for one that does
-// not exist), reading as the engine's identity: one LIST for a kind and
-// namespace with several of them, a GET for each of the others.
-func (e *Engine) Read(ctx context.Context, refs []ObjectRef) (map[ObjectRef]*unstructured.Unstructured, error) {
-	objects := make([]Object, 0, len(refs))
-	for _, ref := range refs {
-		mapping, err := e.Client.RESTMapper().RESTMapping(ref.GroupKind)
-		if err != nil {
-			return nil, fmt.Errorf("looking up %s: %w", ref.GroupKind, err)
-		}
-		obj := &unstructured.Unstructured{}
-		obj.SetGroupVersionKind(mapping.GroupVersionKind)
-		obj.SetNamespace(ref.Namespace)
-		obj.SetName(ref.Name)
-		objects = append(objects, Object{Input: Input{Object: obj}, Mapping: mapping, Resource: mapping.Resource.GroupResource()})
-	}
-	known := e.prefetch(ctx, objects)
-	out := make(map[ObjectRef]*unstructured.Unstructured, len(objects))
-	for _, o := range objects {
-		current, err := e.current(ctx, o, known)
-		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", o.Ref(), err)
-		}
-		out[o.Ref()] = current
-	}
-	return out, nil
-}
-
 // previewInNewNamespaces marks the objects of a dry run that lie in a
 // Namespace the same set creates: the API server cannot preview an object in
 // a namespace that does not exist, so they are reported as creates.
@@ -229,60 +172,4 @@ func withPartOf(obj *unstructured.Unstructured, setID string) *unstructured.Unst
 	labels[applyset.PartOfLabel] = setID
 	out.SetLabels(labels)
 	return out
-}
-
-// listThreshold is the number of objects of one kind in one namespace from
-// which one LIST replaces a GET per object.
-const listThreshold = 4
-
-// prefetch lists the objects of the kinds and namespaces that the set declares
-// many of, so that they need no GET each. Objects absent from a complete list
-// are recorded as nil (known not to exist); failed lists record nothing and
-// the objects are read with GETs.
-func (e *Engine) prefetch(ctx context.Context, objects []Object) map[ObjectRef]*unstructured.Unstructured {
-	type bucket struct {
-		gvk       schema.GroupVersionKind
-		namespace string
-	}
-	declared := map[bucket][]ObjectRef{}
-	for _, o := range objects {
-		if o.Mapping == nil {
-			continue
-		}
-		b := bucket{o.Object.GroupVersionKind(), o.Object.GetNamespace()}
-		declared[b] = append(declared[b], o.Ref())
-	}
-	known := map[ObjectRef]*unstructured.Unstructured{}
-	var mu sync.Mutex
-	var g errgroup.Group
-	g.SetLimit(cmp.Or(e.Concurrency, DefaultConcurrency))
-	for b, refs := range declared {
-		if len(refs) < listThreshold {
-			continue
-		}
-		g.Go(func() error {
-			list := &unstructured.UnstructuredList{}
-			list.SetGroupVersionKind(b.gvk.GroupVersion().WithKind(b.gvk.Kind + "List"))
-			if err := e.Client.List(ctx, list, client.InNamespace(b.namespace)); err != nil {
-				return nil // read with GETs instead
-			}
-			wanted := sets.New(refs...)
-			mu.Lock()
-			defer mu.Unlock()
-			for _, ref := range refs {
-				known[ref] = nil
-			}
-			for i := range list.Items {
-				item := &list.Items[i]
-				ref := ObjectRef{GroupKind: b.gvk.GroupKind(), Namespace: item.GetNamespace(), Name: item.GetName()}
-				if wanted.Has(ref) {
-					item.SetGroupVersionKind(b.gvk)
-					known[ref] = item
-				}
-			}
-			return nil
-		})
-	}
-	_ = g.Wait() // every list reports its failure by leaving its objects unknown
-	return known
 }

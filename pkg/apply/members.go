@@ -26,8 +26,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/tools/pager"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
@@ -114,23 +116,48 @@ func (e *Engine) listPermissions(kinds sets.Set[schema.GroupKind], scope applyse
 	return perms, nil
 }
 
+// listKind lists the members of a kind in a namespace page by page, keeping
+// of each only what a prune reads (compact).
 func (e *Engine) listKind(ctx context.Context, mapping *meta.RESTMapping, namespace, setID string) ([]member, error) {
-	list := &metav1.PartialObjectMetadataList{}
-	list.SetGroupVersionKind(mapping.GroupVersionKind.GroupVersion().WithKind(mapping.GroupVersionKind.Kind + "List"))
-	if err := e.reader().List(ctx, list, client.InNamespace(namespace), client.MatchingLabels{applyset.PartOfLabel: setID}); err != nil {
-		return nil, err
+	gvk := mapping.GroupVersionKind
+	p := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		list := &metav1.PartialObjectMetadataList{}
+		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		err := e.reader().List(ctx, list, client.InNamespace(namespace), client.MatchingLabels{applyset.PartOfLabel: setID},
+			client.Limit(opts.Limit), client.Continue(opts.Continue))
+		return list, err
+	})
+	p.PageSize = int64(cmp.Or(e.ListPageSize, defaultListPageSize))
+	p.PageBufferSize = 0
+	var out []member
+	err := p.EachListItem(ctx, metav1.ListOptions{}, func(obj runtime.Object) error {
+		if item, ok := obj.(*metav1.PartialObjectMetadata); ok {
+			out = append(out, member{
+				ref:      ObjectRef{GroupKind: gvk.GroupKind(), Namespace: item.Namespace, Name: item.Name},
+				resource: mapping.Resource.GroupResource(),
+				obj:      compact(item, gvk),
+			})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// compact is a listed member as a prune keeps it: its metadata, copied out of
+// its page, with of its managedFields only the entries that wrote the part-of
+// label, without their field sets (applyset.WritesPartOf still counts them).
+// Whole, the members' field sets were most of what a prune of a big set held.
+func compact(item *metav1.PartialObjectMetadata, gvk schema.GroupVersionKind) *metav1.PartialObjectMetadata {
+	out := &metav1.PartialObjectMetadata{ObjectMeta: item.ObjectMeta}
+	out.SetGroupVersionKind(gvk)
+	out.ManagedFields = nil
+	for _, entry := range item.ManagedFields {
+		if applyset.WritesPartOf(entry) {
+			entry.FieldsV1, entry.FieldsType = nil, ""
+			out.ManagedFields = append(out.ManagedFields, entry)
+		}
 	}
-	out := make([]member, 0, len(list.Items))
-	for i := range list.Items {
-		item := &list.Items[i]
-		item.SetGroupVersionKind(mapping.GroupVersionKind)
-		out = append(out, member{
-			ref:      ObjectRef{GroupKind: mapping.GroupVersionKind.GroupKind(), Namespace: item.Namespace, Name: item.Name},
-			resource: mapping.Resource.GroupResource(),
-			obj:      item,
-		})
-	}
-	return out, nil
+	return out
 }
 
 // kindGone reports whether err says the kind is no longer served: its CRD

@@ -17,7 +17,6 @@ limitations under the License.
 package apply
 
 import (
-	"context"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -251,7 +250,6 @@ func TestUnchangedPlanHoldsNoCopies(t *testing.T) {
 	stampConfig(existing)
 	existing.SetUID("u1")
 	existing.Object["metadata"].(map[string]any)["managedFields"] = []any{entry(fieldManager, "Apply", "")}
-	known := map[ObjectRef]*unstructured.Unstructured{o.Ref(): existing}
 	e := &Engine{FieldManager: fieldManager, LegacyManagers: []string{}}
 	slim := func(obj *unstructured.Unstructured) *unstructured.Unstructured {
 		out := &unstructured.Unstructured{}
@@ -260,7 +258,7 @@ func TestUnchangedPlanHoldsNoCopies(t *testing.T) {
 	}
 
 	for _, dryRun := range []bool{false, true} {
-		p := e.inspectOne(context.Background(), o, ApplyOptions{SetID: "applyset-x-v1", DryRun: dryRun, Keep: slim}, known, false)
+		p := e.inspectOne(o, ApplyOptions{SetID: "applyset-x-v1", DryRun: dryRun, Keep: slim}, existing, nil)
 		if p.done == nil || p.done.Action != Unchanged {
 			t.Fatalf("dry run %v: the plan is %+v, want Unchanged", dryRun, p.done)
 		}

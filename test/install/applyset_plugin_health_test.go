@@ -19,6 +19,7 @@ package install
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -107,5 +108,11 @@ var _ = Describe("kubectl applyset health", Ordered, func() {
 			MatchRegexp(`(?m)^Deployment\.apps\s+`+ns+`\s+web-3\s+InProgress`),
 			MatchRegexp(`(?m)^ServiceAccount\s+`+ns+`\s+few\s+Current`),
 			ContainSubstring("Health:                21/37 ready")))
+
+		// A page of the table: five rows, the health of all 37.
+		page := succeeds(ctx, "view", "secret/many", "-n", ns, "--offset=30", "--limit=5")
+		Expect(regexp.MustCompile(`(?m)^(ConfigMap|Deployment\.apps|ServiceAccount)\s+`+ns+`\s`).FindAllString(page, -1)).To(HaveLen(5))
+		Expect(page).To(And(ContainSubstring("Health:                21/37 ready"),
+			ContainSubstring("Members 31 to 35 of 37 listed; --offset=35 for the next ones.")))
 	})
 })

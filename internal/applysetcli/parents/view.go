@@ -40,6 +40,9 @@ type View struct {
 	HintKinds            []string       `json:"hintKinds,omitempty"`
 	AdditionalNamespaces []string       `json:"additionalNamespaces,omitempty"`
 	MemberList           []MemberHealth `json:"memberList,omitempty"`
+	// Listed says which members MemberList holds when the view was asked
+	// for a page of them (--offset, --limit); nil when it holds them all.
+	Listed *ListedMembers `json:"listed,omitempty"`
 	// Window is where one of the operator's sets stands with its delivery windows.
 	Window string `json:"window,omitempty"`
 	// Mirrors are the copies Kubernetes keeps of member Services (their
@@ -78,6 +81,7 @@ func (m MemberHealth) Ref() string {
 
 func newViewCommand(o *cli.Options) *cobra.Command {
 	var output string
+	var page memberPage
 	cmd := &cobra.Command{
 		Use:   "view PARENT",
 		Short: "Show one ApplySet: its contract fields, each member with its health, and the findings",
@@ -85,9 +89,15 @@ func newViewCommand(o *cli.Options) *cobra.Command {
   kubectl applyset view secret/web -n shop
 
   # One of the operator's own sets
-  kubectl applyset view applysets.apply.applyset.dev/web -n shop -o yaml`,
+  kubectl applyset view applysets.apply.applyset.dev/web -n shop -o yaml
+
+  # The second hundred members of a big set
+  kubectl applyset view applysets.apply.applyset.dev/rbac -n platform --offset=100 --limit=100`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := page.validate(); err != nil {
+				return err
+			}
 			c, err := o.Clients()
 			if err != nil {
 				return err
@@ -100,6 +110,7 @@ func newViewCommand(o *cli.Options) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			out = page.paged(out)
 			switch output {
 			case cli.OutputJSON, cli.OutputYAML:
 				return cli.PrintStructured(o.Streams.Out, out, output)
@@ -110,6 +121,8 @@ func newViewCommand(o *cli.Options) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "", "Output format: json or yaml.")
+	cmd.Flags().IntVar(&page.offset, "offset", 0, "Skip this many members of the table first, to page through a big set.")
+	cmd.Flags().IntVar(&page.limit, "limit", 0, "List at most this many members (0: all). Health still counts every member.")
 	return cmd
 }
 
@@ -167,6 +180,7 @@ func printView(w io.Writer, v View) error {
 			return err
 		}
 	}
+	printListed(w, v.Listed)
 	fmt.Fprintln(w)
 	if v.clean() {
 		fmt.Fprintln(w, "Findings: none")

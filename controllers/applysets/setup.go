@@ -35,7 +35,6 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -313,18 +312,4 @@ func newProbes(mgr ctrl.Manager) (*approvalProbe, *inventoryProbe, error) {
 	}
 	chunks, err := newInventoryProbe(mgr.GetConfig(), mgr.GetClient(), opts)
 	return approvals, chunks, err
-}
-
-// CacheOptions lighten what the manager's cache holds for the set
-// reconcilers: the metadata of every ConfigMap, Secret and ServiceAccount in
-// the cluster, which they watch to wake the sets that read them, without
-// their managedFields, which nothing reads from the cache and which often
-// take more memory than the rest.
-func CacheOptions(opts *cache.Options) {
-	if opts.ByObject == nil {
-		opts.ByObject = map[client.Object]cache.ByObject{}
-	}
-	for _, obj := range []client.Object{&corev1.ConfigMap{}, &corev1.Secret{}, &corev1.ServiceAccount{}} {
-		opts.ByObject[obj] = cache.ByObject{Transform: cache.TransformStripManagedFields()}
-	}
 }

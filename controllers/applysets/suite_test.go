@@ -55,7 +55,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	// The operator as it runs: both set reconcilers and the parent reconciler,
 	// which verifies the operator's own sets and must never fight them.
-	env.StartManager(func(mgr ctrl.Manager) error {
+	env.StartManagerWith(func(o *ctrl.Options) { CacheOptions(&o.Cache) }, func(mgr ctrl.Manager) error {
 		artifactPolicy, err := fetchpolicy.Parse(testArtifactHosts)
 		if err != nil {
 			return err

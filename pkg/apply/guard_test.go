@@ -25,6 +25,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -190,6 +191,32 @@ var _ = Describe("Guarded creates of objects a set has no record of", func() {
 		Expect(plan.Deletes()).To(HaveKey(HaveField("Name", "g")))
 		Expect(plan.Foreign()).To(ConsistOf(SatisfyAll(HaveField("Ref.Name", "intruder"),
 			HaveField("LabelledBy", ConsistOf(HaveField("Operation", metav1.ManagedFieldsOperationUpdate))))))
+	})
+
+	It("reads with a GET what a list that failed on a later page had not found yet", func(ctx context.Context) {
+		engine := engineAs("")
+		engine.ListPageSize = 2
+		declared := objects(map[string]string{"a": "1", "b": "1", "c": "1", "d": "1", "e": "1"})
+		_, err := engine.Apply(ctx, declared, ApplyOptions{SetID: setID, Recorded: none})
+		Expect(err).NotTo(HaveOccurred())
+
+		// The continuation expires, as it does after etcd's compaction.
+		real := engine.Client
+		engine.Client = interceptor.NewClient(real.(client.WithWatch), interceptor.Funcs{
+			List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+				if (&client.ListOptions{}).ApplyOptions(opts).Continue != "" {
+					return apierrors.NewResourceExpired("the continue token expired")
+				}
+				return c.List(ctx, list, opts...)
+			},
+		})
+		gets.Store(0)
+		changed := objects(map[string]string{"a": "2", "b": "1", "c": "1", "d": "1", "e": "2"})
+		cs, err := engine.Apply(ctx, changed, ApplyOptions{SetID: setID, Recorded: refsOf(declared)})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(actions(cs)).To(Equal(map[string]Action{"a": Configured, "b": Unchanged, "c": Unchanged, "d": Unchanged, "e": Configured}))
+		Expect(gets.Load()).To(BeEquivalentTo(3), "the first page found two of five")
+		Expect(get(ctx, "e").Data).To(HaveKeyWithValue("k", "2"))
 	})
 
 	It("reads one only once it exists, refuses another set's even with force, and adopts the others", func(ctx context.Context) {

@@ -24,7 +24,6 @@ import (
 	. "github.com/onsi/gomega"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -54,13 +53,7 @@ var _ = Describe("The operator restarted between a plan and its approval", func(
 		Expect(stop()).To(Succeed())
 
 		By("approving while no operator runs")
-		Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(set), set); err != nil {
-				return err
-			}
-			set.Spec.ApprovedPlan = &digest
-			return k8sClient.Update(ctx, set)
-		})).To(Succeed())
+		approve(ctx, set, digest)
 		Expect(lost(ctx, set.Status.ApplySetID, 20, ns, ns)).To(Equal(20), "the plan was applied before its approval")
 
 		By("a new operator applying it, once")

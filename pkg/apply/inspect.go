@@ -85,6 +85,10 @@ func (e *Engine) inspectAll(ctx context.Context, objects []Object, opts ApplyOpt
 	return plans
 }
 
+// unchanged says the object exists as it would be applied: its plan keeps
+// no copy of it.
+func (p objectPlan) unchanged() bool { return p.done != nil && p.done.Action == Unchanged }
+
 // planFor is the plan of o before it is read: what would be applied.
 func planFor(o Object, opts ApplyOptions) objectPlan {
 	p := objectPlan{Object: o, desired: withPartOf(o.Object, opts.SetID)}
@@ -125,11 +129,11 @@ func (e *Engine) inspectOne(o Object, opts ApplyOptions, existing *unstructured.
 	// An apply that would change nothing is not sent: a steady set costs no
 	// writes. One that still has ownership to hand over is (handover.go).
 	if upToDate(existing, p.desired, e.FieldManager) && e.planHandover(existing, p.desired) == nil {
-		p.done = &Change{Ref: ref, Action: Unchanged}
+		// Nothing is written: the plan keeps neither copy, which a steady set
+		// of 100,000 held until its end, only what a real apply's Change keeps.
+		p.done, p.existing, p.desired = &Change{Ref: ref, Action: Unchanged}, nil, nil
 		if !opts.DryRun {
-			// Nothing is written: the plan keeps neither copy, which a steady
-			// set of 100,000 held until its end, only what its Change keeps.
-			p.done.Object, p.existing, p.desired = opts.kept(existing), nil, nil
+			p.done.Object = opts.kept(existing)
 		}
 		return p
 	}
@@ -143,7 +147,7 @@ func (e *Engine) inspectOne(o Object, opts ApplyOptions, existing *unstructured.
 func previewInNewNamespaces(plans []objectPlan) {
 	created := sets.New[string]()
 	for _, p := range plans {
-		if ref := p.Ref(); ref.GroupKind == namespaceGroupKind && p.existing == nil && p.err == nil {
+		if ref := p.Ref(); ref.GroupKind == namespaceGroupKind && p.existing == nil && p.err == nil && !p.unchanged() {
 			created.Insert(ref.Name)
 		}
 	}

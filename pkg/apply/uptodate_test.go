@@ -239,8 +239,9 @@ func TestDesiredLeavesTheDeclarationAlone(t *testing.T) {
 	}
 }
 
-// A member a real apply leaves unchanged keeps no copy of itself in its
-// plan, only what its Change keeps: a steady set of 100,000 held them all.
+// A member an apply or a preview leaves unchanged keeps no copy of itself in
+// its plan, only what a real apply's Change keeps: a steady set of 100,000
+// held them all.
 func TestUnchangedPlanHoldsNoCopies(t *testing.T) {
 	declared := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 		"metadata": map[string]any{"name": "cm", "namespace": "ns"}, "data": map[string]any{"k": "v"}}}
@@ -263,12 +264,39 @@ func TestUnchangedPlanHoldsNoCopies(t *testing.T) {
 			t.Fatalf("dry run %v: the plan is %+v, want Unchanged", dryRun, p.done)
 		}
 		switch {
-		case !dryRun && (p.existing != nil || p.desired != nil):
-			t.Errorf("an unchanged member's plan keeps its copies: existing %v, desired %v", p.existing != nil, p.desired != nil)
+		case p.existing != nil || p.desired != nil:
+			t.Errorf("dry run %v: an unchanged member's plan keeps its copies: existing %v, desired %v", dryRun, p.existing != nil, p.desired != nil)
 		case !dryRun && (p.done.Object == nil || p.done.Object.GetUID() != "u1" || len(p.done.Object.Object) != 1):
 			t.Errorf("the change keeps %v, want what Keep keeps", p.done.Object)
 		case dryRun && p.done.Object != nil:
 			t.Errorf("a preview's change keeps %v", p.done.Object)
 		}
+	}
+}
+
+// A preview says an object is created with its Namespace only when the set
+// creates that Namespace: one that exists as declared keeps no copy in its
+// plan, and still exists.
+func TestPreviewInNewNamespaces(t *testing.T) {
+	object := func(kind, namespace, name string) Object {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion("v1")
+		u.SetKind(kind)
+		u.SetNamespace(namespace)
+		u.SetName(name)
+		return Object{Input: Input{Object: u}}
+	}
+	plans := []objectPlan{
+		{Object: object("Namespace", "", "there"), done: &Change{Action: Unchanged}},
+		{Object: object("ConfigMap", "there", "a")},
+		{Object: object("Namespace", "", "new")},
+		{Object: object("ConfigMap", "new", "b")},
+	}
+	previewInNewNamespaces(plans)
+	if plans[1].done != nil {
+		t.Errorf("an object in a Namespace that exists is %+v, want it previewed by the API server", plans[1].done)
+	}
+	if plans[3].done == nil || plans[3].done.Action != Created || !plans[3].previewed {
+		t.Errorf("an object in a Namespace the set creates is %+v, want Created without a dry run", plans[3].done)
 	}
 }

@@ -31,6 +31,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -84,7 +85,13 @@ func uiSetPage(b *testing.B, chromium string, n int) {
 	kubectlMembers(ctx, b, ns, setID, n)
 	b.Logf("%d members created in %s", n, time.Since(start).Round(10*time.Millisecond))
 	b.Cleanup(func() {
-		if err := k8sClient.DeleteAllOf(ctx, &corev1.ConfigMap{}, client.InNamespace(ns)); err != nil {
+		// 100,000 take the API server longer than one request may last: it
+		// goes on deleting after it answers with a timeout.
+		err := k8sClient.DeleteAllOf(ctx, &corev1.ConfigMap{}, client.InNamespace(ns))
+		switch {
+		case apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err):
+			b.Logf("deleting the members goes on after the request: %v", err)
+		case err != nil:
 			b.Errorf("deleting the members: %v", err)
 		}
 	})

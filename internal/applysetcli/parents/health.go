@@ -87,6 +87,12 @@ func judge(ctx context.Context, c *cli.Clients, members []membership.Member, che
 	return out
 }
 
+// judgedPageSize is how many whole members one LIST of them returns: 2,000
+// keeps a set of 100,000 to 50 requests, within what the client's rate limit
+// lets through at once (pages of 500 made a page of the ui wait 7 s on it),
+// and a page of big objects to tens of MiB.
+const judgedPageSize = 2000
+
 // listMembersAt is how many members of one resource make one list of it
 // cheaper than a GET of each.
 const listMembersAt = 16
@@ -109,6 +115,7 @@ func judgeListed(ctx context.Context, c *cli.Clients, resource schema.GroupVersi
 		}
 		return c.Dynamic.Resource(resource).List(ctx, o)
 	})
+	p.PageSize, p.PageBufferSize = judgedPageSize, 1
 	err := p.EachListItem(ctx, metav1.ListOptions{LabelSelector: applyset.PartOfLabel}, func(obj runtime.Object) error {
 		u, ok := obj.(*unstructured.Unstructured)
 		if !ok {

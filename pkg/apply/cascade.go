@@ -23,6 +23,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -48,10 +49,6 @@ func Occupiable(gk schema.GroupKind) bool {
 
 // shownOccupants bounds the objects a kept member's reason names; it counts them all.
 const shownOccupants = 3
-
-// listPage bounds the objects one list of the guard returns: a kind can have
-// many, and only their count and first names are kept.
-const listPage = 500
 
 // going is what a prune deletes: by UID, and by reference for the objects
 // Kubernetes derives from members by name.
@@ -193,20 +190,14 @@ func unlistable(err error) bool {
 }
 
 // listAll lists the metadata of the objects of gvk in namespace ("" for all),
-// a page at a time, and hands each to each; each must not keep it.
+// a page at a time (a kind can have many, and only their count and first
+// names are kept), and hands each to each; each must not keep it.
 func (e *Engine) listAll(ctx context.Context, gvk schema.GroupVersionKind, namespace string, each func(*metav1.PartialObjectMetadata)) error {
 	list := &metav1.PartialObjectMetadataList{}
-	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-	next := ""
-	for {
-		if err := e.reader().List(ctx, list, client.InNamespace(namespace), client.Limit(listPage), client.Continue(next)); err != nil {
-			return err
+	list.SetGroupVersionKind(listKindOf(gvk))
+	return e.eachListed(ctx, e.reader(), list, func(obj runtime.Object) {
+		if m, ok := obj.(*metav1.PartialObjectMetadata); ok {
+			each(m)
 		}
-		for i := range list.Items {
-			each(&list.Items[i])
-		}
-		if next = list.Continue; next == "" {
-			return nil
-		}
-	}
+	}, client.InNamespace(namespace))
 }

@@ -49,7 +49,7 @@ func (c *requestCounter) RoundTrip(r *http.Request) (*http.Response, error) {
 
 var _ = Describe("The cascade guard's cost", func() {
 	// More members than one page of the guard's lists holds.
-	const members = listPage + 100
+	const members = defaultListPageSize + 100
 
 	It("is discovery, one list per namespaced type and page, and one list per page of a CRD's kind", func(ctx context.Context) {
 		counter := &requestCounter{}

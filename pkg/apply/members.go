@@ -29,7 +29,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/client-go/tools/pager"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
@@ -120,17 +119,10 @@ func (e *Engine) listPermissions(kinds sets.Set[schema.GroupKind], scope applyse
 // of each only what a prune reads (compact).
 func (e *Engine) listKind(ctx context.Context, mapping *meta.RESTMapping, namespace, setID string) ([]member, error) {
 	gvk := mapping.GroupVersionKind
-	p := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-		list := &metav1.PartialObjectMetadataList{}
-		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		err := e.reader().List(ctx, list, client.InNamespace(namespace), client.MatchingLabels{applyset.PartOfLabel: setID},
-			client.Limit(opts.Limit), client.Continue(opts.Continue))
-		return list, err
-	})
-	p.PageSize = int64(cmp.Or(e.ListPageSize, defaultListPageSize))
-	p.PageBufferSize = 0
+	list := &metav1.PartialObjectMetadataList{}
+	list.SetGroupVersionKind(listKindOf(gvk))
 	var out []member
-	err := p.EachListItem(ctx, metav1.ListOptions{}, func(obj runtime.Object) error {
+	err := e.eachListed(ctx, e.reader(), list, func(obj runtime.Object) {
 		if item, ok := obj.(*metav1.PartialObjectMetadata); ok {
 			out = append(out, member{
 				ref:      ObjectRef{GroupKind: gvk.GroupKind(), Namespace: item.Namespace, Name: item.Name},
@@ -138,8 +130,7 @@ func (e *Engine) listKind(ctx context.Context, mapping *meta.RESTMapping, namesp
 				obj:      compact(item, gvk),
 			})
 		}
-		return nil
-	})
+	}, client.InNamespace(namespace), client.MatchingLabels{applyset.PartOfLabel: setID})
 	return out, err
 }
 

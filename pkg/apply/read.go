@@ -20,6 +20,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 
 	"golang.org/x/sync/errgroup"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -112,7 +113,13 @@ func (e *Engine) readListed(ctx context.Context, objects []Object, b bucket, vis
 		ref := objects[i].Ref()
 		wanted[ref] = append(wanted[ref], i)
 	}
-	err := e.eachListed(ctx, b.gvk, b.namespace, func(item *unstructured.Unstructured) {
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(listKindOf(b.gvk))
+	err := e.eachListed(ctx, e.Client, list, func(obj runtime.Object) {
+		item, ok := obj.(*unstructured.Unstructured)
+		if !ok {
+			return
+		}
 		ref := ObjectRef{GroupKind: b.gvk.GroupKind(), Namespace: item.GetNamespace(), Name: item.GetName()}
 		at, ok := wanted[ref]
 		if !ok {
@@ -123,7 +130,7 @@ func (e *Engine) readListed(ctx context.Context, objects []Object, b bucket, vis
 		for _, i := range at {
 			visits.Go(func() error { visit(i, item, nil); return nil })
 		}
-	})
+	}, client.InNamespace(b.namespace))
 	for _, at := range wanted {
 		for _, i := range at {
 			if err != nil {
@@ -135,23 +142,28 @@ func (e *Engine) readListed(ctx context.Context, objects []Object, b bucket, vis
 	}
 }
 
-// eachListed lists the objects of a kind in a namespace page by page, and
-// hands each to fn as its page arrives.
-func (e *Engine) eachListed(ctx context.Context, gvk schema.GroupVersionKind, namespace string, fn func(*unstructured.Unstructured)) error {
-	p := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		err := e.Client.List(ctx, list, client.InNamespace(namespace), client.Limit(opts.Limit), client.Continue(opts.Continue))
-		return list, err
+// eachListed lists with reader page by page, the engine's page size to a
+// page, each page into a copy of the empty list, and hands each listed object
+// to fn as its page arrives; the next page is read while fn works through
+// this one, no further ahead.
+func (e *Engine) eachListed(ctx context.Context, reader client.Reader, list client.ObjectList, fn func(runtime.Object),
+	opts ...client.ListOption) error {
+	p := pager.New(func(ctx context.Context, page metav1.ListOptions) (runtime.Object, error) {
+		into := list.DeepCopyObject().(client.ObjectList)
+		err := reader.List(ctx, into, append(slices.Clip(opts), client.Limit(page.Limit), client.Continue(page.Continue))...)
+		return into, err
 	})
 	p.PageSize = int64(cmp.Or(e.ListPageSize, defaultListPageSize))
-	p.PageBufferSize = 0 // the next page is read while this one is visited, no further ahead
+	p.PageBufferSize = 0
 	return p.EachListItem(ctx, metav1.ListOptions{}, func(obj runtime.Object) error {
-		if item, ok := obj.(*unstructured.Unstructured); ok {
-			fn(item)
-		}
+		fn(obj)
 		return nil
 	})
+}
+
+// listKindOf is the kind of a list of gvk's objects.
+func listKindOf(gvk schema.GroupVersionKind) schema.GroupVersionKind {
+	return gvk.GroupVersion().WithKind(gvk.Kind + "List")
 }
 
 // visitGot reads o with a GET and visits it.

@@ -22,10 +22,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 )
@@ -41,13 +39,7 @@ var _ = Describe("The operator restarted between a plan and its approval", func(
 		set.Spec.Resources = declare(20, ns)
 		stop := runOperator()
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
-		reason := func() string {
-			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
-			if ready := apimeta.FindStatusCondition(set.Status.Conditions, applyv1alpha1.ConditionReady); ready != nil {
-				return ready.Reason
-			}
-			return ""
-		}
+		reason := readyReason(ctx, set)
 		Eventually(reason).Should(Equal(applyv1alpha1.ReasonAwaitingApproval))
 		digest := set.Status.Plan.Digest
 		Expect(stop()).To(Succeed())

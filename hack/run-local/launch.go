@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,6 +57,10 @@ func launching() (string, bool) {
 // launch ties this process to run-local's life and becomes the binary it was
 // started as; it returns only when that fails.
 func launch(name string) error {
+	// The kernel keeps the parent-death signal on the thread that asked for
+	// it, and exec keeps only the thread that calls it: both must be one
+	// thread, or the binary would outlive run-local.
+	runtime.LockOSThread()
 	if err := tieToParent(); err != nil {
 		return fmt.Errorf("launching %s: %w", name, err)
 	}

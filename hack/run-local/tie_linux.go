@@ -21,7 +21,9 @@ import "syscall"
 const canTieToParent = true
 
 // tieToParent has the kernel send SIGKILL to this process when its parent
-// goes (PR_SET_PDEATHSIG), however the parent ends; exec keeps the setting.
+// goes (PR_SET_PDEATHSIG), however the parent ends. The setting belongs to
+// the calling thread, which exec keeps only when it is the one that calls it
+// (launch locks the two together).
 func tieToParent() error {
 	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0); errno != 0 {
 		return errno

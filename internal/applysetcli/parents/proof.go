@@ -20,6 +20,8 @@ import (
 	"context"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
@@ -41,8 +43,14 @@ const (
 // own apply wrote is as much a member as can be told, any other carries the label only.
 func proofsOf(ctx context.Context, c *cli.Clients, ref membership.ParentRef, v membership.Verdict) (func(membership.Member) string, error) {
 	if !cli.IsOperatorSet(ref) {
+		// A set, not a search of the list for each member: a big set with
+		// many unvouched members would cost their product.
+		unvouched := make(map[types.UID]struct{}, len(v.Unvouched))
+		for _, u := range v.Unvouched {
+			unvouched[u.UID] = struct{}{}
+		}
 		return func(m membership.Member) string {
-			if slices.ContainsFunc(v.Unvouched, func(u membership.Member) bool { return u.UID == m.UID }) {
+			if _, ok := unvouched[m.UID]; ok {
 				return proofLabel
 			}
 			return proofApplied

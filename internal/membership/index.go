@@ -37,6 +37,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
@@ -57,6 +58,11 @@ type Member struct {
 	// edit, client-side apply) has none: anyone who may update an object can
 	// write it, so it proves nothing about who made the object a member.
 	PartOfAppliedBy []string
+	// DeletionTimestamp is set once the object is being deleted.
+	DeletionTimestamp *metav1.Time
+	// DependsOn is the object's depends-on annotation (apply.DependsOnAnnotation),
+	// the only annotation the index keeps.
+	DependsOn string
 }
 
 // String names the member for people: Kind.group namespace/name.
@@ -145,7 +151,8 @@ func (x *Index) TypeOfResource(gr schema.GroupResource) (ResourceType, bool) {
 
 // keepMemberMetadata keeps what verification needs: labels, owner references
 // and, of the managed fields, only the entries of managers that applied the
-// part-of label, without their field sets.
+// part-of label, without their field sets. Of the annotations it keeps the
+// depends-on alone, which views of the members draw.
 func keepMemberMetadata(obj any) (any, error) {
 	m, ok := obj.(*metav1.PartialObjectMetadata)
 	if !ok {
@@ -159,7 +166,11 @@ func keepMemberMetadata(obj any) (any, error) {
 			appliers = append(appliers, metav1.ManagedFieldsEntry{Manager: e.Manager, Operation: e.Operation})
 		}
 	}
-	m.ManagedFields, m.Annotations = appliers, nil
+	var kept map[string]string
+	if dependsOn, ok := m.Annotations[apply.DependsOnAnnotation]; ok {
+		kept = map[string]string{apply.DependsOnAnnotation: dependsOn}
+	}
+	m.ManagedFields, m.Annotations = appliers, kept
 	return m, nil
 }
 
@@ -185,6 +196,7 @@ func (x *Index) Members(setID string) []Member {
 			SetID: setID, GroupKind: f.GroupKind, Resource: f.Resource,
 			Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion,
 			OwnerReferences: m.OwnerReferences, PartOfAppliedBy: managersOf(m.ManagedFields),
+			DeletionTimestamp: m.DeletionTimestamp, DependsOn: m.Annotations[apply.DependsOnAnnotation],
 		})
 	}
 	slices.SortFunc(members, compareMembers)

@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
@@ -201,7 +202,7 @@ func TestKeepMemberMetadata(t *testing.T) {
 	labelled := metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{".":{},"f:applyset.kubernetes.io/part-of":{}}}}`)
 	other := metav1.NewFieldsV1(`{"f:data":{"f:applyset.kubernetes.io/part-of":{}}}`)
 	obj := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
-		Annotations: map[string]string{"big": "value"},
+		Annotations: map[string]string{"big": "value", apply.DependsOnAnnotation: "/namespaces/ns/ConfigMap/first"},
 		ManagedFields: []metav1.ManagedFieldsEntry{
 			{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply, FieldsV1: labelled},
 			{Manager: "editor", Operation: metav1.ManagedFieldsOperationUpdate, FieldsV1: labelled},
@@ -217,8 +218,9 @@ func TestKeepMemberMetadata(t *testing.T) {
 		if got := managersOf(obj.ManagedFields); len(got) != 1 || got[0] != "kubectl" {
 			t.Fatalf("pass %d: the label's appliers are %v, want [kubectl]", pass, got)
 		}
-		if obj.Annotations != nil || obj.ManagedFields[0].FieldsV1 != nil {
-			t.Fatalf("pass %d: kept %v and %v", pass, obj.Annotations, obj.ManagedFields[0].FieldsV1)
+		if len(obj.Annotations) != 1 || obj.Annotations[apply.DependsOnAnnotation] != "/namespaces/ns/ConfigMap/first" ||
+			obj.ManagedFields[0].FieldsV1 != nil {
+			t.Fatalf("pass %d: kept %v and %v, want the depends-on annotation alone", pass, obj.Annotations, obj.ManagedFields[0].FieldsV1)
 		}
 	}
 }

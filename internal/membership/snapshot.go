@@ -31,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/pager"
 
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
@@ -214,6 +215,7 @@ func (s *Snapshot) add(job listJob, items []*metav1.PartialObjectMetadata) {
 			SetID: id, GroupKind: job.rt.GroupKind, Resource: job.rt.Resource,
 			Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion,
 			OwnerReferences: m.OwnerReferences, PartOfAppliedBy: managersOf(meta.ManagedFields),
+			DeletionTimestamp: m.DeletionTimestamp, DependsOn: m.Annotations[apply.DependsOnAnnotation],
 		})
 	}
 }

@@ -86,24 +86,35 @@ var _ = Describe("kubectl applyset health", Ordered, func() {
 		manifests.WriteString("{apiVersion: v1, kind: ServiceAccount, metadata: {name: few}}\n")
 		kubectl(ctx, manifests.String(), "apply", "--server-side", "--prune", "--applyset=secret/many", "-n", ns, "-f", "-")
 
-		gets := func() map[string]float64 {
+		requests := func(verb string) map[string]float64 {
 			totals, err := testenv.RequestTotals(ctx, env.Config)
 			Expect(err).NotTo(HaveOccurred())
 			out := map[string]float64{}
 			for _, t := range totals {
-				if t.Labels["verb"] == "GET" && t.Labels["subresource"] == "" {
+				if t.Labels["verb"] == verb && t.Labels["subresource"] == "" {
 					out[t.Labels["resource"]] += t.Value
 				}
 			}
 			return out
 		}
-		before := gets()
+		before := requests("GET")
 		// No controller rolls the Deployments out in this API server: 21 of 37 are ready.
 		Expect(succeeds(ctx, "list", "-n", ns)).To(MatchRegexp(`(?m)^secret/many\s+kubectl/v1\.37\.1\s+37\s+<none>\s+21/37 ready\s+`))
+		listsBefore := requests("LIST")
 		view := succeeds(ctx, "view", "secret/many", "-n", ns)
-		after := gets()
-		Expect(after["configmaps"]-before["configmaps"]).To(BeNumerically("<", 20), "the ConfigMaps were read one by one")
+		lists, after := requests("LIST"), requests("GET")
 		Expect(after["deployments"]-before["deployments"]).To(BeNumerically("<", 16), "the Deployments were read one by one")
+		// ConfigMaps and ServiceAccounts have no status: their metadata, which
+		// the snapshot listed, is all their health is judged by. The view lists
+		// the metadata of ConfigMaps (members and parents) as it does Secrets',
+		// of which the set has no member, and reads no ServiceAccount.
+		Expect(after["configmaps"]-before["configmaps"]).To(BeZero(), "the ConfigMaps were read one by one")
+		Expect(after["serviceaccounts"]-before["serviceaccounts"]).To(BeZero(), "the ServiceAccount was read")
+		Expect(lists["configmaps"]-listsBefore["configmaps"]).To(Equal(lists["secrets"]-listsBefore["secrets"]),
+			"the ConfigMaps were listed whole to judge them")
+		// Deployments have a status: after their metadata they are listed whole.
+		Expect(lists["deployments"]-listsBefore["deployments"]).To(Equal(lists["serviceaccounts"]-listsBefore["serviceaccounts"]+1),
+			"the Deployments were not listed whole once")
 		Expect(view).To(And(MatchRegexp(`(?m)^ConfigMap\s+`+ns+`\s+config-7\s+Current`),
 			MatchRegexp(`(?m)^Deployment\.apps\s+`+ns+`\s+web-3\s+InProgress`),
 			MatchRegexp(`(?m)^ServiceAccount\s+`+ns+`\s+few\s+Current`),

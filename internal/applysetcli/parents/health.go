@@ -43,17 +43,23 @@ import (
 // like 52/59 ready, as the HEALTH column of kubectl get applysets reads. A set
 // can have no findings while its Deployments still roll out, and the reverse.
 
-// judge reads every member and judges its health, by checkers[i] for
-// members[i]: its set's checks, as the operator judges them. A resource
-// holding at least listMembersAt of them is listed once, by the part-of
-// label, in their namespace or everywhere (as the snapshot listed it); any
-// other member, and any a list did not return, is read with a GET, a few at
-// a time.
+// judge judges the health of every member, by checkers[i] for members[i]:
+// its set's checks, as the operator judges them. A member whose verdict its
+// metadata decides (a ConfigMap, a Secret, RBAC: health.JudgesByMetadata) is
+// judged from the metadata the snapshot listed, so a set of 100,000 of them
+// reads none whole. Of the others, a resource holding at least
+// listMembersAt is listed once, by the part-of label, in their namespace or
+// everywhere (as the snapshot listed it); any other member, and any a list
+// did not return, is read with a GET, a few at a time.
 func judge(ctx context.Context, c *cli.Clients, members []membership.Member, checkers []*health.Checker) []MemberHealth {
 	out := make([]MemberHealth, len(members))
 	byResource := map[schema.GroupVersionResource][]int{}
 	for i, m := range members {
 		out[i] = MemberHealth{Kind: m.GroupKind.String(), Namespace: m.Namespace, Name: m.Name}
+		if checkers[i].JudgesByMetadata(m.GroupKind) {
+			out[i].judged(checkers[i], metadataOf(m))
+			continue
+		}
 		byResource[m.Resource] = append(byResource[m.Resource], i)
 	}
 	var read []int
@@ -134,6 +140,21 @@ func judgeListed(ctx context.Context, c *cli.Clients, resource schema.GroupVersi
 	for i, m := range judged {
 		out[i] = m
 	}
+}
+
+// metadataOf is the member as its metadata has it: what Judge reads of a
+// kind it judges by metadata, and the depends-on annotation.
+func metadataOf(m membership.Member) *unstructured.Unstructured {
+	obj := &unstructured.Unstructured{}
+	obj.SetGroupVersionKind(m.GroupKind.WithVersion(m.Resource.Version))
+	obj.SetNamespace(m.Namespace)
+	obj.SetName(m.Name)
+	obj.SetUID(m.UID)
+	obj.SetDeletionTimestamp(m.DeletionTimestamp)
+	if m.DependsOn != "" {
+		obj.SetAnnotations(map[string]string{apply.DependsOnAnnotation: m.DependsOn})
+	}
+	return obj
 }
 
 // judged records what checker says of the member as obj is, and the

@@ -140,13 +140,15 @@ func (s *Snapshot) run(ctx context.Context, opts Options, sopts SnapshotOptions,
 		slots <- struct{}{}
 		go func() {
 			defer func() { <-slots; wg.Done() }()
-			items, err := listLabelled(ctx, opts, job)
+			found := &listed{}
+			err := listLabelled(ctx, opts, job, found.keep(job))
 			var narrowed *TypeFailure
 			if apierrors.IsForbidden(err) && job.rt.Namespaced && job.namespace == "" && sopts.Namespace != "" {
 				// Who may read one namespace sees its members there, at least.
 				narrowed = &TypeFailure{ResourceType: job.rt, Err: err, Namespace: sopts.Namespace}
 				job.namespace = sopts.Namespace
-				items, err = listLabelled(ctx, opts, job)
+				found = &listed{}
+				err = listLabelled(ctx, opts, job, found.keep(job))
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -166,7 +168,10 @@ func (s *Snapshot) run(ctx context.Context, opts Options, sopts SnapshotOptions,
 			if narrowed != nil {
 				failed(*narrowed)
 			}
-			s.add(job, items)
+			s.Parents = append(s.Parents, found.parents...)
+			for _, m := range found.members {
+				s.members[m.SetID] = append(s.members[m.SetID], m)
+			}
 		}()
 	}
 	wg.Wait()
@@ -179,8 +184,9 @@ func (s *Snapshot) run(ctx context.Context, opts Options, sopts SnapshotOptions,
 const metadataPageSize = 5000
 
 // listLabelled lists, page by page and within the list timeout, the metadata
-// of the job's objects that carry its label.
-func listLabelled(ctx context.Context, opts Options, job listJob) ([]*metav1.PartialObjectMetadata, error) {
+// of the job's objects that carry its label, and hands each to keep as its
+// page arrives.
+func listLabelled(ctx context.Context, opts Options, job listJob, keep func(*metav1.PartialObjectMetadata)) error {
 	ctx, cancel := context.WithTimeout(ctx, cmp.Or(opts.ListTimeout, 15*time.Second))
 	defer cancel()
 	resource := opts.Metadata.Resource(job.rt.Resource)
@@ -191,30 +197,34 @@ func listLabelled(ctx context.Context, opts Options, job listJob) ([]*metav1.Par
 		return resource.List(ctx, o)
 	})
 	p.PageSize, p.PageBufferSize = metadataPageSize, 1
-	var out []*metav1.PartialObjectMetadata
-	err := p.EachListItem(ctx, metav1.ListOptions{LabelSelector: cmp.Or(job.selector, job.label)}, func(obj runtime.Object) error {
+	return p.EachListItem(ctx, metav1.ListOptions{LabelSelector: cmp.Or(job.selector, job.label)}, func(obj runtime.Object) error {
 		if m, ok := obj.(*metav1.PartialObjectMetadata); ok {
-			out = append(out, m)
+			keep(m)
 		}
 		return nil
 	})
-	return out, err
 }
 
-// add files the listed objects as members or as parents. The caller holds the lock.
-func (s *Snapshot) add(job listJob, items []*metav1.PartialObjectMetadata) {
-	for _, m := range items {
+// listed is what one list job found.
+type listed struct {
+	parents []Parent
+	members []Member
+}
+
+// keep files each object the job lists as a parent or as a member. It keeps
+// a copy of a parent's metadata, and of a member only what a Member holds,
+// so that no page of the list outlives its reading: the metadata of a set of
+// 100,000 members, managed fields and all, is hundreds of MiB.
+func (l *listed) keep(job listJob) func(*metav1.PartialObjectMetadata) {
+	return func(m *metav1.PartialObjectMetadata) {
 		if job.label == applyset.IDLabel {
-			s.Parents = append(s.Parents, Parent{Ref: ParentRef{Type: job.rt, Namespace: m.Namespace, Name: m.Name}, Object: m})
-			continue
+			l.parents = append(l.parents, Parent{Ref: ParentRef{Type: job.rt, Namespace: m.Namespace, Name: m.Name}, Object: m.DeepCopy()})
+			return
 		}
-		id := m.Labels[applyset.PartOfLabel]
-		kept, _ := keepMemberMetadata(m.DeepCopy())
-		meta := kept.(*metav1.PartialObjectMetadata)
-		s.members[id] = append(s.members[id], Member{
-			SetID: id, GroupKind: job.rt.GroupKind, Resource: job.rt.Resource,
+		l.members = append(l.members, Member{
+			SetID: m.Labels[applyset.PartOfLabel], GroupKind: job.rt.GroupKind, Resource: job.rt.Resource,
 			Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion,
-			OwnerReferences: m.OwnerReferences, PartOfAppliedBy: managersOf(meta.ManagedFields),
+			OwnerReferences: m.OwnerReferences, PartOfAppliedBy: partOfAppliers(m.ManagedFields),
 			DeletionTimestamp: m.DeletionTimestamp, DependsOn: m.Annotations[apply.DependsOnAnnotation],
 		})
 	}

@@ -25,10 +25,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/metadata"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
@@ -76,6 +78,31 @@ var _ = Describe("A snapshot", func() {
 		Expect(snap.Parents).To(HaveLen(1))
 		Expect(snap.Parents[0].Ref.Name).To(Equal("elsewhere"))
 		Expect(snap.Members(key.ID())).To(HaveLen(2), "members are read everywhere")
+	})
+
+	It("keeps of each member who applied its label, its depends-on and its deletion", func(ctx context.Context) {
+		ns := snapshotNamespace(ctx)
+		id := "applyset-snapshot-kept-v1"
+		applyMember(ctx, "ConfigMap", ns, "applied", id)
+		Expect(k8sClient.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "updated",
+			Labels:      map[string]string{applyset.PartOfLabel: id},
+			Annotations: map[string]string{apply.DependsOnAnnotation: "/namespaces/" + ns + "/ConfigMap/applied"},
+			Finalizers:  []string{"example.com/hold"}}})).To(Succeed())
+		updated := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "updated"}}
+		Expect(k8sClient.Delete(ctx, updated)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) {
+			Expect(client.IgnoreNotFound(k8sClient.Patch(ctx, updated, client.RawPatch(types.MergePatchType,
+				[]byte(`{"metadata":{"finalizers":null}}`))))).To(Succeed())
+		})
+
+		snap, err := Read(ctx, snapshotOptions(), SnapshotOptions{Namespace: ns})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(snap.Members(id)).To(HaveExactElements(
+			SatisfyAll(HaveField("Name", "applied"), HaveField("PartOfAppliedBy", ConsistOf("kubectl")),
+				HaveField("DependsOn", BeEmpty()), HaveField("DeletionTimestamp", BeNil())),
+			SatisfyAll(HaveField("Name", "updated"), HaveField("PartOfAppliedBy", BeEmpty()),
+				HaveField("DependsOn", "/namespaces/"+ns+"/ConfigMap/applied"), HaveField("DeletionTimestamp", Not(BeNil()))),
+		))
 	})
 })
 

@@ -161,7 +161,7 @@ func keepMemberMetadata(obj any) (any, error) {
 	var appliers []metav1.ManagedFieldsEntry
 	// An entry without fields was kept by an earlier pass: informers may
 	// transform an object more than once, and WritesPartOf keeps it.
-	for _, manager := range partOfAppliers(m.ManagedFields) {
+	for _, manager := range applyset.PartOfAppliers(m.ManagedFields) {
 		appliers = append(appliers, metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationApply})
 	}
 	var kept map[string]string
@@ -170,18 +170,6 @@ func keepMemberMetadata(obj any) (any, error) {
 	}
 	m.ManagedFields, m.Annotations = appliers, kept
 	return m, nil
-}
-
-// partOfAppliers are the managers whose server-side apply wrote the part-of
-// label, by the object's managed fields.
-func partOfAppliers(entries []metav1.ManagedFieldsEntry) []string {
-	var out []string
-	for _, e := range entries {
-		if e.Operation == metav1.ManagedFieldsOperationApply && applyset.WritesPartOf(e) {
-			out = append(out, e.Manager)
-		}
-	}
-	return out
 }
 
 func managersOf(entries []metav1.ManagedFieldsEntry) []string {

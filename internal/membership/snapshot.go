@@ -224,7 +224,7 @@ func (l *listed) keep(job listJob) func(*metav1.PartialObjectMetadata) {
 		l.members = append(l.members, Member{
 			SetID: m.Labels[applyset.PartOfLabel], GroupKind: job.rt.GroupKind, Resource: job.rt.Resource,
 			Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion,
-			OwnerReferences: m.OwnerReferences, PartOfAppliedBy: partOfAppliers(m.ManagedFields),
+			OwnerReferences: m.OwnerReferences, PartOfAppliedBy: applyset.PartOfAppliers(m.ManagedFields),
 			DeletionTimestamp: m.DeletionTimestamp, DependsOn: m.Annotations[apply.DependsOnAnnotation],
 		})
 	}

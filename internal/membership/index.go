@@ -172,15 +172,16 @@ func keepMemberMetadata(obj any) (any, error) {
 	return m, nil
 }
 
-func managersOf(entries []metav1.ManagedFieldsEntry) []string {
-	if len(entries) == 0 {
-		return nil
+// memberOf is the Member m, listed as resource, is: as listed whole, or as
+// keepMemberMetadata kept it, whose appliers' entries WritesPartOf still
+// counts.
+func memberOf(setID string, gk schema.GroupKind, resource schema.GroupVersionResource, m *metav1.PartialObjectMetadata) Member {
+	return Member{
+		SetID: setID, GroupKind: gk, Resource: resource,
+		Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion,
+		OwnerReferences: m.OwnerReferences, PartOfAppliedBy: applyset.PartOfAppliers(m.ManagedFields),
+		DeletionTimestamp: m.DeletionTimestamp, DependsOn: m.Annotations[apply.DependsOnAnnotation],
 	}
-	out := make([]string, 0, len(entries))
-	for _, e := range entries {
-		out = append(out, e.Manager)
-	}
-	return out
 }
 
 // Members returns the objects that claim the set with the given ID, sorted by
@@ -189,13 +190,7 @@ func (x *Index) Members(setID string) []Member {
 	objs := x.watcher.byValue(setID)
 	members := make([]Member, 0, len(objs))
 	for _, f := range objs {
-		m := f.Object
-		members = append(members, Member{
-			SetID: setID, GroupKind: f.GroupKind, Resource: f.Resource,
-			Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion,
-			OwnerReferences: m.OwnerReferences, PartOfAppliedBy: managersOf(m.ManagedFields),
-			DeletionTimestamp: m.DeletionTimestamp, DependsOn: m.Annotations[apply.DependsOnAnnotation],
-		})
+		members = append(members, memberOf(setID, f.GroupKind, f.Resource, f.Object))
 	}
 	slices.SortFunc(members, compareMembers)
 	return members

@@ -215,7 +215,10 @@ func TestKeepMemberMetadata(t *testing.T) {
 			t.Fatal(err)
 		}
 		obj = out.(*metav1.PartialObjectMetadata)
-		if got := managersOf(obj.ManagedFields); len(got) != 1 || got[0] != "kubectl" {
+		if len(obj.ManagedFields) != 1 || obj.ManagedFields[0].Manager != "kubectl" {
+			t.Fatalf("pass %d: kept the entries %v, want kubectl's alone", pass, obj.ManagedFields)
+		}
+		if got := applyset.PartOfAppliers(obj.ManagedFields); len(got) != 1 || got[0] != "kubectl" {
 			t.Fatalf("pass %d: the label's appliers are %v, want [kubectl]", pass, got)
 		}
 		if len(obj.Annotations) != 1 || obj.Annotations[apply.DependsOnAnnotation] != "/namespaces/ns/ConfigMap/first" ||

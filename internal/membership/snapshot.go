@@ -31,7 +31,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/pager"
 
-	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
@@ -221,12 +220,7 @@ func (l *listed) keep(job listJob) func(*metav1.PartialObjectMetadata) {
 			l.parents = append(l.parents, Parent{Ref: ParentRef{Type: job.rt, Namespace: m.Namespace, Name: m.Name}, Object: m.DeepCopy()})
 			return
 		}
-		l.members = append(l.members, Member{
-			SetID: m.Labels[applyset.PartOfLabel], GroupKind: job.rt.GroupKind, Resource: job.rt.Resource,
-			Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion,
-			OwnerReferences: m.OwnerReferences, PartOfAppliedBy: applyset.PartOfAppliers(m.ManagedFields),
-			DeletionTimestamp: m.DeletionTimestamp, DependsOn: m.Annotations[apply.DependsOnAnnotation],
-		})
+		l.members = append(l.members, memberOf(m.Labels[applyset.PartOfLabel], job.rt.GroupKind, job.rt.Resource, m))
 	}
 }
 

@@ -57,7 +57,7 @@ func judge(ctx context.Context, c *cli.Clients, members []membership.Member, che
 	for i, m := range members {
 		out[i] = MemberHealth{Kind: m.GroupKind.String(), Namespace: m.Namespace, Name: m.Name}
 		if checkers[i].JudgesByMetadata(m.GroupKind) {
-			out[i].judged(checkers[i], metadataOf(m))
+			out[i].judged(checkers[i], memberObject(m))
 			continue
 		}
 		byResource[m.Resource] = append(byResource[m.Resource], i)
@@ -142,9 +142,9 @@ func judgeListed(ctx context.Context, c *cli.Clients, resource schema.GroupVersi
 	}
 }
 
-// metadataOf is the member as its metadata has it: what Judge reads of a
+// memberObject is the member as its metadata has it: what Judge reads of a
 // kind it judges by metadata, and the depends-on annotation.
-func metadataOf(m membership.Member) *unstructured.Unstructured {
+func memberObject(m membership.Member) *unstructured.Unstructured {
 	obj := &unstructured.Unstructured{}
 	obj.SetGroupVersionKind(m.GroupKind.WithVersion(m.Resource.Version))
 	obj.SetNamespace(m.Namespace)

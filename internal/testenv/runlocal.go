@@ -134,7 +134,7 @@ func (r *RunLocal) Client() client.Client {
 	ginkgo.GinkgoHelper()
 	cfg, err := clientcmd.BuildConfigFromFlags("", r.Kubeconfig)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	scheme, err := newScheme()
+	scheme, err := NewScheme()
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())

@@ -66,7 +66,7 @@ func Start(ctx context.Context, dir string) (*Env, error) {
 
 // startWith is Start with options for the control plane.
 func startWith(ctx context.Context, dir string, opts controlplane.Options) (*Env, error) {
-	scheme, err := newScheme()
+	scheme, err := NewScheme()
 	if err != nil {
 		return nil, err
 	}
@@ -84,8 +84,11 @@ func startWith(ctx context.Context, dir string, opts controlplane.Options) (*Env
 	return env, nil
 }
 
-// newScheme knows every type the operator uses.
-func newScheme() (*runtime.Scheme, error) {
+// NewScheme knows every type the operator uses. A manager that adds types to
+// its scheme (one with a LeaderElectionConfig of its own adds the core and
+// coordination types) needs one of its own: the Env's is read by every
+// client and watch of the suite meanwhile.
+func NewScheme() (*runtime.Scheme, error) {
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
 		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, applyv1alpha1.AddToScheme, featuresv1alpha1.AddToScheme,

@@ -105,8 +105,10 @@ type replica struct {
 // go through it; its errors arrive on the channel.
 func startReplica(cfg, leaseCfg *rest.Config, leaseID string) (*replica, chan error) {
 	GinkgoHelper()
+	scheme, err := testenv.NewScheme() // the manager adds to it: see NewScheme
+	Expect(err).NotTo(HaveOccurred())
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                  env.Scheme,
+		Scheme:                  scheme,
 		Metrics:                 metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress:  "0",
 		Controller:              config.Controller{SkipNameValidation: ptr.To(true)},

@@ -29,7 +29,6 @@ import (
 	"time"
 
 	"golang.org/x/sync/semaphore"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -43,7 +42,6 @@ import (
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/declared"
-	"github.com/applyset-operator/applyset-operator/internal/inventory"
 	"github.com/applyset-operator/applyset-operator/internal/replicas"
 	"github.com/applyset-operator/applyset-operator/internal/requeue"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
@@ -104,33 +102,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		return ptr.Deref(stop, reconcile.Result{}), err
 	}
 	defer done()
-	statusBefore := set.GetSetStatus().DeepCopy()
-	var placed *inventory.Placed // where the members the reconcile recorded are kept
+	rec := r.newRecord(set)
+	var changed changes // what the run did to the set's record
 	defer func() {
-		if equality.Semantic.DeepEqual(statusBefore, set.GetSetStatus()) && (placed == nil || len(placed.Lost) == 0) {
-			return // nothing new to report: a steady set costs no writes
+		if err := rec.commit(ctx, changed); err != nil {
+			retErr = errors.Join(retErr, err)
 		}
-		if err := r.stillOwner(ctx, set); err != nil {
-			retErr = errors.Join(retErr, fmt.Errorf("not writing status: %w", err))
-			return
-		}
-		writing := time.Now()
-		if err := r.writeChunks(ctx, set, statusBefore, placed); err != nil {
-			retErr = errors.Join(retErr, fmt.Errorf("not writing status: %w", err))
-			return
-		}
-		r.timed("chunks", time.Since(writing))
-		writing = time.Now()
-		if err := r.writeStatus(ctx, set, statusBefore); client.IgnoreNotFound(err) != nil {
-			retErr = errors.Join(retErr, fmt.Errorf("patching status: %w", err))
-			return
-		}
-		r.timed("status", time.Since(writing))
-		r.collectChunks(ctx, set, statusBefore)
 	}()
 
 	if !set.GetDeletionTimestamp().IsZero() {
-		return r.reconcileDelete(ctx, set)
+		return r.reconcileDelete(ctx, rec)
 	}
 	spec := set.GetCommonSpec()
 	if spec.Suspended() {
@@ -146,11 +127,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 			return reconcile.Result{}, err
 		}
 		o = withinTime(ctx, cmp.Or(r.opts.MaxReconcileTime, MaxReconcileTimeFor(r.limits.Objects)), func(ctx context.Context) outcome {
-			return r.reconcileNormal(ctx, set)
+			return r.reconcileNormal(ctx, rec)
 		})
 		r.inputs.Release(weight)
 		o = r.placeInventory(set, o)
-		placed = o.placed
+		changed = changes{next: o.inventory, placed: o.placed}
 		r.remember(ctx, set, o)
 	}
 	r.report(set, before, o)

@@ -46,7 +46,8 @@ const ReasonMembersKept = "MembersKept"
 // proves are deleted or released; a set that changes nothing (suspended or
 // previewing), and every set while the operator is being uninstalled, leaves
 // them all as they are.
-func (r *Reconciler) reconcileDelete(ctx context.Context, set applyv1alpha1.Set) (reconcile.Result, error) {
+func (r *Reconciler) reconcileDelete(ctx context.Context, rec *record) (reconcile.Result, error) {
+	set := rec.set
 	if !controllerutil.ContainsFinalizer(set, applyv1alpha1.MembersFinalizer) {
 		return reconcile.Result{}, nil
 	}
@@ -57,11 +58,11 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, set applyv1alpha1.Set)
 	if why != "" {
 		r.recorder.Eventf(set, nil, "Normal", ReasonMembersKept, "Delete", "%s", text.Truncate(
 			fmt.Sprintf("Deleted without touching its %d members: %s", ptr.Deref(set.GetSetStatus().MemberCount, 0), why), maxEventMessage))
-		return r.letGo(ctx, set)
+		return r.letGo(ctx, rec)
 	}
 	parent := applyset.ParseParent(r.parentKey(set), set.GetLabels(), set.GetAnnotations())
 	if identity.ReleasesMembersOf(parent) {
-		waiting, err := r.releaseMembers(ctx, set, parent)
+		waiting, err := r.releaseMembers(ctx, rec, parent)
 		if err == nil && waiting != "" {
 			// Members go in reverse apply order, each group once the one
 			// before it is gone: a namespace is not torn down under live workloads.
@@ -85,7 +86,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, set applyv1alpha1.Set)
 				"The namespace is being deleted; members outside it may be left: "+err.Error(), maxEventMessage))
 		}
 	}
-	return r.letGo(ctx, set)
+	return r.letGo(ctx, rec)
 }
 
 // keepsMembers says why deleting the set must leave every member as it is,
@@ -113,16 +114,14 @@ func (r *Reconciler) deletionBlocked(set applyv1alpha1.Set, err error) (reconcil
 }
 
 // letGo removes the finalizer: the set goes.
-func (r *Reconciler) letGo(ctx context.Context, set applyv1alpha1.Set) (reconcile.Result, error) {
-	if err := r.deleteChunks(ctx, set); err != nil {
+func (r *Reconciler) letGo(ctx context.Context, rec *record) (reconcile.Result, error) {
+	if err := r.deleteChunks(ctx, rec.set); err != nil {
 		return reconcile.Result{}, err
 	}
-	base := set.DeepCopyObject().(client.Object)
-	controllerutil.RemoveFinalizer(set, applyv1alpha1.MembersFinalizer)
-	if err := r.client.Patch(ctx, set, client.MergeFrom(base)); err != nil {
-		return reconcile.Result{}, client.IgnoreNotFound(err)
+	if err := rec.removeFinalizer(ctx); err != nil {
+		return reconcile.Result{}, err
 	}
-	forgetMetrics(r.groupKind.Kind, set)
+	forgetMetrics(r.groupKind.Kind, rec.set)
 	return reconcile.Result{}, nil
 }
 
@@ -131,7 +130,8 @@ func (r *Reconciler) letGo(ctx context.Context, set applyv1alpha1.Set) (reconcil
 // same code previews the deletion in the plugin. It returns what the
 // deletion still waits for; an *awaitingDeletion while its plan awaits
 // approval.
-func (r *Reconciler) releaseMembers(ctx context.Context, set applyv1alpha1.Set, parent applyset.Parent) (string, error) {
+func (r *Reconciler) releaseMembers(ctx context.Context, rec *record, parent applyset.Parent) (string, error) {
+	set := rec.set
 	act, err := r.actorOf(set)
 	if err != nil {
 		return "", err
@@ -149,12 +149,12 @@ func (r *Reconciler) releaseMembers(ctx context.Context, set applyv1alpha1.Set, 
 			return "", err
 		}
 	}
-	members, _, err := r.loadInventory(ctx, set)
+	members, _, err := rec.load(ctx)
 	if err != nil {
 		return "", err
 	}
 	run := &setrun.Run{Mode: setrun.Delete, Set: set, Stored: set.GetSetStatus(), Members: members, Parent: parent, Engine: engine, Approval: mode,
-		Identity: act.String(), Writes: &setWrites{r: r, set: set}}
+		Identity: act.String(), Writes: &setWrites{rec: rec}}
 	res := run.Do(ctx)
 	if a := res.Approval; a != nil && a.Awaiting {
 		return "", &awaitingDeletion{digest: a.Digest, deletes: a.Held}

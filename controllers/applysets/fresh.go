@@ -29,13 +29,26 @@ import (
 // are the proof of what the set applied. A reconcile of such a stale copy
 // would take its own members for foreign objects. So the reconciler keeps
 // the resourceVersion of its last write of each set, and reads the set from
-// the API server when the cached copy is not that version.
+// the API server when the cached copy is not that version. This saves a
+// run on a stale copy in the common case; it is not what keeps the record
+// whole: every write carries the version it was computed from (record.go),
+// so a run on a stale copy it did not catch is refused and rebased.
 
 // wrote records the resourceVersion a write of the set left it at.
 func (r *Reconciler) wrote(set client.Object, resourceVersion string) {
 	if resourceVersion != "" {
 		r.written.Store(client.ObjectKeyFromObject(set), resourceVersion)
 	}
+}
+
+// unknownVersion is what the reconciler remembers of a set after a write
+// that may or may not have been made (its answer was lost): no cached copy
+// is that version, so the next reconcile reads the set from the API server.
+const unknownVersion = "unknown"
+
+// unsure forgets which version the reconciler's last write of set left.
+func (r *Reconciler) unsure(set client.Object) {
+	r.written.Store(client.ObjectKeyFromObject(set), unknownVersion)
 }
 
 // read is the set as a reconcile acts on it: the cache's copy, or the API

@@ -25,7 +25,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -49,12 +48,13 @@ const InventoryProbeUser = "system:applyset-operator:inventory-probe"
 // config/policy/inventory.yaml refuses a request.
 const inventoryPolicyRefusal = "applyset-inventory' with binding"
 
-// loadInventory reads the set's members, from its status or the chunks it
+// loadInventory reads the set's members, from status or the chunks it
 // names. Lost chunks are told (a Warning Event) and named, to be written
 // again; the members of the others are returned: the lost ones are
 // unproven, so left alone.
-func (r *Reconciler) loadInventory(ctx context.Context, set applyv1alpha1.Set) (*inventory.Inventory, []string, error) {
-	inv, err := inventory.Load(ctx, r.reader, set.GetSetStatus(), set.GetUID())
+func (r *Reconciler) loadInventory(ctx context.Context, set applyv1alpha1.Set, status *applyv1alpha1.ApplySetStatus) (
+	*inventory.Inventory, []string, error) {
+	inv, err := inventory.Load(ctx, r.reader, status, set.GetUID())
 	var lost *inventory.LostChunksError
 	if errors.As(err, &lost) {
 		log.FromContext(ctx).Info("The set's inventory lost chunks", "chunks", lost.Names)
@@ -92,44 +92,27 @@ func (r *Reconciler) placeInventory(set applyv1alpha1.Set, o outcome) outcome {
 	if o.inventory == nil {
 		return o
 	}
-	owner, err := r.inventoryOwner(set)
-	if err != nil && o.inventory.Len() > r.layout().Inline {
-		return failure(o, applyv1alpha1.ReasonInventoryUnprotected, false, err)
-	}
-	placed, err := r.layout().Place(*o.inventory, owner)
+	placed, reason, err := r.place(set, *o.inventory)
 	if err != nil {
-		return failure(o, applyv1alpha1.ReasonBudgetExceeded, true, err)
+		return failure(o, reason, reason == applyv1alpha1.ReasonBudgetExceeded, err)
 	}
 	placed.Lost = o.lostChunks
 	o.placed = &placed
 	return o
 }
 
-// writeChunks writes the chunks status is about to name, before it does.
-func (r *Reconciler) writeChunks(ctx context.Context, set applyv1alpha1.Set, before *applyv1alpha1.ApplySetStatus, placed *inventory.Placed) error {
-	if placed == nil || placed.Status == nil {
-		return nil
+// place decides where the members inv are kept; on error, reason is the
+// set's condition reason.
+func (r *Reconciler) place(set applyv1alpha1.Set, inv inventory.Inventory) (inventory.Placed, string, error) {
+	owner, err := r.inventoryOwner(set)
+	if err != nil && inv.Len() > r.layout().Inline {
+		return inventory.Placed{}, applyv1alpha1.ReasonInventoryUnprotected, err
 	}
-	gvk, err := r.gvk()
+	placed, err := r.layout().Place(inv, owner)
 	if err != nil {
-		return err
+		return inventory.Placed{}, applyv1alpha1.ReasonBudgetExceeded, err
 	}
-	owner := metav1.OwnerReference{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Name: set.GetName(), UID: set.GetUID(),
-		Controller: ptr.To(true)}
-	return inventory.Save(ctx, r.client, ptr.Deref(before.Inventory, applyv1alpha1.InventoryStatus{}), *placed, owner)
-}
-
-// collectChunks deletes the chunks the status written no longer names.
-func (r *Reconciler) collectChunks(ctx context.Context, set applyv1alpha1.Set, before *applyv1alpha1.ApplySetStatus) {
-	if before.Inventory == nil {
-		return
-	}
-	placed := inventory.Placed{Status: set.GetSetStatus().Inventory}
-	if err := inventory.Collect(ctx, r.client, *before.Inventory, placed); err != nil {
-		// They prove nothing status does not name: left, they cost only room,
-		// and go with the set.
-		log.FromContext(ctx).Error(err, "Deleting chunks of the set's old inventory")
-	}
+	return placed, "", nil
 }
 
 // deleteChunks deletes every chunk of a set about to go.
@@ -147,11 +130,11 @@ func (r *Reconciler) deleteChunks(ctx context.Context, set applyv1alpha1.Set) er
 // Chunked is nil when the set's chunks have a namespace and the admission
 // policy that lets only the operator write them is in force there.
 func (w *setWrites) Chunked(ctx context.Context) error {
-	owner, err := w.r.inventoryOwner(w.set)
+	owner, err := w.rec.r.inventoryOwner(w.rec.set)
 	if err != nil {
 		return err
 	}
-	return w.r.chunksGuarded(ctx, owner.Namespace)
+	return w.rec.r.chunksGuarded(ctx, owner.Namespace)
 }
 
 // inventoryProbe finds out, as the approval probe does, whether only the

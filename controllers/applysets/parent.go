@@ -17,19 +17,12 @@ limitations under the License.
 package applysets
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
-	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
-	"github.com/applyset-operator/applyset-operator/internal/declared"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
@@ -49,105 +42,6 @@ func checkParent(set applyv1alpha1.Set, parent applyset.Parent) (string, error) 
 			"another tool's set (remove the %s annotation to hand it over)", t, applyset.ToolingAnnotation)
 	}
 	return "", nil
-}
-
-// writeParent applies the ID label, the tooling annotation, the hints and the
-// members finalizer to the set itself, in one server-side apply under the
-// hints field manager. It comes before the set writes any member, so that a
-// set with members always has its finalizer; a set that never got this far
-// has none to release. Every apply of the hints carries the finalizer: the
-// manager owns it, and an apply without it would remove it.
-func (r *Reconciler) writeParent(ctx context.Context, set applyv1alpha1.Set, hints declared.Hints) error {
-	gvk, err := r.gvk()
-	if err != nil {
-		return err
-	}
-	patch := applyset.ParentPatch(gvk, r.parentKey(set), applyset.ParentFields{
-		ID: true, Tooling: ptr.To(identity.Tooling(r.opts.ToolingVersion)),
-		GroupKinds: hints.Kinds, AdditionalNamespaces: hints.Namespaces,
-	})
-	patch.SetFinalizers([]string{applyv1alpha1.MembersFinalizer})
-	if hasAll(set.GetLabels(), patch.GetLabels()) && hasAll(set.GetAnnotations(), patch.GetAnnotations()) &&
-		slices.Contains(set.GetFinalizers(), applyv1alpha1.MembersFinalizer) {
-		return nil // already in place: a steady set costs no writes
-	}
-	body, err := json.Marshal(patch.Object)
-	if err != nil {
-		return fmt.Errorf("writing the parent's ID and hints: %w", err)
-	}
-	written := metadataOf(set, gvk)
-	if err := r.client.Patch(ctx, written, client.RawPatch(types.ApplyPatchType, body),
-		client.FieldOwner(identity.HintsFieldManager), client.ForceOwnership); err != nil {
-		return fmt.Errorf("writing the parent's ID and hints: %w", err)
-	}
-	r.wrote(set, written.GetResourceVersion())
-	// Keep the in-memory copy in step, so the status patch does not undo it.
-	labels, annotations := set.GetLabels(), set.GetAnnotations()
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	if annotations == nil {
-		annotations = map[string]string{}
-	}
-	for k, v := range patch.GetLabels() {
-		labels[k] = v
-	}
-	for k, v := range patch.GetAnnotations() {
-		annotations[k] = v
-	}
-	set.SetLabels(labels)
-	set.SetAnnotations(annotations)
-	if !slices.Contains(set.GetFinalizers(), applyv1alpha1.MembersFinalizer) {
-		set.SetFinalizers(append(set.GetFinalizers(), applyv1alpha1.MembersFinalizer))
-	}
-	return nil
-}
-
-// writeStatus patches the set's status from before to what set holds now.
-// The patch carries the status alone, so the set's inline objects are not
-// marshalled to compute it.
-func (r *Reconciler) writeStatus(ctx context.Context, set applyv1alpha1.Set, before *applyv1alpha1.ApplySetStatus) error {
-	gvk, err := r.gvk()
-	if err != nil {
-		return err
-	}
-	from, to := r.newSet(), r.newSet()
-	*from.GetSetStatus(), *to.GetSetStatus() = *before, *set.GetSetStatus()
-	data, err := client.MergeFrom(from).Data(to)
-	if err != nil {
-		return err
-	}
-	written := metadataOf(set, gvk)
-	if err := r.client.Status().Patch(ctx, written, client.RawPatch(types.MergePatchType, data)); err != nil {
-		return err
-	}
-	r.wrote(set, written.GetResourceVersion())
-	return nil
-}
-
-// writeStatusLocked is writeStatus on the set as it was read: the API server
-// refuses it with a Conflict when the set changed since. The set takes the
-// resourceVersion written.
-func (r *Reconciler) writeStatusLocked(ctx context.Context, set applyv1alpha1.Set, before *applyv1alpha1.ApplySetStatus) error {
-	gvk, err := r.gvk()
-	if err != nil {
-		return err
-	}
-	from, to := r.newSet(), r.newSet()
-	*from.GetSetStatus(), *to.GetSetStatus() = *before, *set.GetSetStatus()
-	from.SetResourceVersion(set.GetResourceVersion())
-	to.SetResourceVersion(set.GetResourceVersion())
-	data, err := client.MergeFromWithOptions(from, client.MergeFromWithOptimisticLock{}).Data(to)
-	if err != nil {
-		return err
-	}
-	written := metadataOf(set, gvk)
-	if err := r.client.Status().Patch(ctx, written, client.RawPatch(types.MergePatchType, data)); err != nil {
-		return err
-	}
-	set.SetResourceVersion(written.GetResourceVersion())
-	r.wrote(set, written.GetResourceVersion())
-	return nil
 }
 
 // metadataOf names set for a write whose answer is read as metadata only:

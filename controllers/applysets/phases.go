@@ -34,6 +34,7 @@ import (
 // it and adds to it, and o is what the reconcile reports.
 type scope struct {
 	set     applyv1alpha1.Set
+	rec     *record
 	spec    *applyv1alpha1.CommonSpec
 	parent  applyset.Parent
 	checker *health.Checker
@@ -51,10 +52,11 @@ type phase func(ctx context.Context, s *scope) bool
 // checks, work out whom the set acts as, hold it for approval or its
 // dependencies or its delivery windows, then read, apply and prune it as
 // that identity.
-func (r *Reconciler) reconcileNormal(ctx context.Context, set applyv1alpha1.Set) outcome {
+func (r *Reconciler) reconcileNormal(ctx context.Context, rec *record) outcome {
+	set := rec.set
 	spec := set.GetCommonSpec()
 	key := r.parentKey(set)
-	s := &scope{set: set, spec: spec, parent: applyset.ParseParent(key, set.GetLabels(), set.GetAnnotations()),
+	s := &scope{set: set, rec: rec, spec: spec, parent: applyset.ParseParent(key, set.GetLabels(), set.GetAnnotations()),
 		o: outcome{setID: key.ID(), dryRun: spec.DryRunEnabled(), now: r.now(), timeout: timeout(spec)}}
 	phases := []phase{checkParentPhase, r.checksPhase, r.actorPhase, r.enginePhase, r.approvalPhase, r.dependenciesPhase, r.windowsPhase, r.runPhase}
 	for _, p := range phases {
@@ -144,14 +146,14 @@ func (r *Reconciler) dependenciesPhase(ctx context.Context, s *scope) bool {
 // runPhase reads, applies and prunes the set through the one pipeline, then
 // judges its members' health with the set's checks.
 func (r *Reconciler) runPhase(ctx context.Context, s *scope) bool {
-	members, lost, err := r.loadInventory(ctx, s.set)
+	members, lost, err := s.rec.load(ctx)
 	if err != nil {
 		return s.stop(applyv1alpha1.ReasonApplyFailed, false, err)
 	}
 	s.o.lostChunks = lost
 	run := &setrun.Run{Mode: setrun.Apply, Set: s.set, Stored: s.set.GetSetStatus(), Members: members, Layout: r.layout(), Parent: s.parent,
 		Engine: s.engine, Sources: s.sources, Mapper: r.mapper, Limits: r.limits, Artifacts: r.artifacts,
-		Checker: s.checker, Approval: s.o.approvalMode(), Identity: s.act.String(), Writes: &setWrites{r: r, set: s.set}, Timed: r.timed}
+		Checker: s.checker, Approval: s.o.approvalMode(), Identity: s.act.String(), Writes: &setWrites{rec: s.rec}, Timed: r.timed}
 	s.o = s.o.merge(run.Do(ctx))
 	if s.o.sources != nil {
 		s.o.artifactChanges = declared.ArtifactChanges(s.set.GetSetStatus().Sources, s.o.sources)

@@ -28,6 +28,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/inventory"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/text"
@@ -305,8 +306,12 @@ func setMembers(status *applyv1alpha1.ApplySetStatus, o outcome) {
 	if o.inventory == nil || o.placed == nil {
 		return
 	}
-	inv := *o.inventory
-	status.Members, status.Inventory = o.placed.Members, o.placed.Status
+	setRecord(status, *o.inventory, *o.placed)
+}
+
+// setRecord records the members inv in status, kept where placed says.
+func setRecord(status *applyv1alpha1.ApplySetStatus, inv inventory.Inventory, placed inventory.Placed) {
+	status.Members, status.Inventory = placed.Members, placed.Status
 	status.MemberCount = ptr.To(int32(inv.Len()))
 	kinds := sets.New[schema.GroupKind]()
 	for _, e := range inv.Entries() {

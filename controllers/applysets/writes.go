@@ -18,44 +18,33 @@ package applysets
 
 import (
 	"context"
-	"fmt"
-	"time"
 
-	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/declared"
 	"github.com/applyset-operator/applyset-operator/internal/setrun"
 )
 
-// setWrites are what a run of a set writes to the set itself: the
-// reconciler's writes of its parent contract and of approvals spent.
+// setWrites are what a run of a set writes to the set itself, through the
+// set's one writer (record.go): its parent contract and approvals spent.
 type setWrites struct {
-	r   *Reconciler
-	set applyv1alpha1.Set
+	rec *record
 }
 
 var _ setrun.Writes = (*setWrites)(nil)
 
-// Hints applies the set's ID, tooling, hints and finalizer (writeParent).
+// Hints applies the set's ID, tooling, hints and finalizer.
 func (w *setWrites) Hints(ctx context.Context, hints declared.Hints) error {
-	return w.r.writeParent(ctx, w.set, hints)
+	return w.rec.writeHints(ctx, hints)
 }
 
 // SpendApproval records the approval a spends in the set's status before
-// the writes it allows, on the set as it was read: the API server refuses
-// it when the set changed since.
+// the writes it allows, on the set as stored: never twice, and never once
+// the set's approval changed.
 func (w *setWrites) SpendApproval(ctx context.Context, a *setrun.Approval) error {
-	status := w.set.GetSetStatus()
-	before := status.DeepCopy()
-	setApproval(status, outcome{now: time.Now(), approval: &approvalOutcome{mode: a.Mode, digest: a.Digest, spent: true}})
-	if err := w.r.writeStatusLocked(ctx, w.set, before); err != nil {
-		*status = *before
-		return fmt.Errorf("recording the approval of plan %s before applying it: %w", a.Digest, err)
-	}
-	return nil
+	return w.rec.spendApproval(ctx, a.Mode, a.Digest)
 }
 
 // BeforeDelete stops deletes while the operator is uninstalled, or once
 // another replica took the set over.
 func (w *setWrites) BeforeDelete(ctx context.Context) error {
-	return w.r.beforeDelete(w.set)(ctx)
+	return w.rec.r.beforeDelete(w.rec.set)(ctx)
 }

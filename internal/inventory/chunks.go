@@ -123,9 +123,10 @@ func (l Layout) Place(inv Inventory, owner Owner) (Placed, error) {
 func chunked(buckets [][]applyv1alpha1.Member, owner Owner) Placed {
 	p := Placed{Status: &applyv1alpha1.InventoryStatus{Namespace: owner.Namespace}}
 	for i, members := range buckets {
+		d := digest(members)
 		chunk := &applyv1alpha1.ApplySetInventory{
 			TypeMeta: metav1.TypeMeta{APIVersion: applyv1alpha1.GroupVersion.String(), Kind: "ApplySetInventory"},
-			ObjectMeta: metav1.ObjectMeta{Namespace: owner.Namespace, Name: chunkName(owner.UID, i, len(buckets)),
+			ObjectMeta: metav1.ObjectMeta{Namespace: owner.Namespace, Name: chunkName(owner.UID, i, len(buckets), d),
 				Labels: map[string]string{applyv1alpha1.InventoryOfLabel: string(owner.UID)}},
 			Spec: applyv1alpha1.ApplySetInventorySpec{
 				Set:     applyv1alpha1.InventorySet{Kind: owner.Kind, Name: owner.Name, UID: string(owner.UID)},
@@ -134,15 +135,18 @@ func chunked(buckets [][]applyv1alpha1.Member, owner Owner) Placed {
 		}
 		p.Chunks = append(p.Chunks, chunk)
 		p.Status.Chunks = append(p.Status.Chunks, applyv1alpha1.InventoryChunk{
-			Name: chunk.Name, Count: ptr.To(int32(len(members))), Digest: digest(members)})
+			Name: chunk.Name, Count: ptr.To(int32(len(members))), Digest: d})
 	}
 	return p
 }
 
-// chunkName names chunk i of n of the set of uid: the count is in the name,
-// so that a new layout is written beside the old one before status names it.
-func chunkName(uid types.UID, i, n int) string {
-	return fmt.Sprintf("inventory-%s-%d-of-%d", uid, i, n)
+// chunkName names chunk i of n of the set of uid holding members of digest
+// d. A name holds one content only: a chunk is never overwritten with other
+// members, so a write of a reconcile that read the set stale creates chunks
+// beside the live ones, which only its commit of status would name
+// (store.go).
+func chunkName(uid types.UID, i, n int, d string) string {
+	return fmt.Sprintf("inventory-%s-%d-of-%d-%s", uid, i, n, d)
 }
 
 // digest is the first 16 hex characters of the SHA-256 of members.

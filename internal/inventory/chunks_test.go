@@ -94,8 +94,8 @@ func TestPlace(t *testing.T) {
 	}
 }
 
-// A change of one member rewrites one chunk: the others keep their names
-// and digests.
+// A change of one member makes one new chunk, under a name of its own: the
+// others keep their names and digests, and a name always holds one content.
 func TestPlaceChangesOneChunkPerMember(t *testing.T) {
 	layout := Layout{Inline: 10, PerChunk: 64}
 	before := members("cm", 500)
@@ -108,10 +108,12 @@ func TestPlaceChangesOneChunkPerMember(t *testing.T) {
 	}
 	changed := 0
 	for i := range p1.Status.Chunks {
-		if p1.Status.Chunks[i].Name != p2.Status.Chunks[i].Name {
-			t.Fatalf("chunk %d renamed %s -> %s", i, p1.Status.Chunks[i].Name, p2.Status.Chunks[i].Name)
+		sameName := p1.Status.Chunks[i].Name == p2.Status.Chunks[i].Name
+		if sameDigest := p1.Status.Chunks[i].Digest == p2.Status.Chunks[i].Digest; sameName != sameDigest {
+			t.Fatalf("chunk %d: %s -> %s, digests %s -> %s: a name must change with its content", i,
+				p1.Status.Chunks[i].Name, p2.Status.Chunks[i].Name, p1.Status.Chunks[i].Digest, p2.Status.Chunks[i].Digest)
 		}
-		if p1.Status.Chunks[i].Digest != p2.Status.Chunks[i].Digest {
+		if !sameName {
 			changed++
 		}
 	}

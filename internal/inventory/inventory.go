@@ -27,6 +27,7 @@ package inventory
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -186,6 +187,37 @@ func (inv Inventory) Next(o Observed) Inventory {
 		}
 	}
 	return next
+}
+
+// Rebase carries what a run changed in the record, from base (the record
+// it read) to next (the record it would write), onto live (the record as
+// stored now, which another run may have written since base). A member next
+// adds, or records with another UID or cascade, is recorded; a member next
+// drops is dropped only where live still records it as base did; whatever
+// else live records stays. So a run that read the record stale neither
+// loses a member another run recorded, nor leaves out one it applied
+// itself.
+func Rebase(base, next, live Inventory) Inventory {
+	out := Inventory{entries: make(map[apply.ObjectRef]Entry, max(len(live.entries), len(next.entries)))}
+	for ref, e := range live.entries {
+		out.entries[ref] = e
+	}
+	for ref, e := range next.entries {
+		if was, ok := base.entries[ref]; !ok || was != e {
+			out.entries[ref] = e
+		}
+	}
+	for ref, was := range base.entries {
+		if _, kept := next.entries[ref]; !kept && live.entries[ref] == was {
+			delete(out.entries, ref)
+		}
+	}
+	return out
+}
+
+// Equal reports whether inv and other record the same members.
+func (inv Inventory) Equal(other Inventory) bool {
+	return maps.Equal(inv.entries, other.entries)
 }
 
 // cascades reports whether a declared CustomResourceDefinition or Namespace

@@ -32,10 +32,10 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 )
 
-// LostChunksError says which chunks status names were not found, or belong
-// to another set: the members they recorded are no longer proven, so they
-// are left alone (never pruned or released) until an apply records them
-// again.
+// LostChunksError says which chunks status names were not found, belong to
+// another set, or hold other members than the digest status records for
+// them: the members they recorded are no longer proven, so they are left
+// alone (never pruned or released) until an apply records them again.
 type LostChunksError struct {
 	Names []string
 }
@@ -68,7 +68,7 @@ func Load(ctx context.Context, r client.Reader, status *applyv1alpha1.ApplySetSt
 	var lost []string
 	for _, c := range status.Inventory.Chunks {
 		chunk := found[c.Name]
-		if chunk == nil || chunk.Spec.Set.UID != string(uid) {
+		if chunk == nil || chunk.Spec.Set.UID != string(uid) || digest(chunk.Spec.Members) != c.Digest {
 			lost = append(lost, c.Name)
 			continue
 		}
@@ -83,18 +83,24 @@ func Load(ctx context.Context, r client.Reader, status *applyv1alpha1.ApplySetSt
 // Save writes, with server-side apply, the chunks of p that before (the
 // status stored) does not already name with the same digest: a set whose
 // members did not change writes none. owner becomes the chunks' owner, so
-// that they go with the set. Save comes before the status that names them.
-func Save(ctx context.Context, c client.Client, before applyv1alpha1.InventoryStatus, p Placed, owner metav1.OwnerReference) error {
+// that they go with the set. Save comes before the status that names them,
+// and writes only chunks no stored status names: a chunk's name carries its
+// digest, so a live chunk is never changed, and chunks saved for a status
+// that is never written only wait to be collected. It returns the names of
+// the chunks it wrote, or tried to.
+func Save(ctx context.Context, c client.Client, before applyv1alpha1.InventoryStatus, p Placed, owner metav1.OwnerReference) ([]string, error) {
 	stored := map[string]string{}
 	for _, ch := range before.Chunks {
 		stored[ch.Name] = ch.Digest
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(saveConcurrency)
+	var written []string
 	for i, chunk := range p.Chunks {
 		if d, ok := stored[chunk.Name]; ok && d == p.Status.Chunks[i].Digest && !slices.Contains(p.Lost, chunk.Name) {
 			continue
 		}
+		written = append(written, chunk.Name)
 		g.Go(func() error {
 			obj := chunk.DeepCopy()
 			obj.OwnerReferences = []metav1.OwnerReference{owner}
@@ -104,24 +110,31 @@ func Save(ctx context.Context, c client.Client, before applyv1alpha1.InventorySt
 			return nil
 		})
 	}
-	return g.Wait()
+	return written, g.Wait()
 }
 
 // saveConcurrency bounds the chunk writes in flight: a set of 100,000
 // members writes 64 of about 260 KiB on its first apply.
 const saveConcurrency = 8
 
-// Collect deletes the chunks before named that p does not: those of an
-// older layout, after the status that names p's is written.
-func Collect(ctx context.Context, c client.Client, before applyv1alpha1.InventoryStatus, p Placed) error {
+// Collect deletes the chunks in namespace that before named, or that were
+// saved for a status never written (unnamed), and that committed, the
+// status written, does not name: after the commit, nothing names them.
+func Collect(ctx context.Context, c client.Client, namespace string, before []applyv1alpha1.InventoryChunk, unnamed []string,
+	committed *applyv1alpha1.InventoryStatus) error {
+	names := make([]string, 0, len(before)+len(unnamed))
+	for _, ch := range before {
+		names = append(names, ch.Name)
+	}
 	var errs []error
-	for _, ch := range before.Chunks {
-		if p.Status != nil && slices.ContainsFunc(p.Status.Chunks, func(n applyv1alpha1.InventoryChunk) bool { return n.Name == ch.Name }) {
+	for _, name := range slices.Compact(slices.Sorted(slices.Values(append(names, unnamed...)))) {
+		if committed != nil && committed.Namespace == namespace &&
+			slices.ContainsFunc(committed.Chunks, func(n applyv1alpha1.InventoryChunk) bool { return n.Name == name }) {
 			continue
 		}
-		obj := &applyv1alpha1.ApplySetInventory{ObjectMeta: metav1.ObjectMeta{Namespace: before.Namespace, Name: ch.Name}}
+		obj := &applyv1alpha1.ApplySetInventory{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}
 		if err := c.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
-			errs = append(errs, fmt.Errorf("deleting chunk %s of the set's old inventory: %w", ch.Name, err))
+			errs = append(errs, fmt.Errorf("deleting chunk %s of the set's old inventory: %w", name, err))
 		}
 	}
 	return errors.Join(errs...)

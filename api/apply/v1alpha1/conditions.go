@@ -99,4 +99,9 @@ const (
 	// ReasonInvalidWindow: a window of the set, or of its namespace, does
 	// not parse; nothing was applied or pruned.
 	ReasonInvalidWindow = "InvalidWindow"
+	// ReasonRecordConflict: the set changed under every write of what a
+	// reconcile did (another writer, or a replica or shard taking the set
+	// over); the next reconcile reads the set from the API server and
+	// records again what it applies.
+	ReasonRecordConflict = "RecordConflict"
 )

@@ -1,0 +1,230 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package applysets
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/inventory"
+	"github.com/applyset-operator/applyset-operator/pkg/text"
+)
+
+// changes are what a run did to the record: the members it would record
+// (next, from the members it read) and where they are kept. Nil when the
+// run did not look at the members: the record stays as stored.
+type changes struct {
+	next   *inventory.Inventory
+	placed *inventory.Placed
+}
+
+// commit writes the status the reconcile reports, with the members the run
+// recorded. The chunks status will name are saved first, then status, the
+// one commit point, then the chunks nothing names any more are collected.
+// A Conflict rebases the report and the run's changes on the live set
+// (rebase) and tries again; a set unchanged by the reconcile costs no
+// write.
+func (rec *record) commit(ctx context.Context, c changes) error {
+	if rec.gone {
+		return nil
+	}
+	report := rec.set.GetSetStatus()
+	to, placed, err := rec.rebase(ctx, report, c)
+	if err != nil {
+		return err
+	}
+	if equality.Semantic.DeepEqual(rec.stored, to) && (placed == nil || len(placed.Lost) == 0) {
+		return nil // nothing new to report: a steady set costs no writes
+	}
+	if err := rec.r.stillOwner(ctx, rec.set); err != nil {
+		return fmt.Errorf("not writing status: %w", err)
+	}
+	for try := 1; ; try++ {
+		err := rec.writeStatus(ctx, to, placed)
+		if err == nil {
+			*report = *to
+			return nil
+		}
+		again, err := rec.retry(ctx, err, try)
+		if !again {
+			return rec.unwritten(ctx, err)
+		}
+		if err := rec.cover(ctx); err != nil {
+			return err
+		}
+		if to, placed, err = rec.rebase(ctx, report, c); err != nil {
+			return err
+		}
+		if equality.Semantic.DeepEqual(rec.stored, to) {
+			return nil
+		}
+	}
+}
+
+// writeStatus saves the chunks placed keeps the members in, writes to as
+// the status, and collects the chunks nothing names any more.
+func (rec *record) writeStatus(ctx context.Context, to *applyv1alpha1.ApplySetStatus, placed *inventory.Placed) error {
+	before := rec.stored.Inventory
+	writing := time.Now()
+	if err := rec.saveChunks(ctx, placed); err != nil {
+		return err
+	}
+	rec.r.timed("chunks", time.Since(writing))
+	writing = time.Now()
+	if err := rec.patchStatus(ctx, to); err != nil {
+		return err
+	}
+	rec.r.timed("status", time.Since(writing))
+	rec.collect(ctx, before)
+	return nil
+}
+
+// unwritten is the error of a status never written: none when the set is
+// gone, RecordConflict when it changed under every try.
+func (rec *record) unwritten(ctx context.Context, err error) error {
+	switch {
+	case apierrors.IsNotFound(err) || errors.Is(err, errReplaced):
+		return nil
+	case apierrors.IsConflict(err):
+		return rec.conflicted(ctx, err)
+	}
+	return fmt.Errorf("writing status: %w", err)
+}
+
+// rebase is the status to write over the one stored, and where it keeps
+// its members: the report, unless a run of a newer generation reported
+// since; the approvals spent, whichever counts more; and the record as
+// stored with the run's changes carried onto it (inventory.Rebase).
+// Stored is what the run read until a write finds otherwise.
+func (rec *record) rebase(ctx context.Context, report *applyv1alpha1.ApplySetStatus, c changes) (
+	*applyv1alpha1.ApplySetStatus, *inventory.Placed, error) {
+	to := rebaseReport(rec.stored, report, rec.set.GetGeneration())
+	switch {
+	case c.next == nil || c.placed == nil || rec.read == nil:
+		return to, nil, nil
+	case !rec.moved:
+		setRecord(to, *c.next, *c.placed)
+		return to, c.placed, nil
+	}
+	stored, lost, err := rec.r.loadInventory(ctx, rec.set, rec.stored)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the set's inventory as stored: %w", err)
+	}
+	merged := inventory.Rebase(*rec.read, *c.next, *stored)
+	placed, reason, err := rec.r.place(rec.set, merged)
+	if err != nil {
+		// What the run's changes add up to no longer fits: the record stays
+		// as stored, and the next run, reading it, stops with the reason.
+		log.FromContext(ctx).Error(err, "The set's record cannot hold its members", "reason", reason)
+		return to, nil, nil
+	}
+	placed.Lost = lost
+	setRecord(to, merged, placed)
+	return to, &placed, nil
+}
+
+// rebaseReport is report written over stored: what a reconcile of
+// generation found, unless stored was reported by a reconcile of a newer
+// generation since, whose report then stays. Approvals are counted, never
+// uncounted, and the record (members, chunks, their count and kinds) is
+// stored's, for the caller to carry the run's changes onto.
+func rebaseReport(stored, report *applyv1alpha1.ApplySetStatus, generation int64) *applyv1alpha1.ApplySetStatus {
+	to := report.DeepCopy()
+	if reportedGeneration(stored) > generation {
+		to = stored.DeepCopy()
+	}
+	if approvalSequence(stored) > approvalSequence(to) {
+		to.Approval = stored.Approval.DeepCopy()
+	}
+	to.Members, to.Inventory, to.MemberCount, to.GroupKinds = stored.Members, stored.Inventory, stored.MemberCount, stored.GroupKinds
+	return to
+}
+
+// reportedGeneration is the newest generation status reports on.
+func reportedGeneration(status *applyv1alpha1.ApplySetStatus) int64 {
+	generation := status.ObservedGeneration
+	if ready := readyOf(status); ready != nil {
+		generation = max(generation, ready.ObservedGeneration)
+	}
+	return generation
+}
+
+// saveChunks writes the chunks placed keeps the members in, before the
+// status that names them.
+func (rec *record) saveChunks(ctx context.Context, placed *inventory.Placed) error {
+	if placed == nil || placed.Status == nil {
+		return nil
+	}
+	gvk, err := rec.r.gvk()
+	if err != nil {
+		return err
+	}
+	owner := metav1.OwnerReference{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Name: rec.set.GetName(), UID: rec.set.GetUID(),
+		Controller: ptr.To(true)}
+	written, err := inventory.Save(ctx, rec.r.client, ptr.Deref(rec.stored.Inventory, applyv1alpha1.InventoryStatus{}), *placed, owner)
+	rec.saved = append(rec.saved, written...)
+	rec.savedIn = placed.Status.Namespace
+	return err
+}
+
+// collect deletes the chunks that before named, or that were saved for a
+// status never written, and that the status written does not name.
+func (rec *record) collect(ctx context.Context, before *applyv1alpha1.InventoryStatus) {
+	b := ptr.Deref(before, applyv1alpha1.InventoryStatus{})
+	namespace := cmp.Or(b.Namespace, rec.savedIn)
+	if namespace == "" {
+		return
+	}
+	if err := inventory.Collect(ctx, rec.r.client, namespace, b.Chunks, rec.saved, rec.stored.Inventory); err != nil {
+		// They prove nothing status does not name: left, they cost only room,
+		// and go with the set.
+		log.FromContext(ctx).Error(err, "Deleting chunks of the set's old inventory")
+	}
+	rec.saved = nil
+}
+
+// conflicted says that the record could not be written: every try found
+// the set changed again. It tells with a Warning Event and, where one more
+// write of the condition alone goes through, with Ready's reason; the next
+// reconcile reads the set from the API server and records its members
+// again as it applies them.
+func (rec *record) conflicted(ctx context.Context, err error) error {
+	rec.r.unsure(rec.set)
+	msg := fmt.Sprintf("The set's status changed under each of %d writes of what this reconcile did (another writer, or a replica "+
+		"or shard taking the set over); the next reconcile reads the set from the API server and records again what it applies: %v",
+		maxRecordTries, err)
+	rec.r.recorder.Eventf(rec.set, nil, "Warning", applyv1alpha1.ReasonRecordConflict, "Record", "%s", text.Truncate(msg, maxEventMessage))
+	if _, liveErr := rec.live(ctx); liveErr == nil && reportedGeneration(rec.stored) <= rec.set.GetGeneration() {
+		to := rec.stored.DeepCopy()
+		setCondition(to, rec.set.GetGeneration(), applyv1alpha1.ConditionReady, metav1.ConditionFalse, applyv1alpha1.ReasonRecordConflict,
+			text.Truncate(msg, maxConditionMessage))
+		if err := rec.patchStatus(ctx, to); err != nil {
+			log.FromContext(ctx).Info("The set's status changed again; only the Event tells of the conflict", "error", err.Error())
+		}
+	}
+	return fmt.Errorf("%s: %w", applyv1alpha1.ReasonRecordConflict, err)
+}

@@ -30,6 +30,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -121,6 +123,59 @@ func (e *Env) RunManagerWith(adjust func(*ctrl.Options), setup func(ctrl.Manager
 // RunManagerAs is RunManagerWith on cfg, a copy of e.Config changed as
 // cmd/manager changes its own (its user agent, for one).
 func (e *Env) RunManagerAs(cfg *rest.Config, adjust func(*ctrl.Options), setup func(ctrl.Manager) error) (stop func() error, err error) {
+	cancel, done, err := e.startManager(cfg, adjust, setup)
+	if err != nil {
+		return nil, err
+	}
+	return func() error {
+		cancel()
+		return <-done
+	}, nil
+}
+
+// Supervise runs a manager as RunManagerAs does, and starts a new one
+// whenever it ends by itself (an error at its start, say, while the API
+// server restarts), as a kubelet restarts a Pod whose process ended.
+// stop ends it; restarts counts the new starts.
+func (e *Env) Supervise(cfg *rest.Config, setup func(ctrl.Manager) error) (stop func(), restarts *atomic.Int64) {
+	quit, stopped := make(chan struct{}), make(chan struct{})
+	restarts = &atomic.Int64{}
+	go func() {
+		defer close(stopped)
+		for first := true; ; first = false {
+			if !first {
+				restarts.Add(1)
+			}
+			cancel, done, err := e.startManager(cfg, nil, setup)
+			if err != nil {
+				select {
+				case <-quit:
+					return
+				case <-time.After(time.Second):
+					continue
+				}
+			}
+			select {
+			case <-quit:
+				cancel()
+				<-done
+				return
+			case <-done:
+				cancel()
+				time.Sleep(time.Second)
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-stopped
+	}, restarts
+}
+
+// startManager creates a manager on cfg, sets it up and starts it; done
+// tells its end.
+func (e *Env) startManager(cfg *rest.Config, adjust func(*ctrl.Options), setup func(ctrl.Manager) error) (
+	cancel func(), done <-chan error, err error) {
 	host, port, certDir := e.WebhookServing()
 	opts := ctrl.Options{
 		Scheme:        e.Scheme,
@@ -134,18 +189,15 @@ func (e *Env) RunManagerAs(cfg *rest.Config, adjust func(*ctrl.Options), setup f
 	}
 	mgr, err := ctrl.NewManager(cfg, opts)
 	if err != nil {
-		return nil, fmt.Errorf("creating the manager: %w", err)
+		return nil, nil, fmt.Errorf("creating the manager: %w", err)
 	}
 	if err := setup(mgr); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	return func() error {
-		cancel()
-		return <-done
-	}, nil
+	ctx, stop := context.WithCancel(context.Background())
+	ended := make(chan error, 1)
+	go func() { ended <- mgr.Start(ctx) }()
+	return stop, ended, nil
 }
 
 // Kubectl runs the kubectl built beside the control plane, with ApplySet

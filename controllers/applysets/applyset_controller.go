@@ -35,6 +35,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -82,7 +83,9 @@ type Reconciler struct {
 	inputs      *semaphore.Weighted // the memory the sets being reconciled may hold (budget.go)
 	applied     sync.Map            // set key -> appliedState of its last full reconcile
 	written     sync.Map            // set key -> resourceVersion of the reconciler's last write of it (fresh.go)
+	unrecorded  sync.Map            // set key -> pending changes of its record no write recorded (commit.go)
 	gate        *replicas.Gate      // nil unless the replicas share the sets (replicas.go)
+	clock       clock.PassiveClock  // the time every decision is judged by (windows.go)
 	watches     *dependencyWatches  // wake sets waiting for objects (depwatch.go); shared by both kinds
 }
 

@@ -20,7 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -188,7 +187,7 @@ func (a *awaitingDeletion) Error() string {
 // shrinks while the set is deleted).
 func (r *Reconciler) approvedDeletion(set applyv1alpha1.Set, digest string) {
 	status := set.GetSetStatus()
-	setApproval(status, outcome{now: time.Now(), approval: &approvalOutcome{digest: digest, spent: true}})
+	setApproval(status, outcome{now: r.now(), approval: &approvalOutcome{digest: digest, spent: true}})
 	status.Approval.DeletionApproved = ptr.To(true)
 	r.recorder.Eventf(set, nil, "Normal", ReasonApprovedPlanApplied, "Delete", "Deleting the members: approved plan %s", digest)
 }
@@ -197,7 +196,7 @@ func (r *Reconciler) approvedDeletion(set applyv1alpha1.Set, digest string) {
 func (r *Reconciler) markDeletionAwaiting(set applyv1alpha1.Set, waiting *awaitingDeletion) {
 	status := set.GetSetStatus()
 	before := planDigest(status)
-	o := outcome{now: time.Now(), dryRun: true, pruned: waiting.deletes,
+	o := outcome{now: r.now(), dryRun: true, pruned: waiting.deletes,
 		approval: &approvalOutcome{digest: waiting.digest, awaiting: true}}
 	setPlan(status, o)
 	setApproval(status, o)

@@ -26,6 +26,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -38,8 +39,9 @@ const probeTTL = time.Minute
 
 // inForce remembers, by key, when a probe last found its policy in force.
 type inForce struct {
-	mu sync.Mutex
-	at map[string]time.Time
+	clock clock.PassiveClock
+	mu    sync.Mutex
+	at    map[string]time.Time
 }
 
 // fresh says whether the policy was found in force for key within probeTTL.
@@ -47,7 +49,7 @@ func (f *inForce) fresh(key string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	at, known := f.at[key]
-	return known && time.Since(at) < probeTTL
+	return known && f.clock.Since(at) < probeTTL
 }
 
 // found records that the policy is in force for key now.
@@ -57,7 +59,7 @@ func (f *inForce) found(key string) {
 	if f.at == nil {
 		f.at = map[string]time.Time{}
 	}
-	f.at[key] = time.Now()
+	f.at[key] = f.clock.Now()
 }
 
 // approvalPolicyRefusal is what the API server says when the approval
@@ -85,12 +87,12 @@ type approvalProbe struct {
 }
 
 // newApprovalProbe acts as ApprovalProbeUser, impersonated from cfg.
-func newApprovalProbe(cfg *rest.Config, opts client.Options) (*approvalProbe, error) {
+func newApprovalProbe(cfg *rest.Config, opts client.Options, clk clock.PassiveClock) (*approvalProbe, error) {
 	c, _, err := impersonating(cfg, ApprovalProbeUser, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &approvalProbe{client: c}, nil
+	return &approvalProbe{client: c, inForce: inForce{clock: clk}}, nil
 }
 
 // check returns nil when the approval policy is in force for set.

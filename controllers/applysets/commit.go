@@ -21,12 +21,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"net"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
@@ -52,6 +57,33 @@ func (rec *record) commit(ctx context.Context, c changes) error {
 	if rec.gone {
 		return nil
 	}
+	// What the run applied is recorded even when the operator is stopping:
+	// the objects it labelled are members all the same.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitTimeout)
+	defer cancel()
+	err := rec.commitWithin(ctx, c)
+	switch {
+	case err == nil:
+		rec.r.unrecorded.Delete(client.ObjectKeyFromObject(rec.set))
+	case c.next != nil && rec.read != nil:
+		// Kept for this process's next run of the set, which carries them
+		// onto the record it reads.
+		rec.r.unrecorded.Store(client.ObjectKeyFromObject(rec.set), pending{base: *rec.read, next: *c.next})
+	}
+	return err
+}
+
+// commitTimeout bounds the writes of a commit, retries after the API
+// server was unreachable included.
+const commitTimeout = 30 * time.Second
+
+// pending are a run's changes to the record that no write recorded: the
+// members it read and those it would have recorded.
+type pending struct {
+	base, next inventory.Inventory
+}
+
+func (rec *record) commitWithin(ctx context.Context, c changes) error {
 	report := rec.set.GetSetStatus()
 	to, placed, err := rec.rebase(ctx, report, c)
 	if err != nil {
@@ -63,13 +95,25 @@ func (rec *record) commit(ctx context.Context, c changes) error {
 	if err := rec.r.stillOwner(ctx, rec.set); err != nil {
 		return fmt.Errorf("not writing status: %w", err)
 	}
-	for try := 1; ; try++ {
+	backoff := wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Steps: math.MaxInt32, Cap: 5 * time.Second}
+	for try := 1; ; {
 		err := rec.writeStatus(ctx, to, placed)
 		if err == nil {
 			*report = *to
 			return nil
 		}
+		if transient(err) {
+			// No answer, or one that says to try later: the write may have
+			// been made, which the next try's Conflict tells.
+			select {
+			case <-ctx.Done():
+				return rec.failed(fmt.Errorf("writing status: %w", err))
+			case <-time.After(backoff.Step()):
+				continue
+			}
+		}
 		again, err := rec.retry(ctx, err, try)
+		try++
 		if !again {
 			return rec.unwritten(ctx, err)
 		}
@@ -115,6 +159,19 @@ func (rec *record) unwritten(ctx context.Context, err error) error {
 	return fmt.Errorf("writing status: %w", err)
 }
 
+// transient reports whether a write that failed with err may go through
+// if tried again: it had no answer (the connection refused or cut, a
+// timeout), or one that says to try later.
+func transient(err error) bool {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err) ||
+			apierrors.IsServiceUnavailable(err) || apierrors.IsInternalError(err)
+	}
+	var netErr net.Error
+	return utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) || utilnet.IsProbableEOF(err) || errors.As(err, &netErr)
+}
+
 // rebase is the status to write over the one stored, and where it keeps
 // its members: the report, unless a run of a newer generation reported
 // since; the approvals spent, whichever counts more; and the record as
@@ -130,7 +187,7 @@ func (rec *record) rebase(ctx context.Context, report *applyv1alpha1.ApplySetSta
 		setRecord(to, *c.next, *c.placed)
 		return to, c.placed, nil
 	}
-	stored, lost, err := rec.r.loadInventory(ctx, rec.set, rec.stored)
+	stored, lost, _, err := rec.r.loadInventory(ctx, rec.set, rec.stored)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading the set's inventory as stored: %w", err)
 	}
@@ -192,20 +249,32 @@ func (rec *record) saveChunks(ctx context.Context, placed *inventory.Placed) err
 }
 
 // collect deletes the chunks that before named, or that were saved for a
-// status never written, and that the status written does not name.
+// status never written, and that the status written does not name; and
+// the strays older than strayAge, whose writer is long gone: a younger one
+// may be another writer's, saved for the status it is about to write.
 func (rec *record) collect(ctx context.Context, before *applyv1alpha1.InventoryStatus) {
 	b := ptr.Deref(before, applyv1alpha1.InventoryStatus{})
 	namespace := cmp.Or(b.Namespace, rec.savedIn)
 	if namespace == "" {
 		return
 	}
-	if err := inventory.Collect(ctx, rec.r.client, namespace, b.Chunks, rec.saved, rec.stored.Inventory); err != nil {
+	unnamed := rec.saved
+	for _, s := range rec.strays {
+		if rec.r.now().Sub(s.Created) > strayAge {
+			unnamed = append(unnamed, s.Name)
+		}
+	}
+	if err := inventory.Collect(ctx, rec.r.client, namespace, b.Chunks, unnamed, rec.stored.Inventory); err != nil {
 		// They prove nothing status does not name: left, they cost only room,
 		// and go with the set.
 		log.FromContext(ctx).Error(err, "Deleting chunks of the set's old inventory")
 	}
-	rec.saved = nil
+	rec.saved, rec.strays = nil, nil
 }
+
+// strayAge is how old a chunk no status names must be to be collected: far
+// longer than a writer takes from saving its chunks to writing its status.
+const strayAge = 10 * time.Minute
 
 // conflicted says that the record could not be written: every try found
 // the set changed again. It tells with a Warning Event and, where one more

@@ -25,6 +25,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -49,22 +50,22 @@ const InventoryProbeUser = "system:applyset-operator:inventory-probe"
 const inventoryPolicyRefusal = "applyset-inventory' with binding"
 
 // loadInventory reads the set's members, from status or the chunks it
-// names. Lost chunks are told (a Warning Event) and named, to be written
-// again; the members of the others are returned: the lost ones are
-// unproven, so left alone.
+// names, and the chunks of the set status does not name. Lost chunks are
+// told (a Warning Event) and named, to be written again; the members of
+// the others are returned: the lost ones are unproven, so left alone.
 func (r *Reconciler) loadInventory(ctx context.Context, set applyv1alpha1.Set, status *applyv1alpha1.ApplySetStatus) (
-	*inventory.Inventory, []string, error) {
-	inv, err := inventory.Load(ctx, r.reader, status, set.GetUID())
-	var lost *inventory.LostChunksError
-	if errors.As(err, &lost) {
-		log.FromContext(ctx).Info("The set's inventory lost chunks", "chunks", lost.Names)
-		r.recorder.Eventf(set, nil, "Warning", ReasonInventoryLost, "Apply", "%s", text.Truncate(lost.Error(), maxEventMessage))
-		return &inv, lost.Names, nil
+	_ *inventory.Inventory, lost []string, strays []inventory.Stray, _ error) {
+	inv, strays, err := inventory.LoadWithStrays(ctx, r.reader, status, set.GetUID())
+	var lostChunks *inventory.LostChunksError
+	if errors.As(err, &lostChunks) {
+		log.FromContext(ctx).Info("The set's inventory lost chunks", "chunks", lostChunks.Names)
+		r.recorder.Eventf(set, nil, "Warning", ReasonInventoryLost, "Apply", "%s", text.Truncate(lostChunks.Error(), maxEventMessage))
+		return &inv, lostChunks.Names, strays, nil
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return &inv, nil, nil
+	return &inv, nil, strays, nil
 }
 
 // inventoryOwner is the set as the owner of its chunks, and where they live.
@@ -151,12 +152,12 @@ type inventoryProbe struct {
 }
 
 // newInventoryProbe acts as InventoryProbeUser, impersonated from cfg.
-func newInventoryProbe(cfg *rest.Config, operator client.Client, opts client.Options) (*inventoryProbe, error) {
+func newInventoryProbe(cfg *rest.Config, operator client.Client, opts client.Options, clk clock.PassiveClock) (*inventoryProbe, error) {
 	c, _, err := impersonating(cfg, InventoryProbeUser, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &inventoryProbe{client: c, operator: operator}, nil
+	return &inventoryProbe{client: c, operator: operator, inForce: inForce{clock: clk}}, nil
 }
 
 // check returns nil when the inventory policy is in force in namespace.

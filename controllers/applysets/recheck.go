@@ -85,6 +85,7 @@ func (r *Reconciler) remember(ctx context.Context, set applyv1alpha1.Set, o outc
 func (r *Reconciler) forget(key client.ObjectKey) {
 	r.applied.Delete(key)
 	r.written.Delete(key)
+	r.unrecorded.Delete(key)
 	forgetMetricsOf(r.groupKind.Kind, key)
 	if r.watches != nil {
 		r.watches.release(setKey{kind: applyv1alpha1.SetKind(r.groupKind.Kind), NamespacedName: key})
@@ -129,7 +130,7 @@ func (r *Reconciler) recheck(ctx context.Context, set applyv1alpha1.Set) (outcom
 			judged.unhealthy = append(judged.unhealthy, unhealthyMember{ref: ref, result: result})
 		}
 	}
-	o := outcome{setID: r.parentKey(set).ID(), health: judged, now: time.Now(), timeout: timeout(spec), recheck: true}
+	o := outcome{setID: r.parentKey(set).ID(), health: judged, now: r.now(), timeout: timeout(spec), recheck: true}
 	if checker.Exhausted() {
 		o = failure(o, applyv1alpha1.ReasonBudgetExceeded, true, setrun.HealthBudgetError(r.healthCheckBudget()))
 	}
@@ -153,7 +154,7 @@ func (r *Reconciler) waitingOnly(ctx context.Context, set applyv1alpha1.Set) ([]
 		return nil, false
 	}
 	state := last.(appliedState)
-	if state.generation != set.GetGeneration() || time.Since(state.at) > interval(spec) || state.sources != r.sourcesVersion(ctx, set) {
+	if state.generation != set.GetGeneration() || r.clock.Since(state.at) > interval(spec) || state.sources != r.sourcesVersion(ctx, set) {
 		return nil, false
 	}
 	refs := make([]apply.ObjectRef, 0, len(h.Unhealthy))

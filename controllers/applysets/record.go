@@ -75,9 +75,10 @@ type record struct {
 	// the run's own: stored is then not the status the run read.
 	moved bool
 	// saved are the chunks written for a status not yet written, in
-	// savedIn.
+	// savedIn; strays the chunks of the set no status named when read.
 	saved   []string
 	savedIn string
+	strays  []inventory.Stray
 	// gone is set once the finalizer is removed: the set goes, and nothing
 	// is written after.
 	gone bool
@@ -88,15 +89,22 @@ func (r *Reconciler) newRecord(set applyv1alpha1.Set) *record {
 }
 
 // load reads the members the stored status records, inline or in chunks,
-// as the run's base. Lost chunks are told (a Warning Event) and named, to
+// as the run's base, and returns them with the members an earlier run of
+// this process applied and could not record. Lost chunks are told (a Warning Event) and named, to
 // be written again; the members of the others are returned: the lost ones
 // are unproven, so left alone.
 func (rec *record) load(ctx context.Context) (*inventory.Inventory, []string, error) {
-	inv, lost, err := rec.r.loadInventory(ctx, rec.set, rec.stored)
+	inv, lost, strays, err := rec.r.loadInventory(ctx, rec.set, rec.stored)
 	if err != nil {
 		return nil, nil, err
 	}
-	rec.read = inv
+	rec.read, rec.strays = inv, strays
+	if p, ok := rec.r.unrecorded.Load(client.ObjectKeyFromObject(rec.set)); ok {
+		// An earlier run of this process applied members it could not record:
+		// this run starts from them, and records them as its own.
+		merged := inventory.Rebase(p.(pending).base, p.(pending).next, *inv)
+		return &merged, lost, nil
+	}
 	return inv, lost, nil
 }
 

@@ -114,8 +114,9 @@ type Options struct {
 	// DefaultMaxWatchedDependencyKinds. Sets that wait for objects of other
 	// kinds look again by themselves, with backoff.
 	MaxWatchedDependencyKinds int
-	// Clock is the time delivery windows and waits are judged by; nil is
-	// the system's clock. Tests move it.
+	// Clock is the time every decision is judged by (delivery windows,
+	// waits, approvals, the probes' answers, chunks left by a writer that
+	// stopped); nil is the system's clock. Tests move it.
 	Clock clock.PassiveClock
 	// InventoryNamespace holds the inventory chunks of ClusterApplySets too
 	// large for their status: the operator's namespace ($POD_NAMESPACE).
@@ -156,7 +157,11 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			return err
 		}
 	}
-	probe, chunks, err := newProbes(mgr)
+	clk := opts.Clock
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	probe, chunks, err := newProbes(mgr, clk)
 	if err != nil {
 		return err
 	}
@@ -190,7 +195,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			chunksGuarded: chunks.check,
 			limits: declared.Limits{Bytes: cmp.Or(opts.MaxInputBytes, declared.DefaultLimits.Bytes),
 				Objects: cmp.Or(opts.MaxObjects, declared.DefaultLimits.Objects)},
-			artifacts: artifacts, permissions: answers, watches: watches,
+			artifacts: artifacts, permissions: answers, watches: watches, clock: clk,
 		}
 		r.inputs = newInputBudget(r.limits)
 		if err := mgr.GetFieldIndexer().IndexField(context.Background(), k.newSet(), serviceAccountIndex, r.actingAs); err != nil {
@@ -304,12 +309,12 @@ func fairQueue(name string, limiter workqueue.TypedRateLimiter[reconcile.Request
 
 // newProbes find out whether the admission policies the operator relies on
 // are in force: the approval policy and the inventory policy.
-func newProbes(mgr ctrl.Manager) (*approvalProbe, *inventoryProbe, error) {
+func newProbes(mgr ctrl.Manager, clk clock.PassiveClock) (*approvalProbe, *inventoryProbe, error) {
 	opts := client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()}
-	approvals, err := newApprovalProbe(mgr.GetConfig(), opts)
+	approvals, err := newApprovalProbe(mgr.GetConfig(), opts, clk)
 	if err != nil {
 		return nil, nil, err
 	}
-	chunks, err := newInventoryProbe(mgr.GetConfig(), mgr.GetClient(), opts)
+	chunks, err := newInventoryProbe(mgr.GetConfig(), mgr.GetClient(), opts, clk)
 	return approvals, chunks, err
 }

@@ -50,13 +50,11 @@ func (o outcome) held() bool { return o.window != nil && o.window.held }
 // windows, and so applied nothing.
 func (o outcome) waits() bool { return o.waitingFor != "" || o.held() }
 
-// now is the time a reconcile judges by: the clock in Options, so that
-// tests can move it.
+// now is the time a reconcile judges by: the one clock of every decision
+// (windows, waits, approvals, probes), Options.Clock, so that tests can
+// move it.
 func (r *Reconciler) now() time.Time {
-	if r.opts.Clock == nil {
-		return time.Now()
-	}
-	return r.opts.Clock.Now()
+	return r.clock.Now()
 }
 
 // windowsPhase holds the set while its windows, or its namespace's, do:

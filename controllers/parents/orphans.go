@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -75,8 +76,8 @@ type OrphanReconciler struct {
 	// so that a label nobody proves costs no more than that account may do.
 	// nil deletes none.
 	DeleteAs func(namespace string) (metadata.Interface, string, error)
-	// Now tells the time; time.Now when nil.
-	Now func() time.Time
+	// Clock tells the time grace periods are judged by; the system's when nil.
+	Clock clock.PassiveClock
 
 	mu        sync.Mutex
 	firstSeen map[string]time.Time
@@ -189,8 +190,8 @@ func (r *OrphanReconciler) collect(ctx context.Context, setID string, members []
 }
 
 func (r *OrphanReconciler) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
+	if r.Clock != nil {
+		return r.Clock.Now()
 	}
 	return time.Now()
 }

@@ -29,6 +29,7 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -65,6 +66,9 @@ type Options struct {
 	// ListTimeout is how long a resource type may take to list before
 	// verification goes on without it; 0 means the membership default.
 	ListTimeout time.Duration
+	// Clock is the time orphans' grace periods are judged by; nil is the
+	// system's clock. Tests move it.
+	Clock clock.PassiveClock
 }
 
 // SetupWithManager adds the membership index, the parent reconciler and the
@@ -99,7 +103,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		Reconciler: &OrphanReconciler{
 			Metadata: w.metadata, Parents: w.parents, Index: w.index, Recorder: recorder,
 			Policy: opts.OrphanPolicy, GracePeriod: opts.OrphanGracePeriod, Appliers: appliers.All(),
-			Kept: appliers.Of(identity.ToolingName), DeleteAs: deleteAs(mgr.GetConfig(), opts.OrphanDeleter),
+			Kept: appliers.Of(identity.ToolingName), DeleteAs: deleteAs(mgr.GetConfig(), opts.OrphanDeleter), Clock: opts.Clock,
 		},
 	})
 	if err != nil {

@@ -157,8 +157,9 @@ type Observed struct {
 }
 
 // Next is the inventory after a reconcile: the recorded members a listing
-// still found (all of them when there was none), with their UIDs, and every
-// object the apply left, less the pruned and the released.
+// still found (all of them when there was none), with their UIDs, every
+// object the apply left, and by name every object whose apply had no
+// answer, less the pruned and the released.
 func (inv Inventory) Next(o Observed) Inventory {
 	next := Inventory{entries: make(map[apply.ObjectRef]Entry, len(inv.entries))}
 	for ref, e := range inv.entries {
@@ -172,6 +173,13 @@ func (inv Inventory) Next(o Observed) Inventory {
 		}
 	}
 	for _, c := range o.Applied {
+		if _, recorded := next.entries[c.Ref]; c.Unsure && c.Object == nil && !recorded {
+			// Its apply may have been made: it is recorded by name, proven as
+			// an entry without a UID is, and the next listing learns its UID
+			// or drops it.
+			next.entries[c.Ref] = Entry{Ref: c.Ref}
+			continue
+		}
 		if c.Object == nil || c.Object.GetUID() == "" {
 			continue
 		}

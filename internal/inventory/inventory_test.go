@@ -118,6 +118,12 @@ func TestNext(t *testing.T) {
 			want: map[string]string{"kept": "uid-k"},
 		},
 		{
+			name: "an apply that had no answer is recorded by name, and a member recorded before keeps its UID",
+			seen: Observed{Applied: []apply.Change{{Ref: cm("lost"), Action: apply.Failed, Unsure: true},
+				{Ref: cm("kept"), Action: apply.Failed, Unsure: true}, {Ref: cm("refused"), Action: apply.Failed}}},
+			want: map[string]string{"kept": "uid-k", "gone": "uid-g", "legacy": "", "pruned": "uid-p", "released": "uid-r", "lost": ""},
+		},
+		{
 			name: "an apply records the UID it created, and nothing for what it did not write",
 			seen: Observed{Listed: map[apply.ObjectRef]types.UID{},
 				Applied: []apply.Change{applied("kept", "uid-k2"), {Ref: cm("failed"), Action: apply.Failed}}},

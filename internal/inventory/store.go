@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -49,16 +50,31 @@ func (e *LostChunksError) Error() string {
 // from the chunks it names, with one list. A LostChunksError comes with
 // the inventory of the chunks found.
 func Load(ctx context.Context, r client.Reader, status *applyv1alpha1.ApplySetStatus, uid types.UID) (Inventory, error) {
+	inv, _, err := LoadWithStrays(ctx, r, status, uid)
+	return inv, err
+}
+
+// Stray is a chunk of the set that status does not name: saved for a status
+// that was never written (its writer stopped, or lost a race), or named by
+// one since replaced.
+type Stray struct {
+	Name    string
+	Created time.Time
+}
+
+// LoadWithStrays is Load, and the chunks of the set in the namespace
+// status names that it does not name.
+func LoadWithStrays(ctx context.Context, r client.Reader, status *applyv1alpha1.ApplySetStatus, uid types.UID) (Inventory, []Stray, error) {
 	if status == nil {
-		return FromStatus(nil), nil
+		return FromStatus(nil), nil, nil
 	}
 	if status.Inventory == nil {
-		return FromStatus(status.Members), nil
+		return FromStatus(status.Members), nil, nil
 	}
 	list := &applyv1alpha1.ApplySetInventoryList{}
 	if err := r.List(ctx, list, client.InNamespace(status.Inventory.Namespace),
 		client.MatchingLabels{applyv1alpha1.InventoryOfLabel: string(uid)}); err != nil {
-		return Inventory{}, fmt.Errorf("reading the set's inventory in namespace %s: %w", status.Inventory.Namespace, err)
+		return Inventory{}, nil, fmt.Errorf("reading the set's inventory in namespace %s: %w", status.Inventory.Namespace, err)
 	}
 	found := make(map[string]*applyv1alpha1.ApplySetInventory, len(list.Items))
 	for i := range list.Items {
@@ -68,16 +84,21 @@ func Load(ctx context.Context, r client.Reader, status *applyv1alpha1.ApplySetSt
 	var lost []string
 	for _, c := range status.Inventory.Chunks {
 		chunk := found[c.Name]
+		delete(found, c.Name)
 		if chunk == nil || chunk.Spec.Set.UID != string(uid) || digest(chunk.Spec.Members) != c.Digest {
 			lost = append(lost, c.Name)
 			continue
 		}
 		members = append(members, chunk.Spec.Members...)
 	}
-	if lost != nil {
-		return FromStatus(members), &LostChunksError{Names: lost}
+	strays := make([]Stray, 0, len(found))
+	for name, chunk := range found {
+		strays = append(strays, Stray{Name: name, Created: chunk.CreationTimestamp.Time})
 	}
-	return FromStatus(members), nil
+	if lost != nil {
+		return FromStatus(members), strays, &LostChunksError{Names: lost}
+	}
+	return FromStatus(members), strays, nil
 }
 
 // Save writes, with server-side apply, the chunks of p that before (the

@@ -17,6 +17,7 @@ limitations under the License.
 package testenv
 
 import (
+	"bytes"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -98,7 +99,10 @@ func (t *faultTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	switch {
 	case req.URL.Query().Get("watch") == "true" && f.WatchLag > 0:
-		resp.Body = &laggingBody{ReadCloser: resp.Body, faults: f}
+		// A watch that lists first (client-go's streaming list) is held back
+		// from the end of its list on: a cache that never fills is not one
+		// that lags.
+		resp.Body = &laggingBody{ReadCloser: resp.Body, faults: f, listing: req.URL.Query().Get("sendInitialEvents") == "true"}
 	case writes(req.Method) && resp.StatusCode < 300 && f.draw() < f.LostAnswers:
 		// Made, but the client never hears of it.
 		_, _ = io.Copy(io.Discard, resp.Body)
@@ -119,14 +123,26 @@ func writes(method string) bool {
 }
 
 // laggingBody holds back each read of a watch's stream for a while: the
-// events arrive in order, late.
+// events arrive in order, late. While listing, it reads on until the
+// bookmark that ends the list.
 type laggingBody struct {
 	io.ReadCloser
-	faults *Faults
+	faults  *Faults
+	listing bool
+	tail    []byte
 }
+
+// listEnd marks the bookmark that ends the list a watch sends first.
+var listEnd = []byte("k8s.io/initial-events-end")
 
 func (b *laggingBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
+	if n > 0 && b.listing {
+		seen := append(b.tail, p[:n]...)
+		b.listing = !bytes.Contains(seen, listEnd)
+		b.tail = append(b.tail[:0], seen[max(0, len(seen)-len(listEnd)):]...)
+		return n, err
+	}
 	if n > 0 {
 		b.faults.held.Add(1)
 		time.Sleep(time.Duration(b.faults.draw() * float64(b.faults.WatchLag)))

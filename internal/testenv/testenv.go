@@ -42,6 +42,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
@@ -158,10 +159,11 @@ func (e *Env) Supervise(cfg *rest.Config, setup func(ctrl.Manager) error) (stop 
 			select {
 			case <-quit:
 				cancel()
-				<-done
+				<-done //nolint:errcheck // stopped on purpose: how it ended tells nothing
 				return
-			case <-done:
+			case err := <-done:
 				cancel()
+				log.Log.Info("A supervised manager ended by itself; starting a new one", "error", err)
 				time.Sleep(time.Second)
 			}
 		}

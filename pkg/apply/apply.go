@@ -289,6 +289,7 @@ func (e *Engine) write(ctx context.Context, p objectPlan, opts ApplyOptions) wri
 			w.conflict, reason = conflict, errors.New(conflict.Message())
 		}
 		w.change, w.err = changeOf(failed(ref, reason)), err
+		w.change.Unsure = !opts.DryRun && !answered(err)
 		return w
 	}
 	result, handed, err := e.handOver(ctx, result, p.desired, opts.DryRun)

@@ -74,6 +74,10 @@ type Change struct {
 	Fields []string
 	// Reason explains a Skipped or Failed object, or a preview that could not be exact.
 	Reason string
+	// Unsure marks a Failed apply that had no answer (a connection cut, a
+	// timeout): it may have been made, and the object may carry the set's
+	// label. An inventory records it without a UID, to be proven as such.
+	Unsure bool
 	// LabelledBy names, for a Foreign object, the field managers that wrote
 	// its part-of label and how, as its managedFields record them; empty
 	// when they do not say.

@@ -24,6 +24,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -104,6 +105,13 @@ func (e *Engine) reader() client.Reader {
 		return e.Reader
 	}
 	return e.Client
+}
+
+// answered reports whether err is the API server's answer to a request, as
+// opposed to no answer at all: a request that got none may have been made.
+func answered(err error) bool {
+	var status apierrors.APIStatus
+	return errors.As(err, &status)
 }
 
 // failed is the change of an object whose apply or prune failed with err.

@@ -19,6 +19,7 @@ package reliability
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -27,6 +28,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -42,8 +45,9 @@ import (
 // that the others are written and the status is not, and the operator is
 // stopped there, as a crash between chunk writes would leave it; a new one
 // must finish the change with nothing deleted that the set did not prune,
-// and every member recorded. Chunks of about 8 members make a set of 60
-// stand for one of 100,000.
+// every member recorded, and, once the chunks the first one left are old
+// enough to be no live writer's, no chunk that status does not name.
+// Chunks of about 8 members make a set of 60 stand for one of 100,000.
 var _ = Describe("The operator stopped between the writes of an inventory's chunks", func() {
 	It("finishes the change with no wrong deletion and every member recorded", func(ctx context.Context) {
 		layout := inventory.Layout{Inline: 20, PerChunk: 8}
@@ -62,9 +66,9 @@ var _ = Describe("The operator stopped between the writes of an inventory's chun
 			Labels: map[string]string{applyset.PartOfLabel: set.Status.ApplySetID}}}
 		Expect(k8sClient.Create(ctx, foreign)).To(Succeed())
 
-		By("refusing the write of one chunk, then replacing a third of the members")
-		refused := chunks[3].Name
-		refuseChunk(ctx, refused)
+		By("refusing the write of the fourth chunk, then replacing a third of the members")
+		refused := "refuse-chunk-" + ns
+		refuseChunk(ctx, refused, chunks[3].Name[:strings.LastIndex(chunks[3].Name, "-")+1])
 		versions := chunkVersions(ctx, ns, chunks)
 		Expect(updateResources(ctx, set, numberedConfigMaps(20, 80))).To(Succeed())
 		Eventually(func(g Gomega) {
@@ -73,15 +77,16 @@ var _ = Describe("The operator stopped between the writes of an inventory's chun
 				g.Expect(live).NotTo(HaveKey(fmt.Sprintf("cm-%d", i)), "not pruned yet")
 				g.Expect(live).To(HaveKey(fmt.Sprintf("cm-%d", 60+i)), "not applied yet")
 			}
-			g.Expect(written(versions, chunkVersions(ctx, ns, chunks))).To(BeNumerically(">", 0), "no chunk written yet")
+			g.Expect(len(chunksOf(ctx, ns, set.UID))).To(BeNumerically(">", len(chunks)), "no new chunk written yet")
 		}).WithTimeout(2 * time.Minute).Should(Succeed())
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
 		Expect(set.Status.Inventory.Chunks).To(Equal(chunks), "the status was written though a chunk was refused")
+		Expect(chunkVersions(ctx, ns, chunks)).To(Equal(versions), "a chunk status names was written over")
 
-		By("stopping the operator there, and starting a new one once the chunk may be written")
+		By("stopping the operator there, and starting a new one, an hour on, once the chunk may be written")
 		Expect(stop()).To(Succeed())
 		Expect(k8sClient.Delete(ctx, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: refused}})).To(Succeed())
-		stop = runOperatorWith(layout)
+		stop = runOperatorWith(layout, clocktesting.NewFakePassiveClock(time.Now().Add(time.Hour)))
 		DeferCleanup(func() { Expect(stop()).To(Succeed()) })
 		Eventually(func() bool {
 			if !ready(ctx, set)() {
@@ -102,16 +107,24 @@ var _ = Describe("The operator stopped between the writes of an inventory's chun
 		}
 		Expect(byName).To(Equal(live), "the inventory is not exactly the live members, by UID")
 		Expect(live).To(HaveLen(60))
+		var named []string
+		for _, c := range set.Status.Inventory.Chunks {
+			named = append(named, c.Name)
+		}
+		// They are collected right after the status that names the others.
+		Eventually(func() []string { return chunksOf(ctx, ns, set.UID) }).Should(ConsistOf(named), "chunks that no status names were left")
 	})
 })
 
-// runOperatorWith runs the operator with an inventory layout of small chunks.
-func runOperatorWith(layout inventory.Layout) func() error {
+// runOperatorWith runs the operator with an inventory layout of small
+// chunks, and the clock given, if any.
+func runOperatorWith(layout inventory.Layout, clocks ...clock.PassiveClock) func() error {
 	GinkgoHelper()
-	stop, err := env.RunManager(func(mgr ctrl.Manager) error {
-		return applysets.SetupWithManager(mgr, applysets.Options{ToolingVersion: "v0.1.0", DefaultServiceAccount: "default",
-			InventoryLayout: layout})
-	})
+	opts := applysets.Options{ToolingVersion: "v0.1.0", DefaultServiceAccount: "default", InventoryLayout: layout}
+	for _, c := range clocks {
+		opts.Clock = c
+	}
+	stop, err := env.RunManager(func(mgr ctrl.Manager) error { return applysets.SetupWithManager(mgr, opts) })
 	Expect(err).NotTo(HaveOccurred())
 	return stop
 }
@@ -130,20 +143,20 @@ func numberedConfigMaps(from, to int) []applyv1alpha1.Resource {
 }
 
 // refuseChunk installs, until the spec ends, a policy and a binding named
-// name refusing every write of the chunk of that name.
-func refuseChunk(ctx context.Context, name string) {
+// name refusing every write of a chunk whose name starts with prefix.
+func refuseChunk(ctx context.Context, name, prefix string) {
 	GinkgoHelper()
 	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
 			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
-				ResourceNames: []string{name},
 				RuleWithOperations: admissionregistrationv1.RuleWithOperations{
 					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
 					Rule: admissionregistrationv1.Rule{APIGroups: []string{applyv1alpha1.GroupVersion.Group}, APIVersions: []string{"*"},
 						Resources: []string{"applysetinventories"}},
 				}}}},
-			Validations: []admissionregistrationv1.Validation{{Expression: "false", Message: "refused by the spec"}},
+			Validations: []admissionregistrationv1.Validation{{Expression: fmt.Sprintf("!object.metadata.name.startsWith(%q)", prefix),
+				Message: "refused by the spec"}},
 		}}
 	Expect(k8sClient.Create(ctx, policy)).To(Succeed())
 	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
@@ -156,7 +169,7 @@ func refuseChunk(ctx context.Context, name string) {
 	})
 	// The policy takes effect shortly after it is created.
 	Eventually(func() error {
-		chunk := &applyv1alpha1.ApplySetInventory{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
+		chunk := &applyv1alpha1.ApplySetInventory{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: prefix + "probe"},
 			Spec: applyv1alpha1.ApplySetInventorySpec{Set: applyv1alpha1.InventorySet{Kind: "ApplySet", Name: "x", UID: "x"}}}
 		return k8sClient.Create(ctx, chunk, client.DryRunAll)
 	}).Should(MatchError(ContainSubstring("refused by the spec")))
@@ -188,13 +201,14 @@ func chunkVersions(ctx context.Context, ns string, named []applyv1alpha1.Invento
 	return out
 }
 
-// written counts the chunks whose resourceVersion changed.
-func written(before, after map[string]string) int {
-	n := 0
-	for name, v := range after {
-		if before[name] != v {
-			n++
-		}
+// chunksOf names the chunks of the set of uid in ns.
+func chunksOf(ctx context.Context, ns string, uid types.UID) []string {
+	GinkgoHelper()
+	list := &applyv1alpha1.ApplySetInventoryList{}
+	Expect(k8sClient.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{applyv1alpha1.InventoryOfLabel: string(uid)})).To(Succeed())
+	var names []string
+	for _, c := range list.Items {
+		names = append(names, c.Name)
 	}
-	return n
+	return names
 }

@@ -24,8 +24,10 @@ type Member struct {
 	// uid is the member's UID as the set applied it. Prune and deletion act
 	// on an object only while its UID is listed here: a part-of label anyone
 	// may write proves nothing, and status is written by the operator alone.
-	// Empty for members recorded before UIDs were kept, until the next
-	// reconcile records theirs.
+	// Empty for members recorded before UIDs were kept, and for an object
+	// whose apply had no answer (it may have been made), until the next
+	// reconcile records theirs; such an entry proves an object only while
+	// the operator's own apply wrote its part-of label.
 	// +kubebuilder:validation:MaxLength=36
 	// +optional
 	UID string `json:"uid,omitempty"` //nolint:kubeapilinter // "" for members recorded before UIDs were kept.

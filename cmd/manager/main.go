@@ -204,7 +204,7 @@ func main() {
 	zapOpts := zap.Options{Development: false}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
-	ctrl.SetLogger(settlingLogger(zap.New(zap.UseFlagOptions(&zapOpts)), &rotatorSettling))
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 
 	if err := opts.validate(); err != nil {
 		setupLog.Error(err, "Invalid flags")

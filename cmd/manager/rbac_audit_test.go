@@ -129,9 +129,6 @@ var _ = Describe("The operator's own rights", func() {
 		By("phase 1: the policy backend, certificates rotated through the webhook Service, leader election and secure metrics")
 		certDir := GinkgoT().TempDir()
 		metricsPort := freePort()
-		// The suite's other spec runs a rotator in this process too.
-		certRotatorName = "cert-rotator-audit"
-		DeferCleanup(func() { certRotatorName = "cert-rotator" })
 		stop := runOperator(env, operator, metricsPort,
 			"--featuregate-backend=auto", "--webhook-service="+operatorNamespace+"/applyset-operator-webhook-service",
 			"--webhook-port="+strconv.Itoa(freePort()), "--webhook-cert-dir="+certDir)
@@ -139,7 +136,7 @@ var _ = Describe("The operator's own rights", func() {
 		Eventually(func(g Gomega) {
 			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(secret), secret)).To(Succeed())
 			g.Expect(secret.Data).To(HaveKey("ca.crt"))
-		}).Should(Succeed(), "the rotator wrote no certificate")
+		}).Should(Succeed(), "the rotation wrote no certificate")
 		for _, name := range []string{"ca.crt", "tls.crt", "tls.key"} {
 			Expect(os.WriteFile(filepath.Join(certDir, name), secret.Data[name], 0o600)).To(Succeed())
 		}
@@ -147,7 +144,7 @@ var _ = Describe("The operator's own rights", func() {
 			config := &admissionv1.ValidatingWebhookConfiguration{}
 			g.Expect(c.Get(ctx, client.ObjectKey{Name: applysets.DefaultValidationConfiguration}, config)).To(Succeed())
 			g.Expect(config.Webhooks).To(ConsistOf(HaveField("ClientConfig.CABundle", Equal(secret.Data["ca.crt"]))))
-		}).Should(Succeed(), "the registrar and the rotator did not fill in the shipped configuration")
+		}).Should(Succeed(), "the registrar did not fill in the shipped configuration with the CA")
 
 		tenant, err := testenv.TenantNamespace(ctx, c, "tenant-")
 		Expect(err).NotTo(HaveOccurred())

@@ -25,9 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/open-policy-agent/cert-controller/pkg/rotator"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
@@ -38,18 +36,14 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/webhooks"
 )
 
-// certRotatorName names the certificate rotator's controller. Controller
-// names are unique within a process, and the manager's tests start several
-// managers in one.
-var certRotatorName = "cert-rotator"
-
 // defaultCertDir is controller-runtime's default, where the Deployment mounts
 // the certificate Secret.
 var defaultCertDir = filepath.Join(os.TempDir(), "k8s-webhook-server", "serving-certs")
 
 // The certificate rotation updates the certificate Secret, by name, in the
 // operator's namespace: config/rbac/webhook_cert_role.yaml grants that, as a
-// Role, which kubebuilder markers cannot limit to one name and namespace.
+// Role, which kubebuilder markers cannot limit to one name and namespace. It
+// reads it, as every object, with the metadata index's get on */*.
 
 // webhookOptions say where the operator's webhooks are served (the feature-gate
 // field dropper and the ApplySet validator) and how the API server reaches and
@@ -132,38 +126,23 @@ func setupWebhooks(mgr ctrl.Manager, o webhookOptions, backend featuregates.Back
 	if err != nil {
 		return err
 	}
-	certsReady := make(chan struct{})
+	server := webhook.NewServer(webhook.Options{Port: o.port, CertDir: o.certDir, TLSOpts: tlsOpts})
+	serving := &deferredServer{Server: server, ready: closed()}
 	if ep.Service != nil && o.certRotation {
-		rotatorSettling.openFrom(time.Now())
 		svc := ep.Service
-		// Both configurations are part of the install (config/webhook): the
-		// rotator finds them from its first pass, and the operator, which
-		// may update them by name only, creates neither.
-		if err := rotator.AddRotator(mgr, &rotator.CertRotator{
-			SecretKey:      types.NamespacedName{Namespace: svc.Namespace, Name: o.certSecret},
-			CertDir:        o.certDir,
-			CAName:         "applyset-operator-ca",
-			CAOrganization: "applyset-operator",
-			DNSName:        svc.Name + "." + svc.Namespace + ".svc",
-			ExtraDNSNames:  []string{svc.Name + "." + svc.Namespace + ".svc.cluster.local"},
-			IsReady:        certsReady,
-			Webhooks: []rotator.WebhookInfo{
-				{Name: o.configuration, Type: rotator.Mutating},
-				{Name: applysets.DefaultValidationConfiguration, Type: rotator.Validating},
-			},
-			FieldOwner:     identity.CertsFieldManager,
-			ControllerName: certRotatorName,
-			// Every replica serves the webhook, so every replica needs the files.
-			RequireLeaderElection: false,
-		}); err != nil {
+		// The install ships the Secret, and both configurations the
+		// registrars write the CA into: the operator creates none of them.
+		ep.Certs = &webhooks.Certs{
+			Secret:   types.NamespacedName{Namespace: svc.Namespace, Name: o.certSecret},
+			DNSNames: []string{svc.Name + "." + svc.Namespace + ".svc", svc.Name + "." + svc.Namespace + ".svc.cluster.local"},
+			CertDir:  o.certDir, Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), FieldManager: identity.CertsFieldManager,
+		}
+		if err := mgr.Add(ep.Certs); err != nil {
 			return fmt.Errorf("setting up certificate rotation: %w", err)
 		}
-	} else {
-		close(certsReady)
+		serving.ready = ep.Certs.Ready()
 	}
-
-	server := webhook.NewServer(webhook.Options{Port: o.port, CertDir: o.certDir, TLSOpts: tlsOpts})
-	if err := mgr.Add(&deferredServer{Server: server, ready: certsReady}); err != nil {
+	if err := mgr.Add(serving); err != nil {
 		return err
 	}
 	if err := mgr.AddReadyzCheck("webhook", server.StartedChecker()); err != nil {
@@ -180,8 +159,15 @@ func setupWebhooks(mgr ctrl.Manager, o webhookOptions, backend featuregates.Back
 	})
 }
 
+// closed is a channel already closed.
+func closed() <-chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}
+
 // deferredServer starts the webhook server once its certificate exists: the
-// rotator writes the Secret, and the kubelet then updates the mounted files.
+// rotation writes the Secret, and the kubelet then updates the mounted files.
 type deferredServer struct {
 	webhook.Server
 	ready <-chan struct{}

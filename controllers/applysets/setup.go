@@ -130,6 +130,14 @@ type Options struct {
 	Replicas *replicas.Roster
 }
 
+// clock is Clock, or the system's.
+func (o Options) clock() clock.PassiveClock {
+	if o.Clock == nil {
+		return clock.RealClock{}
+	}
+	return o.Clock
+}
+
 // DefaultConcurrency lets a large set not hold up the small ones: each set
 // also has up to apply.DefaultConcurrency requests in flight, which API
 // Priority and Fairness queues fairly with everyone else's. Sixteen made
@@ -157,10 +165,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			return err
 		}
 	}
-	clk := opts.Clock
-	if clk == nil {
-		clk = clock.RealClock{}
-	}
+	clk := opts.clock()
 	probe, chunks, err := newProbes(mgr, clk)
 	if err != nil {
 		return err

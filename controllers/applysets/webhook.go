@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
@@ -44,7 +45,7 @@ import (
 // As the feature gates' configuration, the ValidatingWebhookConfiguration is
 // shipped by the install and written by name only.
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=list;watch
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=update;patch,resourceNames=applyset-operator-applysets
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=patch,resourceNames=applyset-operator-applysets
 
 const (
 	// validationPath is where the webhook that checks sets is served.
@@ -102,6 +103,10 @@ type ValidationRegistrar struct {
 // replica answers, sets are admitted, and a bad expression stalls the set
 // at reconcile instead.
 func (r *ValidationRegistrar) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
+	if r.Endpoint.Pending() {
+		log.FromContext(ctx).V(1).Info("Waiting for the webhook certificate before writing the entry")
+		return reconcile.Result{}, nil // its CA's arrival queues the configuration again
+	}
 	entry := admissionv1ac.ValidatingWebhook().
 		WithName("healthchecks.apply.applyset.dev").
 		WithClientConfig(r.Endpoint.ClientConfig(validationPath)).
@@ -160,7 +165,7 @@ func (r *ValidationRegistrar) SetupWithManager(mgr ctrl.Manager) error {
 		r.Configuration = DefaultValidationConfiguration
 	}
 	key := reconcile.Request{NamespacedName: client.ObjectKey{Name: r.Configuration}}
-	return ctrl.NewControllerManagedBy(mgr).
+	return r.Endpoint.WatchCA(ctrl.NewControllerManagedBy(mgr), key).
 		Named("applyset-validation-webhook").
 		WatchesRawSource(source.Func(func(_ context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
 			q.Add(key)

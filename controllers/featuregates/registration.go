@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -52,10 +53,10 @@ const (
 )
 
 // The operator writes only its own MutatingWebhookConfiguration, which the
-// install ships (config/webhook), by name: entries by server-side apply (patch),
-// caBundle by the certificate rotation (update). It never creates it.
+// install ships (config/webhook), by name: its entries, caBundle included, by
+// server-side apply (patch). It never creates it.
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations,verbs=list;watch
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations,verbs=update;patch,resourceNames=applyset-operator-featuregates
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations,verbs=patch,resourceNames=applyset-operator-featuregates
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get
 
 // Registrar keeps the operator's MutatingWebhookConfiguration in step with the
@@ -95,13 +96,16 @@ func (r *Registrar) Reconcile(ctx context.Context, _ reconcile.Request) (reconci
 // register writes the configuration with one entry per object of gates whose
 // CRD exists; it does not create the configuration, which the install ships.
 func (r *Registrar) register(ctx context.Context, gates []featuresv1alpha1.CustomFeatureGates) error {
+	if r.Endpoint.Pending() {
+		log.FromContext(ctx).V(1).Info("Waiting for the webhook certificate before writing the entries")
+		return nil // its CA's arrival queues the configuration again
+	}
 	desired, err := r.desiredWebhooks(ctx, gates)
 	if err != nil {
 		return err
 	}
-	// The apply holds every entry the operator wants: server-side apply
-	// removes the ones it leaves out, together with the caBundle a
-	// certificate rotator wrote into them (under identity.CertsFieldManager).
+	// The apply holds every entry the operator wants, each with its
+	// caBundle: server-side apply removes the ones it leaves out.
 	config := admissionv1ac.MutatingWebhookConfiguration(r.Configuration).WithWebhooks(desired...)
 	if owner, err := r.Endpoint.Owner(ctx, r.Reader); err != nil {
 		return err
@@ -258,7 +262,7 @@ func (r *Registrar) SetupWithManager(mgr ctrl.Manager) error {
 	key := []reconcile.Request{{NamespacedName: client.ObjectKey{Name: r.Configuration}}}
 	toKey := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request { return key })
 	cache := mgr.GetCache()
-	return ctrl.NewControllerManagedBy(mgr).
+	return r.Endpoint.WatchCA(ctrl.NewControllerManagedBy(mgr), key[0]).
 		Named("featuregate-webhooks").
 		Watches(&featuresv1alpha1.CustomFeatureGates{}, toKey).
 		WatchesMetadata(&apiextensionsv1.CustomResourceDefinition{}, handler.EnqueueRequestsFromMapFunc(

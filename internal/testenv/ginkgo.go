@@ -21,7 +21,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -51,17 +50,12 @@ func StartForSpecsWith(ctx context.Context, opts controlplane.Options) *Env {
 	return env
 }
 
-// CaptureLogs sends the operator's logs, through the wrap a manager's main
-// gives its logger (nil for none), to the returned buffer as well as to the
-// GinkgoWriter. Call it before anything logs: controller-runtime's loggers
-// keep the first logger set in a process.
-func CaptureLogs(wrap func(logr.Logger) logr.Logger) *SyncBuffer {
+// CaptureLogs sends the operator's logs to the returned buffer as well as to
+// the GinkgoWriter. Call it before anything logs: controller-runtime's
+// loggers keep the first logger set in a process.
+func CaptureLogs() *SyncBuffer {
 	logs := &SyncBuffer{}
-	l := zap.New(zap.WriteTo(io.MultiWriter(ginkgo.GinkgoWriter, logs)), zap.UseDevMode(true))
-	if wrap != nil {
-		l = wrap(l)
-	}
-	logf.SetLogger(l)
+	logf.SetLogger(zap.New(zap.WriteTo(io.MultiWriter(ginkgo.GinkgoWriter, logs)), zap.UseDevMode(true)))
 	return logs
 }
 

@@ -27,7 +27,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	admissionv1ac "k8s.io/client-go/applyconfigurations/admissionregistration/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 )
 
 // Endpoint says how the API server reaches the manager's webhook server.
@@ -40,9 +44,17 @@ type Endpoint struct {
 	// URL is the webhook server's base URL (https://host:port) when the
 	// manager runs outside the cluster; used when Service is nil.
 	URL string
-	// CABundle is the PEM bundle that verifies the serving certificate. Leave
-	// it empty when a certificate rotator injects it.
+	// CABundle is the PEM bundle that verifies the serving certificate.
 	CABundle []byte
+	// Certs, when set, issues the serving certificate, and its CA is the
+	// bundle: an entry is written only once it is known (Pending).
+	Certs *Certs
+}
+
+// Pending reports whether the CA bundle an entry must carry is not known
+// yet: writing the entry without it would take a caBundle out.
+func (ep Endpoint) Pending() bool {
+	return ep.Certs != nil && ep.Certs.CABundle() == nil
 }
 
 // ClientConfig is the client configuration of an entry served at path.
@@ -57,8 +69,12 @@ func (ep Endpoint) ClientConfig(path string) *admissionv1ac.WebhookClientConfigA
 	} else {
 		clientConfig.WithURL(ep.URL + path)
 	}
-	if len(ep.CABundle) > 0 {
-		clientConfig.WithCABundle(ep.CABundle...)
+	bundle := ep.CABundle
+	if ep.Certs != nil {
+		bundle = ep.Certs.CABundle()
+	}
+	if len(bundle) > 0 {
+		clientConfig.WithCABundle(bundle...)
 	}
 	return clientConfig
 }
@@ -75,4 +91,14 @@ func (ep Endpoint) Owner(ctx context.Context, reader client.Reader) (*metav1ac.O
 		return nil, fmt.Errorf("reading the webhook Service's Namespace %s: %w", ep.Service.Namespace, err)
 	}
 	return metav1ac.OwnerReference().WithAPIVersion("v1").WithKind("Namespace").WithName(ns.Name).WithUID(ns.UID), nil
+}
+
+// WatchCA adds to b a watch that queues key each time the CA of ep's Certs
+// changes, so that the registrar writes it into its entries; none without Certs.
+func (ep Endpoint) WatchCA(b *builder.Builder, key reconcile.Request) *builder.Builder {
+	if ep.Certs == nil {
+		return b
+	}
+	return b.WatchesRawSource(source.Channel(ep.Certs.Changes(),
+		handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request { return []reconcile.Request{key} })))
 }

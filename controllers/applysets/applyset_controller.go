@@ -123,7 +123,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	}
 
 	before := reportedOf(set)
-	o, onlyHealth := r.recheck(ctx, set)
+	o, onlyHealth := r.recheck(ctx, rec)
 	if !onlyHealth {
 		weight := r.inputWeight(set)
 		if err := r.inputs.Acquire(ctx, weight); err != nil {

@@ -18,7 +18,6 @@ package applysets
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -34,7 +33,6 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/requeue"
 	"github.com/applyset-operator/applyset-operator/internal/setrun"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
-	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/text"
 )
 
@@ -42,51 +40,79 @@ import (
 const ReasonMembersKept = "MembersKept"
 
 // reconcileDelete releases the members of a set being deleted, as its
-// deletionPolicy says, then lets it go. Only members the set's inventory
-// proves are deleted or released; a set that changes nothing (suspended or
-// previewing), and every set while the operator is being uninstalled, leaves
-// them all as they are.
+// deletionPolicy says, then lets it go: a list of phases over the scope
+// apply's phases run on, then one place that decides what the deletion
+// leads to (afterDeletion). Only members the set's inventory proves are
+// deleted or released; a set that changes nothing (suspended or
+// previewing), and every set while the operator is being uninstalled,
+// leaves them all as they are.
 func (r *Reconciler) reconcileDelete(ctx context.Context, rec *record) (reconcile.Result, error) {
-	set := rec.set
-	if !controllerutil.ContainsFinalizer(set, applyv1alpha1.MembersFinalizer) {
+	if !controllerutil.ContainsFinalizer(rec.set, applyv1alpha1.MembersFinalizer) {
 		return reconcile.Result{}, nil
 	}
-	why, err := r.keepsMembers(ctx, set)
-	if err != nil {
-		return r.deletionBlocked(set, err)
+	s := r.newScope(rec)
+	phases := []phase{r.keepPhase, releasesPhase, r.actorPhase, r.enginePhase, r.approvalPhase, r.releasePhase}
+	for _, p := range phases {
+		if !p(ctx, s) {
+			break
+		}
 	}
-	if why != "" {
+	return r.afterDeletion(ctx, s)
+}
+
+// deletion is what the phases of a deletion found.
+type deletion struct {
+	// kept says why every member stays as it is; unsure that it could not
+	// be told whether they must.
+	kept   string
+	unsure error
+	// waiting names what the deletion still waits for; awaiting is its
+	// plan while that waits for approval.
+	waiting  string
+	awaiting *awaitingDeletion
+}
+
+// afterDeletion lets the set go, or says why it stays: it waits for its
+// members to go or for an approval, or releasing them failed.
+func (r *Reconciler) afterDeletion(ctx context.Context, s *scope) (reconcile.Result, error) {
+	set, d := s.set, s.del
+	switch {
+	case d.unsure != nil:
+		return r.deletionBlocked(set, d.unsure)
+	case d.kept != "":
 		r.recorder.Eventf(set, nil, "Normal", ReasonMembersKept, "Delete", "%s", text.Truncate(
-			fmt.Sprintf("Deleted without touching its %d members: %s", ptr.Deref(set.GetSetStatus().MemberCount, 0), why), maxEventMessage))
-		return r.letGo(ctx, rec)
+			fmt.Sprintf("Deleted without touching its %d members: %s", ptr.Deref(set.GetSetStatus().MemberCount, 0), d.kept), maxEventMessage))
+	case d.awaiting != nil:
+		r.markDeletionAwaiting(set, d.awaiting)
+		return reconcile.Result{}, nil // approving changes the spec, which wakes the set
+	case s.o.err != nil && !r.namespaceTerminating(ctx, set):
+		return r.deletionBlocked(set, s.o.err)
+	case s.o.err != nil:
+		// The namespace is going, and with it the set's ServiceAccount and
+		// its RoleBindings: what lives in the namespace goes too, and
+		// waiting would hold the namespace forever.
+		r.recorder.Eventf(set, nil, "Warning", applyv1alpha1.ReasonDeletionBlocked, "Delete", "%s", text.Truncate(
+			"The namespace is being deleted; members outside it may be left: "+s.o.err.Error(), maxEventMessage))
+	case d.waiting != "":
+		// Members go in reverse apply order, each group once the one before
+		// it is gone: a namespace is not torn down under live workloads.
+		markProgressing(set.GetSetStatus(), set.GetGeneration(), applyv1alpha1.ReasonDeleting, "Deleting the members: "+d.waiting,
+			"Deleting the members: "+d.waiting, false)
+		return reconcile.Result{RequeueAfter: requeue.Jitter(waitDelay(0))}, nil
 	}
-	parent := applyset.ParseParent(r.parentKey(set), set.GetLabels(), set.GetAnnotations())
-	if identity.ReleasesMembersOf(parent) {
-		waiting, err := r.releaseMembers(ctx, rec, parent)
-		if err == nil && waiting != "" {
-			// Members go in reverse apply order, each group once the one
-			// before it is gone: a namespace is not torn down under live workloads.
-			markProgressing(set.GetSetStatus(), set.GetGeneration(), applyv1alpha1.ReasonDeleting, "Deleting the members: "+waiting,
-				"Deleting the members: "+waiting, false)
-			return reconcile.Result{RequeueAfter: requeue.Jitter(waitDelay(0))}, nil
-		}
-		var waitingForApproval *awaitingDeletion
-		if errors.As(err, &waitingForApproval) {
-			r.markDeletionAwaiting(set, waitingForApproval)
-			return reconcile.Result{}, nil // approving changes the spec, which wakes the set
-		}
-		if err != nil {
-			if !r.namespaceTerminating(ctx, set) {
-				return r.deletionBlocked(set, err)
-			}
-			// The namespace is going, and with it the set's ServiceAccount and
-			// its RoleBindings: what lives in the namespace goes too, and
-			// waiting would hold the namespace forever.
-			r.recorder.Eventf(set, nil, "Warning", applyv1alpha1.ReasonDeletionBlocked, "Delete", "%s", text.Truncate(
-				"The namespace is being deleted; members outside it may be left: "+err.Error(), maxEventMessage))
-		}
-	}
-	return r.letGo(ctx, rec)
+	return r.letGo(ctx, s.rec)
+}
+
+// keepPhase stops a deletion that must leave every member as it is.
+func (r *Reconciler) keepPhase(ctx context.Context, s *scope) bool {
+	s.del.kept, s.del.unsure = r.keepsMembers(ctx, s.set)
+	return s.del.kept == "" && s.del.unsure == nil
+}
+
+// releasesPhase stops the deletion of a set whose labels are not the
+// operator's: it never labelled a member.
+func releasesPhase(_ context.Context, s *scope) bool {
+	return identity.ReleasesMembersOf(s.parent)
 }
 
 // keepsMembers says why deleting the set must leave every member as it is,
@@ -125,56 +151,35 @@ func (r *Reconciler) letGo(ctx context.Context, rec *record) (reconcile.Result, 
 	return reconcile.Result{}, nil
 }
 
-// releaseMembers deletes (deletionPolicy Delete) or disbands (Orphan) the
+// releasePhase deletes (deletionPolicy Delete) or disbands (Orphan) the
 // members the inventory proves, as one run of the set (setrun.Delete): the
-// same code previews the deletion in the plugin. It returns what the
-// deletion still waits for; an *awaitingDeletion while its plan awaits
-// approval.
-func (r *Reconciler) releaseMembers(ctx context.Context, rec *record, parent applyset.Parent) (string, error) {
-	set := rec.set
-	act, err := r.actorOf(set)
+// same code previews the deletion in the plugin. It records what the
+// deletion still waits for, or the plan that awaits approval.
+func (r *Reconciler) releasePhase(ctx context.Context, s *scope) bool {
+	members, _, err := s.rec.load(ctx)
 	if err != nil {
-		return "", err
+		return s.stop(applyv1alpha1.ReasonDeletionBlocked, false, err)
 	}
-	engine, _, err := r.engine(ctx, act)
-	if err != nil {
-		return "", err
-	}
-	mode, err := r.approvalMode(ctx, set)
-	if err != nil {
-		return "", err
-	}
-	if mode != applyv1alpha1.ApprovalAuto {
-		if err := r.approvalEnforced(ctx, set); err != nil {
-			return "", err
-		}
-	}
-	members, _, err := rec.load(ctx)
-	if err != nil {
-		return "", err
-	}
-	run := &setrun.Run{Mode: setrun.Delete, Set: set, Stored: set.GetSetStatus(), Members: members, Parent: parent, Engine: engine, Approval: mode,
-		Identity: act.String(), Writes: &setWrites{rec: rec}}
+	run := &setrun.Run{Mode: setrun.Delete, Set: s.set, Stored: s.set.GetSetStatus(), Members: members, Parent: s.parent,
+		Engine: s.engine, Approval: s.o.approvalMode(), Identity: s.act.String(), Writes: &setWrites{rec: s.rec}}
 	res := run.Do(ctx)
 	if a := res.Approval; a != nil && a.Awaiting {
-		return "", &awaitingDeletion{digest: a.Digest, deletes: a.Held}
+		s.del.awaiting = &awaitingDeletion{digest: a.Digest, deletes: a.Held}
+		return false
 	}
 	if a := res.Approval; a != nil && a.Spent {
-		r.approvedDeletion(set, a.Digest)
+		r.approvedDeletion(s.set, a.Digest)
 	}
 	if res.Err != nil {
-		return "", res.Err
+		return s.stop(applyv1alpha1.ReasonDeletionBlocked, false, res.Err)
 	}
-	cs := res.Pruned
-	r.recordRelease(set, cs)
-	if waiting := waitingDeletes(cs); waiting != "" {
-		return waiting, nil
-	}
-	if n := cs.Count(apply.Pruned); n > 0 {
+	r.recordRelease(s.set, res.Pruned)
+	s.del.waiting = waitingDeletes(res.Pruned)
+	if n := res.Pruned.Count(apply.Pruned); s.del.waiting == "" && n > 0 {
 		// Look again: the set goes once no member is left, finalizers and all.
-		return fmt.Sprintf("waiting for the %d members just deleted to be gone", n), nil
+		s.del.waiting = fmt.Sprintf("waiting for the %d members just deleted to be gone", n)
 	}
-	return "", nil
+	return true
 }
 
 // recordRelease says what the deletion did to the members, and what it left.

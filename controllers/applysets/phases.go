@@ -42,6 +42,18 @@ type scope struct {
 	engine  *apply.Engine
 	sources client.Reader
 	o       outcome
+	// waiting are the members a recheck looks at; del what a deletion found.
+	waiting []apply.ObjectRef
+	del     deletion
+}
+
+// newScope is the scope of one reconcile of the set rec writes.
+func (r *Reconciler) newScope(rec *record) *scope {
+	set := rec.set
+	spec := set.GetCommonSpec()
+	key := r.parentKey(set)
+	return &scope{set: set, rec: rec, spec: spec, parent: applyset.ParseParent(key, set.GetLabels(), set.GetAnnotations()),
+		o: outcome{setID: key.ID(), dryRun: spec.DryRunEnabled(), now: r.now(), timeout: timeout(spec)}}
 }
 
 // phase is one step of a reconcile. It returns false when the set stops
@@ -53,11 +65,7 @@ type phase func(ctx context.Context, s *scope) bool
 // dependencies or its delivery windows, then read, apply and prune it as
 // that identity.
 func (r *Reconciler) reconcileNormal(ctx context.Context, rec *record) outcome {
-	set := rec.set
-	spec := set.GetCommonSpec()
-	key := r.parentKey(set)
-	s := &scope{set: set, rec: rec, spec: spec, parent: applyset.ParseParent(key, set.GetLabels(), set.GetAnnotations()),
-		o: outcome{setID: key.ID(), dryRun: spec.DryRunEnabled(), now: r.now(), timeout: timeout(spec)}}
+	s := r.newScope(rec)
 	phases := []phase{checkParentPhase, r.checksPhase, r.actorPhase, r.enginePhase, r.approvalPhase, r.dependenciesPhase, r.windowsPhase, r.runPhase}
 	for _, p := range phases {
 		if !p(ctx, s) {

@@ -93,48 +93,50 @@ func (r *Reconciler) forget(key client.ObjectKey) {
 }
 
 // recheck looks again only at the members a set waits for, when nothing
-// else can have changed (see waitingOnly). Reading them is all it costs. It
-// reports false when a full reconcile is needed.
-func (r *Reconciler) recheck(ctx context.Context, set applyv1alpha1.Set) (outcome, bool) {
-	refs, ok := r.waitingOnly(ctx, set)
-	if !ok {
-		return outcome{}, false
+// else can have changed (see waitingOnly): a list of phases over the scope
+// apply's phases run on. Reading them is all it costs. It reports false
+// when a full reconcile is needed, which then says what stopped this one.
+func (r *Reconciler) recheck(ctx context.Context, rec *record) (outcome, bool) {
+	s := r.newScope(rec)
+	for _, p := range []phase{r.waitingOnlyPhase, r.checksPhase, r.actorPhase, r.enginePhase, r.judgeWaitingPhase} {
+		if !p(ctx, s) {
+			return outcome{}, false
+		}
 	}
-	spec := set.GetCommonSpec()
-	checker, err := setrun.Checker(spec.HealthChecks, r.healthCheckBudget())
+	return s.o, true
+}
+
+func (r *Reconciler) waitingOnlyPhase(ctx context.Context, s *scope) bool {
+	var ok bool
+	s.waiting, ok = r.waitingOnly(ctx, s.set)
+	return ok
+}
+
+// judgeWaitingPhase reads the members the set waits for, as its identity,
+// and judges them with its checks; a member gone needs the full apply.
+func (r *Reconciler) judgeWaitingPhase(ctx context.Context, s *scope) bool {
+	objects, err := s.engine.Read(ctx, s.waiting)
 	if err != nil {
-		return outcome{}, false
-	}
-	act, err := r.actorOf(set)
-	if err != nil {
-		return outcome{}, false
-	}
-	engine, _, err := r.engine(ctx, act)
-	if err != nil {
-		return outcome{}, false
-	}
-	objects, err := engine.Read(ctx, refs)
-	if err != nil {
-		return outcome{}, false
+		return false
 	}
 	judged := &memberHealth{}
-	judged.summary.Current = int(ptr.Deref(set.GetSetStatus().Health.Current, 0))
-	for _, ref := range refs {
+	judged.summary.Current = int(ptr.Deref(s.set.GetSetStatus().Health.Current, 0))
+	for _, ref := range s.waiting {
 		obj := objects[ref]
 		if obj == nil {
-			return outcome{}, false // a member went away: the apply puts it back
+			return false // a member went away: the apply puts it back
 		}
-		result := checker.Judge(obj)
+		result := s.checker.Judge(obj)
 		judged.summary.Add(result)
 		if result.Status != "Current" {
 			judged.unhealthy = append(judged.unhealthy, unhealthyMember{ref: ref, result: result})
 		}
 	}
-	o := outcome{setID: r.parentKey(set).ID(), health: judged, now: r.now(), timeout: timeout(spec), recheck: true}
-	if checker.Exhausted() {
-		o = failure(o, applyv1alpha1.ReasonBudgetExceeded, true, setrun.HealthBudgetError(r.healthCheckBudget()))
+	s.o.health, s.o.recheck = judged, true
+	if s.checker.Exhausted() {
+		s.o = failure(s.o, applyv1alpha1.ReasonBudgetExceeded, true, setrun.HealthBudgetError(r.healthCheckBudget()))
 	}
-	return o, true
+	return true
 }
 
 // waitingOnly returns the members a set waits for, when a look at them is

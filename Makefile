@@ -110,10 +110,11 @@ test-e2e: ## Run the e2e suite: the operator installed from dist/install.yaml an
 		bin/e2e.test -test.v -test.timeout 20m -ginkgo.v $(if $(E2E_FOCUS),-ginkgo.focus '$(E2E_FOCUS)')
 
 .PHONY: reliability
-reliability: control-plane ## Run the reliability suite at scale: restarts over 1,000 objects 5 times, 50 sets of 100 at once, writers for a minute, one set of 100,000.
+reliability: control-plane ## Run the reliability suite at scale: restarts over 1,000 objects 5 times, 50 sets of 100 at once, writers for a minute, one set of 100,000, the race hunt over 10 seeds.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" RELIABILITY_OBJECTS=$${RELIABILITY_OBJECTS:-1000} RELIABILITY_RUNS=$${RELIABILITY_RUNS:-5} \
 		RELIABILITY_SETS=$${RELIABILITY_SETS:-50} RELIABILITY_SET_OBJECTS=$${RELIABILITY_SET_OBJECTS:-100} RELIABILITY_WINDOW=$${RELIABILITY_WINDOW:-60} \
 		RELIABILITY_PARENTS=$${RELIABILITY_PARENTS:-2000} RELIABILITY_CHURN=$${RELIABILITY_CHURN:-60} RELIABILITY_BIG_SET=$${RELIABILITY_BIG_SET:-100000} \
+		RELIABILITY_RACE_SEEDS=$${RELIABILITY_RACE_SEEDS:-10} RELIABILITY_RACE_SECONDS=$${RELIABILITY_RACE_SECONDS:-30} \
 		$(GO) test -count=1 -timeout 60m -v ./test/reliability/ -ginkgo.v
 
 .PHONY: fuzz

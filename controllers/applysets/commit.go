@@ -19,6 +19,8 @@ package applysets
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -47,6 +49,9 @@ type changes struct {
 	placed *inventory.Placed
 }
 
+// records reports whether the run changes the record at all.
+func (c changes) records() bool { return c.next != nil && c.placed != nil }
+
 // commit writes the status the reconcile reports, with the members the run
 // recorded. The chunks status will name are saved first, then status, the
 // one commit point, then the chunks nothing names any more are collected.
@@ -63,9 +68,11 @@ func (rec *record) commit(ctx context.Context, c changes) error {
 	defer cancel()
 	err := rec.commitWithin(ctx, c)
 	switch {
+	case !c.records() || rec.read == nil:
+		// The run recorded nothing: what an earlier one could not record waits on.
 	case err == nil:
 		rec.r.unrecorded.Delete(client.ObjectKeyFromObject(rec.set))
-	case c.next != nil && rec.read != nil:
+	default:
 		// Kept for this process's next run of the set, which carries them
 		// onto the record it reads.
 		rec.r.unrecorded.Store(client.ObjectKeyFromObject(rec.set), pending{base: *rec.read, next: *c.next})
@@ -181,13 +188,16 @@ func (rec *record) rebase(ctx context.Context, report *applyv1alpha1.ApplySetSta
 	*applyv1alpha1.ApplySetStatus, *inventory.Placed, error) {
 	to := rebaseReport(rec.stored, report, rec.set.GetGeneration())
 	switch {
-	case c.next == nil || c.placed == nil || rec.read == nil:
+	case !c.records() || rec.read == nil:
 		return to, nil, nil
 	case !rec.moved:
-		setRecord(to, *c.next, *c.placed)
-		return to, c.placed, nil
+		placed := c.placed.Named(rec.stored.Inventory, nonce())
+		setRecord(to, *c.next, placed)
+		return to, &placed, nil
 	}
-	stored, lost, _, err := rec.r.loadInventory(ctx, rec.set, rec.stored)
+	// A chunk missing here may be one the next writer collected: the
+	// write's precondition then fails, and the next try reads again.
+	stored, lost, _, _, err := rec.r.loadInventory(ctx, rec.set, rec.stored)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading the set's inventory as stored: %w", err)
 	}
@@ -200,8 +210,18 @@ func (rec *record) rebase(ctx context.Context, report *applyv1alpha1.ApplySetSta
 		return to, nil, nil
 	}
 	placed.Lost = lost
+	placed = placed.Named(rec.stored.Inventory, nonce())
 	setRecord(to, merged, placed)
 	return to, &placed, nil
+}
+
+// nonce tells apart the chunks of one write of status from any other's.
+func nonce() string {
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail
+	}
+	return hex.EncodeToString(b)
 }
 
 // rebaseReport is report written over stored: what a reconcile of

@@ -51,21 +51,25 @@ const inventoryPolicyRefusal = "applyset-inventory' with binding"
 
 // loadInventory reads the set's members, from status or the chunks it
 // names, and the chunks of the set status does not name. Lost chunks are
-// told (a Warning Event) and named, to be written again; the members of
-// the others are returned: the lost ones are unproven, so left alone.
+// named, to be written again, with lostErr saying so; the members of the
+// others are returned: the lost ones are unproven, so left alone.
 func (r *Reconciler) loadInventory(ctx context.Context, set applyv1alpha1.Set, status *applyv1alpha1.ApplySetStatus) (
-	_ *inventory.Inventory, lost []string, strays []inventory.Stray, _ error) {
+	_ *inventory.Inventory, lost []string, strays []inventory.Stray, lostErr, _ error) {
 	inv, strays, err := inventory.LoadWithStrays(ctx, r.reader, status, set.GetUID())
 	var lostChunks *inventory.LostChunksError
 	if errors.As(err, &lostChunks) {
-		log.FromContext(ctx).Info("The set's inventory lost chunks", "chunks", lostChunks.Names)
-		r.recorder.Eventf(set, nil, "Warning", ReasonInventoryLost, "Apply", "%s", text.Truncate(lostChunks.Error(), maxEventMessage))
-		return &inv, lostChunks.Names, strays, nil
+		return &inv, lostChunks.Names, strays, lostChunks, nil
 	}
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	return &inv, nil, strays, nil
+	return &inv, nil, strays, nil, nil
+}
+
+// toldLost tells that the set's inventory lost chunks: a Warning Event.
+func (r *Reconciler) toldLost(ctx context.Context, set applyv1alpha1.Set, lost error) {
+	log.FromContext(ctx).Info("The set's inventory lost chunks", "error", lost.Error())
+	r.recorder.Eventf(set, nil, "Warning", ReasonInventoryLost, "Apply", "%s", text.Truncate(lost.Error(), maxEventMessage))
 }
 
 // inventoryOwner is the set as the owner of its chunks, and where they live.

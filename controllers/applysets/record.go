@@ -94,9 +94,23 @@ func (r *Reconciler) newRecord(set applyv1alpha1.Set) *record {
 // be written again; the members of the others are returned: the lost ones
 // are unproven, so left alone.
 func (rec *record) load(ctx context.Context) (*inventory.Inventory, []string, error) {
-	inv, lost, strays, err := rec.r.loadInventory(ctx, rec.set, rec.stored)
+	inv, lost, strays, lostErr, err := rec.r.loadInventory(ctx, rec.set, rec.stored)
+	if err == nil && lostErr != nil {
+		// The status read may have been replaced since, and the chunks it
+		// named collected by their next writer: a loss is told only once
+		// the live set confirms it.
+		if _, err := rec.live(ctx); err != nil {
+			return nil, nil, err
+		}
+		// Nothing was reported yet: the run goes on from the live record.
+		*rec.set.GetSetStatus() = *rec.stored.DeepCopy()
+		inv, lost, strays, lostErr, err = rec.r.loadInventory(ctx, rec.set, rec.stored)
+	}
 	if err != nil {
 		return nil, nil, err
+	}
+	if lostErr != nil {
+		rec.r.toldLost(ctx, rec.set, lostErr)
 	}
 	rec.read, rec.strays = inv, strays
 	if p, ok := rec.r.unrecorded.Load(client.ObjectKeyFromObject(rec.set)); ok {

@@ -23,6 +23,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -140,13 +141,38 @@ func chunked(buckets [][]applyv1alpha1.Member, owner Owner) Placed {
 	return p
 }
 
-// chunkName names chunk i of n of the set of uid holding members of digest
-// d. A name holds one content only: a chunk is never overwritten with other
-// members, so a write of a reconcile that read the set stale creates chunks
-// beside the live ones, which only its commit of status would name
-// (store.go).
-func chunkName(uid types.UID, i, n int, d string) string {
-	return fmt.Sprintf("inventory-%s-%d-of-%d-%s", uid, i, n, d)
+// chunkName names chunk i of n of the set of uid, told apart by tag: the
+// digest of its members as placed, or a writer's nonce (Named).
+func chunkName(uid types.UID, i, n int, tag string) string {
+	return fmt.Sprintf("inventory-%s-%d-of-%d-%s", uid, i, n, tag)
+}
+
+// Named is p with the names its chunks are written under: a chunk that
+// stored (the status it will replace) holds already, at its place and with
+// its digest, keeps its name; every other is named anew with nonce, which
+// the writer draws for each write of status. So a name is written once,
+// with one content, and never named by two writers' statuses for other
+// members: a writer that collects the chunks its write no longer names
+// cannot delete one that another writer's later status names.
+func (p Placed) Named(stored *applyv1alpha1.InventoryStatus, nonce string) Placed {
+	if p.Status == nil {
+		return p
+	}
+	out := p
+	out.Status = p.Status.DeepCopy()
+	out.Chunks = make([]*applyv1alpha1.ApplySetInventory, len(p.Chunks))
+	n := len(p.Chunks)
+	for i, chunk := range p.Chunks {
+		name := chunkName(types.UID(chunk.Spec.Set.UID), i, n, nonce)
+		if stored != nil && len(stored.Chunks) == n && stored.Chunks[i].Digest == p.Status.Chunks[i].Digest &&
+			!slices.Contains(p.Lost, stored.Chunks[i].Name) {
+			name = stored.Chunks[i].Name
+		}
+		named := chunk.DeepCopy()
+		named.Name = name
+		out.Chunks[i], out.Status.Chunks[i].Name = named, name
+	}
+	return out
 }
 
 // digest is the first 16 hex characters of the SHA-256 of members.

@@ -199,3 +199,52 @@ func TestPlaceBoundsWhatEachObjectHolds(t *testing.T) {
 	}
 	t.Logf("100,000 members: %d chunks, status.inventory %d bytes, largest chunk %d bytes", len(p.Chunks), len(status), largest)
 }
+
+// Named keeps the name of a chunk whose members did not change, and names
+// anew every other, the lost ones included: a name is written once.
+func TestNamed(t *testing.T) {
+	layout := Layout{Inline: 10, PerChunk: 64}
+	before := members("cm", 500)
+	first, err := layout.Place(FromStatus(before), testOwner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := first.Named(nil, "first").Status
+	after := slices.Clone(before)
+	after[123].UID = "another"
+	next, err := layout.Place(FromStatus(after), testOwner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := -1
+	for i := range next.Status.Chunks {
+		if next.Status.Chunks[i].Digest != stored.Chunks[i].Digest {
+			changed = i
+		}
+	}
+	lost := (changed + 1) % len(stored.Chunks)
+	next.Lost = []string{stored.Chunks[lost].Name}
+	named := next.Named(stored, "second")
+	renamed := 0
+	for i, c := range named.Status.Chunks {
+		if named.Chunks[i].Name != c.Name {
+			t.Fatalf("chunk %d is %s, status names %s", i, named.Chunks[i].Name, c.Name)
+		}
+		same := c.Name == stored.Chunks[i].Name
+		if want := c.Digest == stored.Chunks[i].Digest && i != lost; same != want {
+			t.Errorf("chunk %d kept its name: %t, want %t", i, same, want)
+		}
+		if !same {
+			renamed++
+			if !strings.HasSuffix(c.Name, "-second") {
+				t.Errorf("chunk %d named %s, not by this write", i, c.Name)
+			}
+		}
+	}
+	if renamed != 2 {
+		t.Errorf("%d chunks named anew, want 2: the changed one and the lost one", renamed)
+	}
+	if got := next.Status.Chunks[lost].Name; got == named.Status.Chunks[lost].Name {
+		t.Error("Named changed the placement it was given")
+	}
+}

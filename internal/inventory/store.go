@@ -105,10 +105,10 @@ func LoadWithStrays(ctx context.Context, r client.Reader, status *applyv1alpha1.
 // status stored) does not already name with the same digest: a set whose
 // members did not change writes none. owner becomes the chunks' owner, so
 // that they go with the set. Save comes before the status that names them,
-// and writes only chunks no stored status names: a chunk's name carries its
-// digest, so a live chunk is never changed, and chunks saved for a status
-// that is never written only wait to be collected. It returns the names of
-// the chunks it wrote, or tried to.
+// and writes only chunks no stored status names: p is Named, so a live
+// chunk is never changed, and chunks saved for a status that is never
+// written only wait to be collected. It returns the names of the chunks it
+// wrote, or tried to.
 func Save(ctx context.Context, c client.Client, before applyv1alpha1.InventoryStatus, p Placed, owner metav1.OwnerReference) ([]string, error) {
 	stored := map[string]string{}
 	for _, ch := range before.Chunks {

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -50,7 +51,22 @@ import (
 type cluster struct {
 	client client.WithWatch
 	deny   map[string]bool
+	mu     sync.Mutex
 	writes []string // the writes made to members, in order
+}
+
+// wrote logs a write to a member; the engine writes several at once.
+func (c *cluster) wrote(what string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writes = append(c.writes, what)
+}
+
+// written counts the writes to members so far.
+func (c *cluster) written() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.writes)
 }
 
 func newCluster(t *testing.T, objects ...client.Object) *cluster {
@@ -70,14 +86,14 @@ func newCluster(t *testing.T, objects ...client.Object) *cluster {
 					review.Status.Allowed = !c.deny[a.Verb+" "+a.Resource]
 					return nil
 				}
-				c.writes = append(c.writes, "create "+obj.GetName())
+				c.wrote("create "+obj.GetName())
 				return cl.Create(ctx, obj, opts...)
 			},
 			Apply: func(ctx context.Context, cl client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
 				u := obj.(applied)
 				dryRun := (&client.ApplyOptions{}).ApplyOptions(opts).DryRun != nil
 				if !dryRun {
-					c.writes = append(c.writes, "apply "+u.GetName())
+					c.wrote("apply "+u.GetName())
 				}
 				if err := cl.Apply(ctx, obj, opts...); err != nil || dryRun || u.GetUID() != "" {
 					return err
@@ -93,19 +109,19 @@ func newCluster(t *testing.T, objects ...client.Object) *cluster {
 			},
 			Patch: func(ctx context.Context, cl client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
 				if (&client.PatchOptions{}).ApplyOptions(opts).DryRun == nil {
-					c.writes = append(c.writes, "patch "+obj.GetName())
+					c.wrote("patch "+obj.GetName())
 				}
 				return cl.Patch(ctx, obj, patch, opts...)
 			},
 			Update: func(ctx context.Context, cl client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
 				if (&client.UpdateOptions{}).ApplyOptions(opts).DryRun == nil {
-					c.writes = append(c.writes, "update "+obj.GetName())
+					c.wrote("update "+obj.GetName())
 				}
 				return cl.Update(ctx, obj, opts...)
 			},
 			Delete: func(ctx context.Context, cl client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
 				if (&client.DeleteOptions{}).ApplyOptions(opts).DryRun == nil {
-					c.writes = append(c.writes, "delete "+obj.GetName())
+					c.wrote("delete "+obj.GetName())
 				}
 				return cl.Delete(ctx, obj, opts...)
 			},
@@ -134,7 +150,7 @@ type writes struct {
 }
 
 func (w *writes) log(call string) error {
-	w.calls = append(w.calls, fmt.Sprintf("%s after %d member writes", call, len(w.c.writes)))
+	w.calls = append(w.calls, fmt.Sprintf("%s after %d member writes", call, w.c.written()))
 	return w.fail[call]
 }
 

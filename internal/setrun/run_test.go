@@ -86,14 +86,14 @@ func newCluster(t *testing.T, objects ...client.Object) *cluster {
 					review.Status.Allowed = !c.deny[a.Verb+" "+a.Resource]
 					return nil
 				}
-				c.wrote("create "+obj.GetName())
+				c.wrote("create " + obj.GetName())
 				return cl.Create(ctx, obj, opts...)
 			},
 			Apply: func(ctx context.Context, cl client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
 				u := obj.(applied)
 				dryRun := (&client.ApplyOptions{}).ApplyOptions(opts).DryRun != nil
 				if !dryRun {
-					c.wrote("apply "+u.GetName())
+					c.wrote("apply " + u.GetName())
 				}
 				if err := cl.Apply(ctx, obj, opts...); err != nil || dryRun || u.GetUID() != "" {
 					return err
@@ -109,19 +109,19 @@ func newCluster(t *testing.T, objects ...client.Object) *cluster {
 			},
 			Patch: func(ctx context.Context, cl client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
 				if (&client.PatchOptions{}).ApplyOptions(opts).DryRun == nil {
-					c.wrote("patch "+obj.GetName())
+					c.wrote("patch " + obj.GetName())
 				}
 				return cl.Patch(ctx, obj, patch, opts...)
 			},
 			Update: func(ctx context.Context, cl client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
 				if (&client.UpdateOptions{}).ApplyOptions(opts).DryRun == nil {
-					c.wrote("update "+obj.GetName())
+					c.wrote("update " + obj.GetName())
 				}
 				return cl.Update(ctx, obj, opts...)
 			},
 			Delete: func(ctx context.Context, cl client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
 				if (&client.DeleteOptions{}).ApplyOptions(opts).DryRun == nil {
-					c.wrote("delete "+obj.GetName())
+					c.wrote("delete " + obj.GetName())
 				}
 				return cl.Delete(ctx, obj, opts...)
 			},

@@ -247,14 +247,17 @@ var _ = Describe("An inventory in chunks", func() {
 			return reasons
 		}).Should(ContainElement(ReasonInventoryLost))
 
-		By("writing a lost chunk again though nothing else changed")
+		By("writing a lost chunk again, under a name of its own, though nothing else changed")
 		lost := set.Status.Inventory.Chunks[0]
 		Expect(k8sClient.Delete(ctx, &applyv1alpha1.ApplySetInventory{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: lost.Name}})).To(Succeed())
-		Eventually(func() bool {
+		Eventually(func(g Gomega) {
 			poke(ctx, set)
-			_, found := chunksOf(ctx, ns, set)[lost.Name]
-			return found
-		}).Should(BeTrue(), "chunk %s stayed lost", lost.Name)
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
+			again := set.Status.Inventory.Chunks[0]
+			g.Expect(again.Name).NotTo(Equal(lost.Name))
+			g.Expect(again.Digest).To(Equal(lost.Digest))
+			g.Expect(chunksOf(ctx, ns, set)).To(HaveKey(again.Name))
+		}).Should(Succeed(), "chunk %s stayed lost", lost.Name)
 		Expect(chunkedMembers(ctx, set)).To(Equal(recorded))
 	})
 

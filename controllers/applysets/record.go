@@ -90,9 +90,9 @@ func (r *Reconciler) newRecord(set applyv1alpha1.Set) *record {
 
 // load reads the members the stored status records, inline or in chunks,
 // as the run's base, and returns them with the members an earlier run of
-// this process applied and could not record. Lost chunks are told (a Warning Event) and named, to
-// be written again; the members of the others are returned: the lost ones
-// are unproven, so left alone.
+// this process applied and could not record. Lost chunks are told (a
+// Warning Event) and named, to be written again; the members of the others
+// are returned: the lost ones are unproven, so left alone.
 func (rec *record) load(ctx context.Context) (*inventory.Inventory, []string, error) {
 	inv, lost, strays, lostErr, err := rec.r.loadInventory(ctx, rec.set, rec.stored)
 	if err == nil && lostErr != nil {
@@ -102,8 +102,10 @@ func (rec *record) load(ctx context.Context) (*inventory.Inventory, []string, er
 		if _, err := rec.live(ctx); err != nil {
 			return nil, nil, err
 		}
-		// Nothing was reported yet: the run goes on from the live record.
+		// Nothing was reported yet: the run goes on from the live record,
+		// which is then the one it read.
 		*rec.set.GetSetStatus() = *rec.stored.DeepCopy()
+		rec.moved = false
 		inv, lost, strays, lostErr, err = rec.r.loadInventory(ctx, rec.set, rec.stored)
 	}
 	if err != nil {

@@ -95,6 +95,7 @@ type options struct {
 	maxSetInputSize       resource.Quantity
 	maxBuildMemory        resource.Quantity
 	maxReconcileTime      time.Duration
+	minInterval           time.Duration
 	maxSetObjects         int
 	setConcurrency        int
 	applyConcurrency      int
@@ -161,6 +162,8 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&o.maxReconcileTime, "max-reconcile-time", 0,
 		"The most time one reconcile of a set may hold a worker; a set past it stalls with BudgetExceeded and is tried again at its interval. "+
 			"0 (the default) allows 2m, or 7ms for each object --max-set-objects allows, whichever is longer: 12m at 100,000.")
+	fs.DurationVar(&o.minInterval, "min-interval", applysets.DefaultMinInterval,
+		"The shortest interval a set is applied again at: a set whose spec.interval is shorter runs at this one.")
 	fs.IntVar(&o.setConcurrency, "concurrent-set-reconciles", applysets.DefaultConcurrency,
 		"How many ApplySets, and how many ClusterApplySets, are reconciled at once.")
 	fs.IntVar(&o.applyConcurrency, "concurrent-applies", apply.DefaultConcurrency,
@@ -221,6 +224,9 @@ func (o *options) validate() error {
 	if o.maxSetObjects <= 0 || o.setConcurrency <= 0 || o.applyConcurrency <= 0 {
 		return fmt.Errorf("--max-set-objects, --concurrent-set-reconciles and --concurrent-applies must be positive, got %d, %d and %d",
 			o.maxSetObjects, o.setConcurrency, o.applyConcurrency)
+	}
+	if o.minInterval <= 0 {
+		return fmt.Errorf("--min-interval must be positive, got %s", o.minInterval)
 	}
 	if o.maxReconcileTime < 0 {
 		return fmt.Errorf("--max-reconcile-time must not be negative, got %s", o.maxReconcileTime)
@@ -347,7 +353,7 @@ func setupControllers(mgr ctrl.Manager, cfg *rest.Config, opts options, tlsOpts 
 			ToolingVersion: version, DefaultServiceAccount: opts.defaultServiceAccount, SingleTenant: opts.singleTenant,
 			MaxInputBytes: opts.maxSetInputSize.Value(), MaxObjects: opts.maxSetObjects, Concurrency: opts.setConcurrency,
 			ApplyConcurrency: opts.applyConcurrency, ArtifactPolicy: allowedHosts, ExternalArtifactHosts: externalHosts,
-			BuildMemory: opts.maxBuildMemory.Value(), MaxReconcileTime: opts.maxReconcileTime,
+			BuildMemory: opts.maxBuildMemory.Value(), MaxReconcileTime: opts.maxReconcileTime, MinInterval: opts.minInterval,
 			MaxWatchedDependencyKinds: opts.maxWatchedDepKinds,
 			InventoryNamespace:        os.Getenv("POD_NAMESPACE"),                            // holds ClusterApplySets' inventory chunks
 			LegacyManagers:            append([]string{}, splitList(opts.legacyManagers)...), // empty hands over none

@@ -153,25 +153,27 @@ func (r *Reconciler) result(ctx context.Context, set applyv1alpha1.Set, o outcom
 		return reconcile.Result{RequeueAfter: requeue.Jitter(waitDelay(waited))}, nil
 	case o.held():
 		// Its windows hold it: look again when they let it apply.
-		return reconcile.Result{RequeueAfter: untilWindowChange(o, interval(spec))}, nil
+		return reconcile.Result{RequeueAfter: untilWindowChange(o, r.interval(spec))}, nil
 	case o.waitingFor != "" && o.pollDependencies:
 		// Some dependency's changes cannot wake the set: it looks again, less often the longer it waits.
-		return reconcile.Result{RequeueAfter: requeue.Jitter(waitDelay(dependencyWait(set, o.now)))}, nil
+		return reconcile.Result{RequeueAfter: requeue.Jitter(waitDelay(waitedAs(set, applyv1alpha1.ReasonDependencyNotReady, o.now)))}, nil
 	case o.waitingFor != "":
 		// Its dependencies' changes wake the set; the interval is a guard.
-		return reconcile.Result{RequeueAfter: requeue.Jitter(interval(spec))}, nil
+		return reconcile.Result{RequeueAfter: requeue.Jitter(r.interval(spec))}, nil
 	case o.err == nil && o.pruned.Count(apply.Waiting) > 0:
-		return reconcile.Result{RequeueAfter: requeue.Jitter(waitDelay(0))}, nil
+		// A member that does not go (a finalizer that never clears) must
+		// not make the set look every two seconds for ever.
+		return reconcile.Result{RequeueAfter: requeue.Jitter(waitDelay(waitedAs(set, applyv1alpha1.ReasonPruning, o.now)))}, nil
 	case o.err != nil && retriedAtInterval(set, o):
 		log.FromContext(ctx).Info("Set cannot progress until it, what it reads or the cluster changes", "reason", o.reason, "error", o.err.Error())
-		return reconcile.Result{RequeueAfter: requeue.Jitter(interval(spec))}, nil
+		return reconcile.Result{RequeueAfter: requeue.Jitter(r.interval(spec))}, nil
 	case o.err != nil && o.terminal:
 		log.FromContext(ctx).Info("Set cannot progress until it changes", "reason", o.reason, "error", o.err.Error())
 		return reconcile.Result{}, nil
 	case o.err != nil:
 		return reconcile.Result{}, o.err
 	}
-	return reconcile.Result{RequeueAfter: requeue.Jitter(interval(spec))}, nil
+	return reconcile.Result{RequeueAfter: requeue.Jitter(r.interval(spec))}, nil
 }
 
 // actorError says who lacked a permission, when that is what went wrong.
@@ -190,9 +192,13 @@ func timeout(spec *applyv1alpha1.CommonSpec) time.Duration {
 	return spec.Timeout.Duration
 }
 
-func interval(spec *applyv1alpha1.CommonSpec) time.Duration {
+// interval is how often the set is applied again: its spec.interval, never
+// below the operator's floor. The schema refuses only what is absurd, and
+// sets stored before a floor was raised stay valid: they run at the floor.
+func (r *Reconciler) interval(spec *applyv1alpha1.CommonSpec) time.Duration {
+	floor := cmp.Or(r.opts.MinInterval, DefaultMinInterval)
 	if spec.Interval == nil || spec.Interval.Duration <= 0 {
-		return 10 * time.Minute
+		return max(10*time.Minute, floor)
 	}
-	return spec.Interval.Duration
+	return max(spec.Interval.Duration, floor)
 }

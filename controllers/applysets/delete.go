@@ -98,7 +98,7 @@ func (r *Reconciler) afterDeletion(ctx context.Context, s *scope) (reconcile.Res
 		// it is gone: a namespace is not torn down under live workloads.
 		markProgressing(set.GetSetStatus(), set.GetGeneration(), applyv1alpha1.ReasonDeleting, "Deleting the members: "+d.waiting,
 			"Deleting the members: "+d.waiting, false)
-		return reconcile.Result{RequeueAfter: requeue.Jitter(waitDelay(0))}, nil
+		return reconcile.Result{RequeueAfter: requeue.Jitter(waitDelay(waitedAs(set, applyv1alpha1.ReasonDeleting, r.clock.Now())))}, nil
 	}
 	return r.letGo(ctx, s.rec)
 }

@@ -118,10 +118,23 @@ func describeUnhealthy(h *memberHealth, status health.Status) string {
 	return text.Summarize(items, 3)
 }
 
-// waitDelay is how long a set waiting for its members waits before it looks
+// waitDelay is how long a set that waits (for its members' health, for
+// pruned or deleted members to go, for a dependency) waits before it looks
 // again: soon at first, then less often, never more than half a minute.
 func waitDelay(waited time.Duration) time.Duration {
 	return min(max(waited/3, 2*time.Second), 30*time.Second)
+}
+
+// waitedAs is how long the set has waited with Ready False for reason: since
+// its Ready condition last changed status, 0 when it is not waiting so.
+// The time the condition was False for another reason counts too, so the
+// delay only grows sooner, never shrinks.
+func waitedAs(set applyv1alpha1.Set, reason string, now time.Time) time.Duration {
+	ready := readyOf(set.GetSetStatus())
+	if ready == nil || ready.Reason != reason || ready.Status != metav1.ConditionFalse {
+		return 0
+	}
+	return max(0, now.Sub(ready.LastTransitionTime.Time))
 }
 
 // unhealthyMessage says, for Ready, what the set waits for or what failed.

@@ -23,7 +23,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -204,14 +203,4 @@ func joinWaiting(sets string, objects objectsWait) string {
 		msg += "; the operator does not watch " + objects.unwatched + ", so the set looks again by itself, less often the longer it waits"
 	}
 	return msg
-}
-
-// dependencyWait is how long the set has waited for its dependencies: since
-// its Ready condition became DependencyNotReady.
-func dependencyWait(set applyv1alpha1.Set, now time.Time) time.Duration {
-	ready := apimeta.FindStatusCondition(set.GetSetStatus().Conditions, applyv1alpha1.ConditionReady)
-	if ready == nil || ready.Reason != applyv1alpha1.ReasonDependencyNotReady {
-		return 0
-	}
-	return now.Sub(ready.LastTransitionTime.Time)
 }

@@ -156,7 +156,7 @@ func (r *Reconciler) waitingOnly(ctx context.Context, set applyv1alpha1.Set) ([]
 		return nil, false
 	}
 	state := last.(appliedState)
-	if state.generation != set.GetGeneration() || r.clock.Since(state.at) > interval(spec) || state.sources != r.sourcesVersion(ctx, set) {
+	if state.generation != set.GetGeneration() || r.clock.Since(state.at) > r.interval(spec) || state.sources != r.sourcesVersion(ctx, set) {
 		return nil, false
 	}
 	refs := make([]apply.ObjectRef, 0, len(h.Unhealthy))

@@ -99,6 +99,9 @@ type Options struct {
 	// whose ExternalArtifacts may be fetched from any path rather than their
 	// object's own only; nil frees none (--external-artifact-hosts).
 	ExternalArtifactHosts *fetchpolicy.Policy
+	// MinInterval is the shortest interval a set is applied again at,
+	// whatever its spec.interval says; 0 means DefaultMinInterval.
+	MinInterval time.Duration
 	// MaxReconcileTime bounds one reconcile of a set; 0 means
 	// MaxReconcileTimeFor the objects a set may declare.
 	MaxReconcileTime time.Duration
@@ -145,6 +148,11 @@ func (o Options) clock() clock.PassiveClock {
 // BENCH=ScaleFluxShape); the memory of large sets is bounded apart
 // (budget.go), so more workers do not hold more large sets.
 const DefaultConcurrency = 16
+
+// DefaultMinInterval is the shortest interval a set runs at: each run of a
+// steady set reads every member, and an OCI or Flux set pulls and builds its
+// source, so a tenant's 1s must not cost the others a worker.
+const DefaultMinInterval = 30 * time.Second
 
 // SetupWithManager adds the ApplySet and ClusterApplySet reconcilers to mgr.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {

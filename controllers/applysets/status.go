@@ -130,7 +130,7 @@ func setConditions(status *applyv1alpha1.ApplySetStatus, generation int64, o out
 		setWaiting(status, generation, since, o)
 	case o.pruned.Count(apply.Waiting) > 0 && !o.dryRun:
 		msg := "Pruning in reverse apply order: " + waitingDeletes(o.pruned)
-		markProgressing(status, generation, applyv1alpha1.ReasonProgressing, msg, msg, true)
+		markProgressing(status, generation, applyv1alpha1.ReasonPruning, msg, msg, true)
 	case skipped != "" && !o.dryRun:
 		markStalled(status, generation, applyv1alpha1.ReasonPruneSkipped, "Applied, but kept members that left the set: "+skipped+
 			"; remove their "+applyset.PartOfLabel+" label, or what makes them another's, to let them go")

@@ -74,7 +74,8 @@ func previewed(stderr string) planned {
 func done(set *applyv1alpha1.ApplySet) planned {
 	ready := apimeta.FindStatusCondition(set.Status.Conditions, applyv1alpha1.ConditionReady)
 	switch ready.Reason {
-	case applyv1alpha1.ReasonSucceeded, applyv1alpha1.ReasonDrifted, applyv1alpha1.ReasonPruneSkipped, applyv1alpha1.ReasonAwaitingApproval, applyv1alpha1.ReasonProgressing:
+	case applyv1alpha1.ReasonSucceeded, applyv1alpha1.ReasonDrifted, applyv1alpha1.ReasonPruneSkipped, applyv1alpha1.ReasonAwaitingApproval, applyv1alpha1.ReasonProgressing,
+		applyv1alpha1.ReasonPruning:
 	default:
 		return planned{stop: ready.Reason}
 	}

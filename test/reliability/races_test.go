@@ -181,7 +181,7 @@ type racer struct {
 func startRacer(f *testenv.Faults) *racer {
 	stop, restarts := env.Supervise(f.Wrap(env.Config), func(mgr ctrl.Manager) error {
 		return applysets.SetupWithManager(mgr, applysets.Options{ToolingVersion: "v0.1.0", DefaultServiceAccount: "default",
-			InventoryLayout: inventory.Layout{Inline: 4, PerChunk: 2}})
+			MinInterval: time.Second, InventoryLayout: inventory.Layout{Inline: 4, PerChunk: 2}})
 	})
 	return &racer{started: time.Now(), stop: stop, restarts: restarts}
 }

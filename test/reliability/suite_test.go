@@ -64,7 +64,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 // setupOperator sets a manager up as the operator runs: both set reconcilers
 // and the parent reconciler.
 func setupOperator(mgr ctrl.Manager) error {
-	if err := applysets.SetupWithManager(mgr, applysets.Options{ToolingVersion: "v0.1.0", DefaultServiceAccount: "default"}); err != nil {
+	if err := applysets.SetupWithManager(mgr, applysets.Options{ToolingVersion: "v0.1.0", DefaultServiceAccount: "default", MinInterval: time.Second}); err != nil {
 		return err
 	}
 	return parents.SetupWithManager(mgr, parents.Options{OrphanPolicy: parents.OrphanReport, Resync: time.Hour})

@@ -228,7 +228,16 @@ var _ = Describe("ApplySet validation", func() {
 			rejected("spec.interval", invalid, "should match")),
 		Entry("interval is positive",
 			applySet("{interval: 0s}"),
-			rejected("spec.interval", invalid, "interval must be a positive duration")),
+			rejected("spec.interval", invalid, "interval must be at least 1s")),
+		Entry("interval is at least a second: a nanosecond would requeue without pause",
+			applySet("{interval: 1ns}"),
+			rejected("spec.interval", invalid, "interval must be at least 1s")),
+		Entry("interval is at least a second, however it is written",
+			applySet("{interval: 999ms}"),
+			rejected("spec.interval", invalid, "interval must be at least 1s")),
+		Entry("an interval of a second is accepted: the operator's --min-interval floors it",
+			applySet("{interval: 1s}"),
+			accepted),
 
 		// Fields left to other writers.
 		Entry("ignoreFields naming a kind and paths are accepted",

@@ -107,10 +107,11 @@ type CommonSpec struct {
 	ServiceAccountName string `json:"serviceAccountName,omitempty"`
 
 	// interval is how often the set is applied again to correct drift, e.g. 10m or 1h30m.
+	// One shorter than the operator's --min-interval (30s by default) runs at that floor.
 	// +default="10m0s"
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
-	// +kubebuilder:validation:XValidation:rule="duration(self) > duration('0s')",message="interval must be a positive duration such as 30s, 10m or 1h",reason=FieldValueInvalid
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1s')",message="interval must be at least 1s, such as 30s, 10m or 1h",reason=FieldValueInvalid
 	// +optional
 	Interval *metav1.Duration `json:"interval,omitempty"` //nolint:kubeapilinter // A duration string such as 10m, as GitOps tools write intervals.
 

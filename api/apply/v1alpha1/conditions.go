@@ -61,6 +61,9 @@ const (
 	ReasonEmptySource = "EmptySource"
 	// ReasonDeleting: the set is deleted, and waits for its members to go.
 	ReasonDeleting = "Deleting"
+	// ReasonPruning: members that left the set are deleted in reverse apply
+	// order, and the set waits for each group to go before the next.
+	ReasonPruning = "Pruning"
 	// ReasonDependencyNotReady: a set of spec.dependsOn is not Ready for its current spec yet.
 	ReasonDependencyNotReady = "DependencyNotReady"
 	// ReasonDependencyCycle: the set depends, through its dependencies, on itself.

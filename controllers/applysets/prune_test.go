@@ -34,9 +34,8 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
-func secret(name string) applyv1alpha1.Resource {
-	return object(map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": name},
-		"stringData": map[string]any{"k": "v"}})
+func inlineServiceAccount(name string) applyv1alpha1.Resource {
+	return object(map[string]any{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": map[string]any{"name": name}})
 }
 
 // labelled returns the part-of label of a ConfigMap, "" when it has none.
@@ -59,7 +58,7 @@ var _ = Describe("Prune", func() {
 	It("prunes the members of a namespace and of a kind that left the set", func(ctx context.Context) {
 		ns, other := newNamespace(ctx), bareNamespace(ctx)
 		grantEverything(ctx, other, ns)
-		set := newSet(ns, "shrinking", inlineConfigMap("a", "1"), secret("s"), namespacedConfigMap(other, "b"))
+		set := newSet(ns, "shrinking", inlineConfigMap("a", "1"), inlineServiceAccount("s"), namespacedConfigMap(other, "b"))
 		set.Spec.AdditionalNamespaces = []string{other}
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
 		readyFor(ctx, set)
@@ -71,8 +70,8 @@ var _ = Describe("Prune", func() {
 		})
 		readyFor(ctx, set)
 		Expect(configMapExists(ctx, other, "b")).To(BeFalse(), "the member in the namespace that left the set was kept")
-		Expect(exists(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "s"}})()).To(BeFalse())
-		Expect(names(set.Status.Plan.Prune)).To(ConsistOf("ConfigMap b", "Secret s"))
+		Expect(exists(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "s"}})()).To(BeFalse())
+		Expect(names(set.Status.Plan.Prune)).To(ConsistOf("ConfigMap b", "ServiceAccount s"))
 		Expect(set.Annotations).To(HaveKeyWithValue(applyset.AdditionalNamespacesAnnotation, ""))
 		Expect(set.Annotations).To(HaveKeyWithValue(applyset.GroupKindsAnnotation, "ConfigMap"))
 	})
@@ -81,10 +80,10 @@ var _ = Describe("Prune", func() {
 		ns := newNamespace(ctx)
 		owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "owner"}}
 		Expect(k8sClient.Create(ctx, owner)).To(Succeed())
-		set := newSet(ns, "kept", inlineConfigMap("a", "1"), secret("owned"))
+		set := newSet(ns, "kept", inlineConfigMap("a", "1"), inlineServiceAccount("owned"))
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
 		readyFor(ctx, set)
-		owned := &corev1.Secret{}
+		owned := &corev1.ServiceAccount{}
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "owned"}, owned)).To(Succeed())
 		owned.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: owner.UID}}
 		Expect(k8sClient.Update(ctx, owned)).To(Succeed())
@@ -92,10 +91,10 @@ var _ = Describe("Prune", func() {
 		updateSet(ctx, set, func(set *applyv1alpha1.ApplySet) { set.Spec.Resources = set.Spec.Resources[:1] })
 		Eventually(condition(ctx, set, applyv1alpha1.ConditionReady)).Should(SatisfyAll(
 			HaveField("Status", metav1.ConditionFalse), HaveField("Reason", applyv1alpha1.ReasonPruneSkipped),
-			HaveField("Message", ContainSubstring("Secret "+ns+"/owned (it is owned by ConfigMap owner"))))
+			HaveField("Message", ContainSubstring("ServiceAccount "+ns+"/owned (it is owned by ConfigMap owner"))))
 		Expect(condition(ctx, set, applyv1alpha1.ConditionStalled)()).To(HaveField("Status", metav1.ConditionTrue))
 		Expect(exists(ctx, owned)()).To(BeTrue())
-		Expect(set.Annotations).To(HaveKeyWithValue(applyset.GroupKindsAnnotation, "ConfigMap,Secret"),
+		Expect(set.Annotations).To(HaveKeyWithValue(applyset.GroupKindsAnnotation, "ConfigMap,ServiceAccount"),
 			"the hint dropped the kind of a member that still claims the set")
 		Eventually(testenv.EventReasons(ctx, k8sClient, ns, "kept")).Should(ContainElement("Warning/" + applyv1alpha1.ReasonPruneSkipped))
 

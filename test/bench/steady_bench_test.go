@@ -32,7 +32,8 @@ import (
 )
 
 // everydayObjects returns n objects over eight kinds people declare every
-// day, as they write them: no defaults filled in, Secrets with stringData.
+// day, as they write them: no defaults filled in. Secrets are not among
+// them: a set takes those from a Secret source, never inline.
 func everydayObjects(n int) []map[string]any {
 	objs := make([]map[string]any, 0, n)
 	for i := range n {
@@ -43,7 +44,8 @@ func everydayObjects(n int) []map[string]any {
 		case 0:
 			o = map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "data": map[string]any{"k": "v"}}
 		case 1:
-			o = map[string]any{"apiVersion": "v1", "kind": "Secret", "stringData": map[string]any{"password": "s3cret"}}
+			o = map[string]any{"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "spec": map[string]any{
+				"podSelector": map[string]any{"matchLabels": labels}, "policyTypes": []any{"Ingress"}}}
 		case 2:
 			o = map[string]any{"apiVersion": "v1", "kind": "Service", "spec": map[string]any{"clusterIP": "None",
 				"selector": labels, "ports": []any{map[string]any{"name": "http", "port": int64(80)}}}}

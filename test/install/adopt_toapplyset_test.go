@@ -154,6 +154,32 @@ var _ = Describe("kubectl applyset adopt --to applyset", Ordered, func() {
 		Expect(stdout + stderr).To(ContainSubstring("--to applyset adopts into applyset/NAME"))
 	})
 
+	It("declares a Secret it adopts in a Secret beside the set, never inline where the set's viewers read it", func(ctx context.Context) {
+		ns := pluginNamespace(ctx)
+		grantDefault(ctx, ns)
+		kubectl(ctx, `{apiVersion: v1, kind: ConfigMap, metadata: {name: db-settings, labels: {app: db}}, data: {port: '5432'}}
+---
+{apiVersion: v1, kind: Secret, metadata: {name: db-password, labels: {app: db}}, stringData: {password: hunter2}}
+`, "apply", "-n", ns, "-f", "-")
+		secret := &corev1.Secret{}
+		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "db-password"}, secret)).To(Succeed())
+
+		out := adopts(ctx, "applyset/db", "-n", ns, "-l", "app=db", "--kinds", "ConfigMap,Secret", "--to", "applyset", "--yes")
+		Expect(out).To(ContainSubstring("in the Secret db-adopted (key resources.yaml)"))
+		set := &applyv1alpha1.ApplySet{}
+		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "db"}, set)).To(Succeed())
+		Expect(set.Spec.Resources).To(BeEmpty())
+		Expect(set.Spec.Sources).To(ConsistOf(SatisfyAll(HaveField("Kind", applyv1alpha1.SourceKindSecret), HaveField("Name", "db-adopted"))))
+		raw, err := json.Marshal(set)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(raw)).NotTo(ContainSubstring("hunter2"))
+		Expect(apierrorsNotFound(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db-adopted"}})).To(BeTrue())
+
+		becomesReady(ctx, set)
+		Expect(set.Status.Members).To(ContainElement(SatisfyAll(HaveField("Kind", "Secret"), HaveField("Name", "db-password"),
+			HaveField("UID", BeEquivalentTo(secret.UID)))), "the set does not prove the Secret it adopted")
+	})
+
 	It("declares the fields kpt applied server-side, read with the type's schema: no defaults, no replicas another manager set", func(ctx context.Context) {
 		ns := pluginNamespace(ctx)
 		grantDefault(ctx, ns)

@@ -66,7 +66,7 @@ var _ = Describe("Uninstalling the operator", func() {
 		set.Spec.DeletionPolicy = applyv1alpha1.DeletionPolicyDelete
 		set.Spec.Resources = []applyv1alpha1.Resource{
 			resource(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "argocd-cm"}}),
-			resource(map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "argocd-secret"}}),
+			resource(map[string]any{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": map[string]any{"name": "argocd-server"}}),
 		}
 		Expect(c.Create(ctx, set)).To(Succeed())
 		Eventually(func() bool {
@@ -85,7 +85,7 @@ var _ = Describe("Uninstalling the operator", func() {
 
 		for _, obj := range []client.Object{
 			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "argocd-cm"}},
-			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "argocd-secret"}},
+			&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "argocd-server"}},
 		} {
 			Expect(c.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed(), "uninstalling deleted %s", obj.GetName())
 			Expect(obj.GetLabels()).To(HaveKeyWithValue(applyset.PartOfLabel, id),

@@ -30,7 +30,12 @@ import (
 //
 // Items are not marked x-kubernetes-embedded-resource on purpose: CEL cannot
 // read the labels of an embedded resource, and the part-of rule needs them.
+//
+// A Secret is not written inline: everyone who may read the set (the
+// built-in view role, into which the viewer role is aggregated) would read
+// its data, which Kubernetes keeps from them; it belongs in a Secret source.
 // +kubebuilder:pruning:PreserveUnknownFields
+// +kubebuilder:validation:XValidation:rule="!(self.apiVersion == 'v1' && self.kind == 'Secret')",message="a Secret is not written inline, where everyone who may read the set (the view role) reads its data: put its manifest in a Secret and name that in spec.sources",reason=FieldValueForbidden,fieldPath=".kind"
 type Resource struct {
 	// apiVersion is the object's group/version, e.g. v1 or apps/v1.
 	// +kubebuilder:validation:MinLength=1

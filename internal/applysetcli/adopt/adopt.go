@@ -79,7 +79,8 @@ manifest, kubectl's last-applied-configuration, or else the fields the old tool'
 applied (kustomize-controller, argocd-controller, kubectl for kpt and cli-utils), read with the
 type's schema from the API server (an object whose type has none is refused). So the set takes
 over no default, no autoscaler's replicas and no injected sidecar. The declaration is inline, or
-in a ConfigMap NAME-adopted beside the set when large. The part-of label is applied by the
+in a ConfigMap NAME-adopted beside the set when large, or in a Secret NAME-adopted when it
+declares a Secret, whose data would be read inline by everyone who may read the set. The part-of label is applied by the
 operator's field manager, joined to the old tool's apply entries, before the set exists; the
 set's first apply then owns exactly what it declares and records its members in status.`,
 		Example: `  kubectl applyset adopt secret/web -n shop -l app=web --kinds ConfigMap,Deployment.apps --yes

@@ -18,9 +18,11 @@ package adopt
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -30,26 +32,32 @@ import (
 )
 
 const (
-	// adoptedKey is the key of the ConfigMap that holds a large declaration.
+	// adoptedKey is the key of the object that holds a declaration out of line.
 	adoptedKey = "resources.yaml"
 	// inlineLimit is the largest declaration kept inline: the set's status
 	// (its plan and members) grows with it, and etcd holds 1.5 MiB per object.
 	inlineLimit = 256 << 10
-	// configMapLimit is the most a ConfigMap's data holds.
-	configMapLimit = 1 << 20
+	// holderLimit is the most a ConfigMap's or Secret's data holds.
+	holderLimit = 1 << 20
 )
 
-var configMapsResource = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+var holderResources = map[string]schema.GroupVersionResource{
+	"ConfigMap": {Version: "v1", Resource: "configmaps"},
+	"Secret":    {Version: "v1", Resource: "secrets"},
+}
 
 // newAdoptingSet is the ApplySet that declares what adopt found: inline when
-// small, otherwise from a ConfigMap of the same name with the suffix
-// -adopted, returned too, which the set reads as a source.
-func newAdoptingSet(namespace, name, serviceAccount string, declared []*unstructured.Unstructured) (set, configMap *unstructured.Unstructured, err error) {
+// small and free of Secrets, otherwise from an object of the same name with
+// the suffix -adopted, returned too, which the set reads as a source. That
+// holder is a Secret when the declaration holds one: inline, or in a
+// ConfigMap, its data would be read by everyone who may read the set or
+// ConfigMaps (the view role), which Kubernetes keeps Secrets from.
+func newAdoptingSet(namespace, name, serviceAccount string, declared []*unstructured.Unstructured) (set, holder *unstructured.Unstructured, err error) {
 	typed := &applyv1alpha1.ApplySet{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}
 	typed.SetGroupVersionKind(applyv1alpha1.GroupVersion.WithKind("ApplySet"))
 	typed.Spec.ServiceAccountName = serviceAccount
 	var yamlDocs bytes.Buffer
-	size := 0
+	size, secrets := 0, false
 	for _, obj := range declared {
 		r, err := applyv1alpha1.NewResource(obj.Object)
 		if err != nil {
@@ -63,21 +71,28 @@ func newAdoptingSet(namespace, name, serviceAccount string, declared []*unstruct
 		yamlDocs.WriteString("---\n")
 		yamlDocs.Write(doc)
 		size += len(doc)
+		secrets = secrets || obj.GroupVersionKind() == corev1.SchemeGroupVersion.WithKind("Secret")
 	}
-	if size > inlineLimit {
-		if yamlDocs.Len() > configMapLimit {
-			return nil, nil, fmt.Errorf("the declaration of the %d objects is %d bytes, more than a ConfigMap holds: adopt them in several sets", len(declared), yamlDocs.Len())
+	if size > inlineLimit || secrets {
+		if yamlDocs.Len() > holderLimit {
+			return nil, nil, fmt.Errorf("the declaration of the %d objects is %d bytes, more than a ConfigMap or Secret holds: adopt them in several sets", len(declared), yamlDocs.Len())
 		}
 		typed.Spec.Resources = nil
-		configMap = &unstructured.Unstructured{}
-		configMap.SetAPIVersion("v1")
-		configMap.SetKind("ConfigMap")
-		configMap.SetNamespace(namespace)
-		configMap.SetName(name + "-adopted")
-		if err := unstructured.SetNestedField(configMap.Object, yamlDocs.String(), "data", adoptedKey); err != nil {
+		kind := applyv1alpha1.SourceKindConfigMap
+		holder = &unstructured.Unstructured{}
+		holder.SetAPIVersion("v1")
+		holder.SetNamespace(namespace)
+		holder.SetName(name + "-adopted")
+		err := unstructured.SetNestedField(holder.Object, yamlDocs.String(), "data", adoptedKey)
+		if secrets {
+			kind = applyv1alpha1.SourceKindSecret
+			err = unstructured.SetNestedField(holder.Object, base64.StdEncoding.EncodeToString(yamlDocs.Bytes()), "data", adoptedKey)
+		}
+		if err != nil {
 			return nil, nil, err
 		}
-		typed.Spec.Sources = []applyv1alpha1.Source{{Kind: applyv1alpha1.SourceKindConfigMap, Name: configMap.GetName(), Key: adoptedKey}}
+		holder.SetKind(string(kind))
+		typed.Spec.Sources = []applyv1alpha1.Source{{Kind: kind, Name: holder.GetName(), Key: adoptedKey}}
 	}
 	data, err := json.Marshal(typed)
 	if err != nil {
@@ -89,5 +104,5 @@ func newAdoptingSet(namespace, name, serviceAccount string, declared []*unstruct
 	}
 	unstructured.RemoveNestedField(set.Object, "status")
 	unstructured.RemoveNestedField(set.Object, "metadata", "creationTimestamp")
-	return set, configMap, nil
+	return set, holder, nil
 }

@@ -42,8 +42,9 @@ type setPlan struct {
 	*adoptPlan
 	declarations map[string]*declaration
 	set          *unstructured.Unstructured
-	// configMap holds a declaration too large to be inline.
-	configMap *unstructured.Unstructured
+	// holder holds a declaration kept out of line: a ConfigMap, or a Secret
+	// when the declaration holds one.
+	holder *unstructured.Unstructured
 }
 
 // adoptIntoSet adopts the group into one of the operator's ApplySets: each
@@ -124,7 +125,7 @@ func (p *setPlan) read(ctx context.Context, c *cli.Clients, serviceAccount strin
 	if len(declared) == 0 {
 		return nil
 	}
-	p.set, p.configMap, err = newAdoptingSet(p.parent.Namespace, p.parent.Name, serviceAccount, declared)
+	p.set, p.holder, err = newAdoptingSet(p.parent.Namespace, p.parent.Name, serviceAccount, declared)
 	return err
 }
 
@@ -133,8 +134,8 @@ func (p *setPlan) read(ctx context.Context, c *cli.Clients, serviceAccount strin
 func (p *setPlan) print(w io.Writer, serviceAccount string) {
 	fmt.Fprintf(w, "Adopting %d objects of %s into %s%s (ID %s)\n", len(p.objects), p.source, cli.ParentName(p.parent), cli.InNamespace(p.parent.Namespace), p.id)
 	where := "inline (spec.resources)"
-	if p.configMap != nil {
-		where = "in the ConfigMap " + p.configMap.GetName() + " (key " + adoptedKey + "), created beside it"
+	if p.holder != nil {
+		where = "in the " + p.holder.GetKind() + " " + p.holder.GetName() + " (key " + adoptedKey + "), created beside it"
 	}
 	actor := "the operator's default service account"
 	if serviceAccount != "" {
@@ -178,14 +179,14 @@ func (p *setPlan) action(a adoptee) string {
 	return out
 }
 
-// write creates the ConfigMap of a large declaration, labels every object
+// write creates the holder of a declaration kept out of line, labels every object
 // and creates the set last, so that its first reconcile finds each label and
 // each field the old tool applied already its own.
 func (p *setPlan) write(ctx context.Context, c *cli.Clients, dr *cli.DryRun) error {
 	create := metav1.CreateOptions{FieldManager: identity.PluginFieldManager, DryRun: dr.Opts()}
-	if p.configMap != nil {
-		if _, err := c.Dynamic.Resource(configMapsResource).Namespace(p.parent.Namespace).Create(ctx, p.configMap, create); err != nil {
-			return fmt.Errorf("creating the ConfigMap %s: %w", p.configMap.GetName(), err)
+	if p.holder != nil {
+		if _, err := c.Dynamic.Resource(holderResources[p.holder.GetKind()]).Namespace(p.parent.Namespace).Create(ctx, p.holder, create); err != nil {
+			return fmt.Errorf("creating the %s %s: %w", p.holder.GetKind(), p.holder.GetName(), err)
 		}
 	}
 	for i, a := range p.objects {

@@ -17,6 +17,8 @@ limitations under the License.
 package adopt
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -144,5 +146,27 @@ func TestNewAdoptingSet(t *testing.T) {
 
 	if _, _, err := newAdoptingSet("shop", "web", "", append(large, configMap("c", 700<<10))); err == nil {
 		t.Error("a declaration larger than a ConfigMap: no error")
+	}
+
+	// A Secret is never written inline, nor in a ConfigMap: namespace
+	// viewers read both.
+	secret := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": "db"}, "stringData": map[string]any{"password": "hunter2"}}}
+	set, holder, err := newAdoptingSet("shop", "web", "", []*unstructured.Unstructured{configMap("a", 10), secret})
+	if err != nil || holder == nil || holder.GetKind() != "Secret" {
+		t.Fatalf("a declaration with a Secret: holder %v, error %v", holder, err)
+	}
+	if raw, _ := json.Marshal(set.Object); strings.Contains(string(raw), "hunter2") {
+		t.Errorf("the set holds the Secret's data: %s", raw)
+	}
+	sources, _, _ = unstructured.NestedSlice(set.Object, "spec", "sources")
+	want = []any{map[string]any{"kind": "Secret", "name": "web-adopted", "key": adoptedKey}}
+	if diff := cmp.Diff(want, sources); diff != "" {
+		t.Errorf("a declaration with a Secret: sources (-want +got):\n%s", diff)
+	}
+	encoded, _, _ := unstructured.NestedString(holder.Object, "data", adoptedKey)
+	decoded, err := base64.StdEncoding.DecodeString(encoded)
+	if err != nil || !strings.Contains(string(decoded), "password: hunter2") || strings.Count(string(decoded), "---\n") != 2 {
+		t.Errorf("the Secret holds %q (%v), want both documents", decoded, err)
 	}
 }

@@ -97,8 +97,8 @@ var rarelyUsed = map[string]string{
 }
 
 // The operator's real ServiceAccount, bound only to what the install binds
-// to it (config/rbac, and the opt-in config/components/policy-backend for
-// the phases that use it), runs every controller and the webhooks while the
+// to it (config/rbac, and the opt-in config/components/policy-backend and
+// explain-notes for the phases that use them), runs every controller and the webhooks while the
 // API server audits each of its requests. Each right the install grants it
 // must be used by some request, and no request may be refused by the
 // authorizer: a right no code path uses, or a code path without its right,
@@ -111,10 +111,10 @@ var _ = Describe("The operator's own rights", func() {
 		SetDefaultEventuallyTimeout(time.Minute)
 		DeferCleanup(func() { SetDefaultEventuallyTimeout(30 * time.Second) })
 
-		By("installing config/default with config/components/policy-backend, short of the CRDs and the Deployment")
+		By("installing config/default with config/components/policy-backend and explain-notes, short of the CRDs and the Deployment")
 		root, err := controlplane.Root()
 		Expect(err).NotTo(HaveOccurred())
-		installed, err := controlplane.Build(filepath.Join(root, "test", "install", "testdata", "policy-backend"))
+		installed, err := controlplane.Build(filepath.Join(root, "test", "install", "testdata", "audited"))
 		Expect(err).NotTo(HaveOccurred())
 		for _, obj := range installed {
 			if obj.GetKind() == "CustomResourceDefinition" || obj.GetKind() == "Deployment" {
@@ -180,8 +180,9 @@ var _ = Describe("The operator's own rights", func() {
 		Eventually(readyReason(ctx, c, gatesB)).Should(Equal(featuregates.ReasonGatesEvaluated))
 		Expect(stop()).To(Succeed())
 
-		By("phase 3: the default install alone, without config/components/policy-backend: auto falls back to the webhook")
+		By("phase 3: the default install alone, without the opt-in components: auto falls back to the webhook")
 		Expect(c.Delete(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "applyset-operator-policy-backend"}})).To(Succeed())
+		Expect(c.Delete(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "applyset-operator-explain-notes"}})).To(Succeed())
 		Eventually(func(g Gomega) {
 			operatorClient, err := client.New(operator, client.Options{})
 			g.Expect(err).NotTo(HaveOccurred())

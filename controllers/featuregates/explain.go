@@ -41,9 +41,10 @@ const (
 	ReasonNotesFailed  = "NotesWriteFailed"
 )
 
-// Writing a note means writing the CRD: only the CRDs whose owners opted in
-// with the explain annotation, and those whose notes must go.
-// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=patch
+// Writing a note means patching the CRD: only the CRDs whose owners opted in
+// with the explain annotation, and those whose notes must go. The right is
+// not the default install's (a CRD's patch can add a conversion webhook):
+// the opt-in component config/components/explain-notes grants it.
 
 // explainResult is what writeNotes did, for status.
 type explainResult struct {
@@ -96,7 +97,12 @@ func (r *Reconciler) writeNotes(ctx context.Context, cfg *featuresv1alpha1.Custo
 		"metadata": map[string]any{"name": crd.Name, "resourceVersion": crd.ResourceVersion},
 		"spec":     map[string]any{"versions": items},
 	}})
-	if err := r.Client.Apply(ctx, apply, client.FieldOwner(identity.ExplainFieldManager), client.ForceOwnership); err != nil {
+	err = r.Client.Apply(ctx, apply, client.FieldOwner(identity.ExplainFieldManager), client.ForceOwnership)
+	switch {
+	case apierrors.IsForbidden(err):
+		result.err = fmt.Errorf("the operator may not patch CustomResourceDefinition %s: add config/components/explain-notes "+
+			"(chart: components.explainNotes.enabled) to the install, or remove the annotation %s: %w", crd.Name, featuregate.ExplainAnnotation, err)
+	case err != nil:
 		result.err = fmt.Errorf("applying the gate notes to CustomResourceDefinition %s: %w", crd.Name, err)
 	}
 	return result

@@ -68,6 +68,8 @@ var Components = []Component{
 		Doc: "a second Deployment for the sets labelled sharding.fluxcd.io/key: shard1 (Flux's sharding)"},
 	{Key: "policyBackend", Dir: "config/components/policy-backend",
 		Doc: "the rights of the admission-policy backend of feature gates: as much as cluster-admin (docs/security.md)"},
+	{Key: "explainNotes", Dir: "config/components/explain-notes",
+		Doc: "patch on every CRD, to write gate notes where a CRD asks for them (kubectl explain): a CRD's patch can add a conversion webhook (docs/security.md)"},
 	{Key: "clusterWriter", Dir: "config/components/cluster-writer",
 		Doc: "the right to write any object, for --single-tenant, --repair-tooling and --orphan-policy=delete (docs/security.md)"},
 }

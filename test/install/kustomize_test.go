@@ -20,6 +20,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -28,6 +29,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	"github.com/applyset-operator/applyset-operator/controllers/applysets"
 	"github.com/applyset-operator/applyset-operator/controllers/featuregates"
@@ -149,6 +151,31 @@ var _ = Describe("The install path", func() {
 		Expect(out).To(MatchRegexp(`(?s)kind: ClusterRoleBinding.*name: applyset-operator-policy-backend.*subjects:\s*- kind: ServiceAccount\s*name: applyset-operator-controller-manager\s*namespace: applyset-operator-system`))
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "applyset-operator-policy-backend"}, &rbacv1.ClusterRole{})).NotTo(Succeed(),
 			"the default install holds the policy backend's rights")
+	})
+
+	It("adds the right to patch CRDs, for gate notes, through its component, and only there", func(ctx context.Context) {
+		out, err := env.Kubectl(ctx, "", "kustomize", filepath.Join("test", "install", "testdata", "explain-notes"))
+		Expect(err).NotTo(HaveOccurred(), out)
+		Expect(out).To(MatchRegexp(`(?s)kind: ClusterRole\n.*name: applyset-operator-explain-notes\nrules:.*- customresourcedefinitions\n\s*verbs:\n\s*- patch`))
+		Expect(out).To(MatchRegexp(`(?s)kind: ClusterRoleBinding.*name: applyset-operator-explain-notes.*subjects:\s*- kind: ServiceAccount\s*name: applyset-operator-controller-manager\s*namespace: applyset-operator-system`))
+		out, err = env.Kubectl(ctx, "", "kustomize", filepath.Join("config", "default"))
+		Expect(err).NotTo(HaveOccurred(), out)
+		roles := 0
+		for doc := range strings.SplitSeq(out, "\n---\n") {
+			role := &rbacv1.ClusterRole{}
+			Expect(yaml.Unmarshal([]byte(doc), role)).To(Succeed())
+			if role.Kind != "ClusterRole" {
+				continue
+			}
+			roles++
+			for _, rule := range role.Rules {
+				if slices.Contains(rule.Resources, "customresourcedefinitions") && slices.Contains(rule.APIGroups, "apiextensions.k8s.io") {
+					Expect(rule.Verbs).To(ConsistOf("get", "list", "watch"), "the default install's %s may write CRDs, "+
+						"and a CRD's patch can add a conversion webhook to any of them", role.Name)
+				}
+			}
+		}
+		Expect(roles).NotTo(BeZero())
 	})
 
 	It("accepts the samples", func(ctx context.Context) {

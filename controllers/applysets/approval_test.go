@@ -257,6 +257,40 @@ var _ = Describe("Approval", func() {
 		Expect(configMapExists(ctx, ns, "a")).To(BeTrue())
 	})
 
+	It("keeps an author from escaping Manual by deleting a set that keeps its members and creating it again as Auto", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		author, approver := userIn(ctx, ns, "author", "update", "delete"), userIn(ctx, ns, "approver", "update", "delete", "approve")
+		set := newSet(ns, "guarded", inlineConfigMap("a", "1"))
+		set.Spec.Approval = applyv1alpha1.ApprovalManual
+		set.Spec.DeletionPolicy = applyv1alpha1.DeletionPolicyOrphan
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+		awaiting(ctx, set)
+
+		Expect(author.Delete(ctx, set.DeepCopy())).To(MatchError(SatisfyAll(ContainSubstring("author may not approve applysets"),
+			ContainSubstring("deletionPolicy Orphan, suspend or dryRun"))), "an author deleted a set that keeps its members")
+		suspended := &applyv1alpha1.ApplySet{}
+		Expect(author.Get(ctx, client.ObjectKeyFromObject(set), suspended)).To(Succeed())
+		suspended.Spec.DeletionPolicy, suspended.Spec.Suspend = applyv1alpha1.DeletionPolicyDelete, ptr.To(true)
+		Expect(author.Update(ctx, suspended)).To(Succeed(), "an author may still edit the set")
+		Expect(author.Delete(ctx, set.DeepCopy())).To(MatchError(ContainSubstring("author may not approve applysets")),
+			"an author deleted a suspended set, which keeps its members labelled for the next set of its name")
+
+		By("letting an author delete a set whose deletion's plan waits for approval, and an approver any")
+		deleting := newSet(ns, "deleting", inlineConfigMap("b", "1"))
+		deleting.Spec.Approval = applyv1alpha1.ApprovalManual
+		Expect(k8sClient.Create(ctx, deleting)).To(Succeed())
+		Expect(author.Delete(ctx, deleting.DeepCopy())).To(Succeed())
+		Expect(approver.Delete(ctx, set.DeepCopy())).To(Succeed())
+		Eventually(exists(ctx, set)).Should(BeFalse())
+
+		By("letting a namespace being deleted take its sets")
+		kept := newSet(ns, "kept", inlineConfigMap("c", "1"))
+		kept.Spec.Approval, kept.Spec.DeletionPolicy = applyv1alpha1.ApprovalManual, applyv1alpha1.DeletionPolicyOrphan
+		Expect(k8sClient.Create(ctx, kept)).To(Succeed())
+		Expect(k8sClient.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+		Eventually(func() error { return author.Delete(ctx, kept.DeepCopy()) }).Should(Succeed())
+	})
+
 	It("holds sets under approval where the approval policy is not in force", Serial, func(ctx context.Context) {
 		binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{}
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "applyset-approval"}, binding)).To(Succeed())

@@ -74,6 +74,9 @@ type Reconciler struct {
 	// overrides, likewise, says whether only approvers can write the
 	// window-override annotation.
 	overrides func(context.Context, applyv1alpha1.Set) error
+	// authority says whether the admission policies that keep a set's
+	// author from pointing it past their rights are in force for it.
+	authority func(ctx context.Context, set applyv1alpha1.Set, defaultAccount string) error
 	// chunksGuarded says whether only the operator can write inventory
 	// chunks in a namespace (nil when it can).
 	chunksGuarded func(ctx context.Context, namespace string) error

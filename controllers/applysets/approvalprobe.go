@@ -62,10 +62,9 @@ func (f *inForce) found(key string) {
 	f.at[key] = f.clock.Now()
 }
 
-// approvalPolicyRefusal is what the API server says when the approval
-// policy (config/policy/approval.yaml, whatever prefix it was installed
-// with) refuses a request.
-const approvalPolicyRefusal = "applyset-approval' with binding"
+// approvalPolicy is the name of the approval policy
+// (config/policy/approval.yaml), whatever prefix it was installed with.
+const approvalPolicy = "applyset-approval"
 
 // ApprovalProbeUser is the identity the probe acts as: config/policy lets
 // it patch sets and nothing else.
@@ -117,22 +116,36 @@ func (p *approvalProbe) checkOverride(ctx context.Context, set applyv1alpha1.Set
 // the policy refuses it. what keys the findings; guarded says what the
 // policy must guard.
 func (p *approvalProbe) probe(ctx context.Context, set applyv1alpha1.Set, what, patch, guarded string) error {
+	refused, err := p.refused(ctx, set, what, patch, approvalPolicy)
+	switch {
+	case err != nil:
+		return fmt.Errorf("checking that only approvers may write %s (a dry-run change): %w", guarded, err)
+	case refused:
+		return nil
+	case what == "approvedPlan":
+		return errApprovalNotEnforced
+	}
+	return fmt.Errorf("the admission policy applyset-approval does not guard %s, so anyone who may edit the set could "+
+		"override its windows; install config/policy (applyset-approval) of this release", guarded)
+}
+
+// refused makes patch to set in a dry run, as ApprovalProbeUser, and tells
+// whether the admission policy named policy (whatever prefix it was
+// installed with) refused it. what keys the findings, with the namespace.
+func (p *approvalProbe) refused(ctx context.Context, set applyv1alpha1.Set, what, patch, policy string) (bool, error) {
 	key := what + "/" + set.GetNamespace()
 	if p.inForce.fresh(key) {
-		return nil
+		return true, nil
 	}
 	err := p.client.Patch(ctx, set.DeepCopyObject().(client.Object), client.RawPatch(types.MergePatchType, []byte(patch)), client.DryRunAll)
 	switch {
-	case err == nil && what == "approvedPlan":
-		return errApprovalNotEnforced
 	case err == nil:
-		return fmt.Errorf("the admission policy applyset-approval does not guard %s, so anyone who may edit the set could "+
-			"override its windows; install config/policy (applyset-approval) of this release", guarded)
-	case (apierrors.IsForbidden(err) || apierrors.IsInvalid(err)) && strings.Contains(err.Error(), approvalPolicyRefusal):
+		return false, nil
+	case (apierrors.IsForbidden(err) || apierrors.IsInvalid(err)) && strings.Contains(err.Error(), policy+"' with binding"):
 		p.inForce.found(key)
-		return nil
+		return true, nil
 	}
-	return fmt.Errorf("checking that only approvers may write %s (a dry-run change): %w", guarded, err)
+	return false, err
 }
 
 // probeDigest is a well-formed digest other than current, so that the

@@ -61,12 +61,13 @@ func (r *Reconciler) newScope(rec *record) *scope {
 type phase func(ctx context.Context, s *scope) bool
 
 // reconcileNormal runs the phases in order: check the parent and the health
-// checks, work out whom the set acts as, hold it for approval or its
-// dependencies or its delivery windows, then read, apply and prune it as
-// that identity.
+// checks, work out whom the set acts as and that a policy checks its author
+// may make it, hold it for approval or its dependencies or its delivery
+// windows, then read, apply and prune it as that identity.
 func (r *Reconciler) reconcileNormal(ctx context.Context, rec *record) outcome {
 	s := r.newScope(rec)
-	phases := []phase{checkParentPhase, r.checksPhase, r.actorPhase, r.enginePhase, r.approvalPhase, r.dependenciesPhase, r.windowsPhase, r.runPhase}
+	phases := []phase{checkParentPhase, r.checksPhase, r.actorPhase, r.authorityPhase, r.enginePhase, r.approvalPhase,
+		r.dependenciesPhase, r.windowsPhase, r.runPhase}
 	for _, p := range phases {
 		if !p(ctx, s) {
 			break

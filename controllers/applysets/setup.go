@@ -205,7 +205,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			client: mgr.GetClient(), reader: mgr.GetAPIReader(), config: mgr.GetConfig(), mapper: mgr.GetRESTMapper(),
 			scheme: mgr.GetScheme(), recorder: mgr.GetEventRecorder(identity.EventReporter), newSet: k.newSet, newSetList: k.newList,
 			groupKind: schema.GroupKind{Group: applyv1alpha1.GroupVersion.Group, Kind: k.kind}, opts: opts, enforced: probe.check, overrides: probe.checkOverride,
-			chunksGuarded: chunks.check,
+			authority: probe.checkAuthority, chunksGuarded: chunks.check,
 			limits: declared.Limits{Bytes: cmp.Or(opts.MaxInputBytes, declared.DefaultLimits.Bytes),
 				Objects: cmp.Or(opts.MaxObjects, declared.DefaultLimits.Objects)},
 			artifacts: artifacts, permissions: answers, watches: watches, clock: clk,
@@ -321,7 +321,7 @@ func fairQueue(name string, limiter workqueue.TypedRateLimiter[reconcile.Request
 }
 
 // newProbes find out whether the admission policies the operator relies on
-// are in force: the approval policy and the inventory policy.
+// are in force: the approval, authority and inventory policies.
 func newProbes(mgr ctrl.Manager, clk clock.PassiveClock) (*approvalProbe, *inventoryProbe, error) {
 	opts := client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()}
 	approvals, err := newApprovalProbe(mgr.GetConfig(), opts, clk)

@@ -78,6 +78,11 @@ const (
 	// policy that lets only approvers approve is not in force; nothing is
 	// applied until it is.
 	ReasonApprovalNotEnforced = "ApprovalNotEnforced"
+	// ReasonAuthorityNotEnforced: the set acts as a named ServiceAccount or
+	// reaches other namespaces, but the admission policy that checks its
+	// author may (config/policy/authority.yaml) is not in force; nothing is
+	// applied until it is.
+	ReasonAuthorityNotEnforced = "AuthorityNotEnforced"
 	// ReasonInvalidHealthCheck: an expression of spec.healthChecks does not compile.
 	ReasonInvalidHealthCheck = "InvalidHealthCheck"
 	// ReasonArtifactUnavailable: an oci source could not be fetched (a

@@ -48,7 +48,7 @@ import (
 // memberKinds are the kinds the scenario's sets declare, in turn.
 var memberKinds = []schema.GroupVersionKind{
 	corev1.SchemeGroupVersion.WithKind("ConfigMap"),
-	corev1.SchemeGroupVersion.WithKind("Secret"),
+	rbacv1.SchemeGroupVersion.WithKind("Role"),
 	corev1.SchemeGroupVersion.WithKind("ServiceAccount"),
 }
 

@@ -50,12 +50,16 @@ var securityHeaders = map[string]string{
 // answer.
 type guard struct {
 	hosts map[string]bool // host:port values of the Host header, in lower case
+	// token is the write token: the pages carry it, and every request that
+	// changes anything sends it back.
 	token string
-	// readToken asks for the token to read pages too: the printed URL
-	// carries it once, and a cookie of this server's port keeps it.
-	readToken bool
-	cookie    string // the cookie's name
-	next      http.Handler
+	// readSecret, when set, is needed to read pages too: the printed URL
+	// carries it once, and a cookie of this server's port keeps it. It is
+	// not the write token, so that the URL (in the browser's history) and
+	// the cookie do not let anyone write by themselves.
+	readSecret string
+	cookie     string // the cookie's name
+	next       http.Handler
 }
 
 // newGuard allows the loopback names with port, and any other address the
@@ -79,7 +83,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"open the URL kubectl applyset ui printed.", http.StatusMisdirectedRequest)
 		return
 	}
-	if safeMethod(r.Method) && g.readToken && !g.mayRead(w, r) {
+	if safeMethod(r.Method) && g.readSecret != "" && !g.mayRead(w, r) {
 		return
 	}
 	if !safeMethod(r.Method) {
@@ -105,15 +109,15 @@ const tokenParam = "token"
 // cookie is this port's, HttpOnly and SameSite=Strict: other sites' pages
 // cannot send it. It answers any other request itself.
 func (g *guard) mayRead(w http.ResponseWriter, r *http.Request) bool {
-	if c, err := r.Cookie(g.cookie); err == nil && g.valid(c.Value) {
+	if c, err := r.Cookie(g.cookie); err == nil && same(c.Value, g.readSecret) {
 		return true
 	}
 	q := r.URL.Query()
-	if !q.Has(tokenParam) || !g.valid(q.Get(tokenParam)) {
+	if !q.Has(tokenParam) || !same(q.Get(tokenParam), g.readSecret) {
 		http.Error(w, "This page needs this run's token: open the URL kubectl applyset ui printed.", http.StatusUnauthorized)
 		return false
 	}
-	http.SetCookie(w, &http.Cookie{Name: g.cookie, Value: g.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, &http.Cookie{Name: g.cookie, Value: g.readSecret, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	q.Del(tokenParam)
 	to := *r.URL
 	to.RawQuery = q.Encode()
@@ -122,7 +126,12 @@ func (g *guard) mayRead(w http.ResponseWriter, r *http.Request) bool {
 }
 
 func (g *guard) valid(token string) bool {
-	return subtle.ConstantTimeCompare([]byte(token), []byte(g.token)) == 1
+	return same(token, g.token)
+}
+
+// same compares a secret in constant time.
+func same(got, secret string) bool {
+	return subtle.ConstantTimeCompare([]byte(got), []byte(secret)) == 1
 }
 
 // safeMethod reports whether a request of method changes nothing.

@@ -154,12 +154,13 @@ func TestNewToken(t *testing.T) {
 	}
 }
 
-// With --token-in-url, reading a page needs the token too: once in the URL,
-// traded for a cookie of this port and a redirect that drops it, then the
-// cookie. Without it, pages are read freely.
+// With --token-in-url, or beyond loopback, reading a page needs a secret
+// too: once in the URL, traded for a cookie of this port and a redirect that
+// drops it, then the cookie. It is not the write token, which neither opens a
+// page nor goes into the cookie. Without it, pages are read freely.
 func TestGuardReadToken(t *testing.T) {
 	g := guarded().(*guard)
-	g.readToken = true
+	g.readSecret = "the-read-secret"
 	const cookie = "applyset-token-8765"
 	for _, tc := range []struct {
 		name, url, cookie string
@@ -167,11 +168,13 @@ func TestGuardReadToken(t *testing.T) {
 		location          string
 	}{
 		{name: "nothing", url: "/sets/shop/secret/web", want: http.StatusUnauthorized},
-		{name: "the token in the URL", url: "/sets/shop/secret/web?page=2&token=the-token", want: http.StatusSeeOther,
+		{name: "the token in the URL", url: "/sets/shop/secret/web?page=2&token=the-read-secret", want: http.StatusSeeOther,
 			location: "/sets/shop/secret/web?page=2"},
-		{name: "a wrong token in the URL", url: "/?token=the-tokeN", want: http.StatusUnauthorized},
-		{name: "the cookie", url: "/static/app.js", cookie: "the-token", want: http.StatusOK},
+		{name: "a wrong token in the URL", url: "/?token=the-read-secreT", want: http.StatusUnauthorized},
+		{name: "the write token in the URL", url: "/?token=the-token", want: http.StatusUnauthorized},
+		{name: "the cookie", url: "/static/app.js", cookie: "the-read-secret", want: http.StatusOK},
 		{name: "a wrong cookie", url: "/", cookie: "other", want: http.StatusUnauthorized},
+		{name: "the write token in the cookie", url: "/", cookie: "the-token", want: http.StatusUnauthorized},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := httptest.NewRequest(http.MethodGet, tc.url, nil)
@@ -189,13 +192,13 @@ func TestGuardReadToken(t *testing.T) {
 					t.Errorf("redirected to %q, want %q", got, tc.location)
 				}
 				set := w.Result().Cookies()
-				if len(set) != 1 || set[0].Name != cookie || set[0].Value != "the-token" || !set[0].HttpOnly || set[0].SameSite != http.SameSiteStrictMode {
-					t.Errorf("cookie %+v, want %s=the-token, HttpOnly, SameSite=Strict", set, cookie)
+				if len(set) != 1 || set[0].Name != cookie || set[0].Value != "the-read-secret" || !set[0].HttpOnly || set[0].SameSite != http.SameSiteStrictMode {
+					t.Errorf("cookie %+v, want %s=the-read-secret, HttpOnly, SameSite=Strict", set, cookie)
 				}
 			}
 		})
 	}
-	g.readToken = false
+	g.readSecret = ""
 	r := httptest.NewRequest(http.MethodGet, "/", nil)
 	r.Host = "127.0.0.1:8765"
 	w := httptest.NewRecorder()

@@ -25,12 +25,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -103,19 +107,24 @@ func serve(ctx context.Context, out, errOut io.Writer, c *cli.Clients, o options
 	}
 	var waiting unusedConns
 	g := newGuard(port, extra, token, pages.routes())
-	g.readToken = o.TokenInURL
+	if o.TokenInURL || extra != "" {
+		// Beyond loopback anyone who reaches the port could read a page,
+		// and with it the write token: reading needs a secret of its own.
+		g.readSecret = newToken()
+	}
 	srv := &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second,
 		// Requests end with the server: a page's stream of changes never would.
 		BaseContext: func(net.Listener) context.Context { return ctx },
 		ConnState:   waiting.track}
 	url := "http://" + net.JoinHostPort(o.Address, port) + "/"
-	if o.TokenInURL {
-		url += "?" + tokenParam + "=" + token
+	if g.readSecret != "" {
+		url += "?" + tokenParam + "=" + g.readSecret
 	}
 	fmt.Fprintln(out, url)
 	fmt.Fprintln(out, "Serving ApplySets as the user of your kubeconfig; press Ctrl-C to stop.")
 	if o.Open {
-		openBrowser(errOut, url)
+		cleanup := openBrowser(errOut, url)
+		defer cleanup()
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -176,19 +185,50 @@ func (u *unusedConns) closeAll() {
 }
 
 // openBrowser opens url in the user's browser, if it can; the printed URL
-// is there when it cannot.
-func openBrowser(errOut io.Writer, url string) {
-	name, args := "xdg-open", []string{url}
+// is there when it cannot. A URL that carries a secret is not put on the
+// browser's command line, which every local user can read: the browser
+// opens a file only the user may read that sends it on. The returned
+// function removes that file.
+func openBrowser(errOut io.Writer, url string) func() {
+	target, cleanup, err := browserTarget(url)
+	if err != nil {
+		fmt.Fprintf(errOut, "Warning: could not open a browser (%v); open the URL above yourself\n", err)
+		return func() {}
+	}
+	name, args := "xdg-open", []string{target}
 	switch runtime.GOOS {
 	case "darwin":
 		name = "open"
 	case "windows":
-		name, args = "rundll32", []string{"url.dll,FileProtocolHandler", url}
+		name, args = "rundll32", []string{"url.dll,FileProtocolHandler", target}
 	}
 	cmd := exec.Command(name, args...)
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintf(errOut, "Warning: could not open a browser (%v); open the URL above yourself\n", err)
-		return
+		return cleanup
 	}
 	go func() { _ = cmd.Wait() }() // reap it; a browser that fails to start has said so itself
+	return cleanup
+}
+
+// browserTarget is what the browser is told to open: url itself when it
+// carries no secret, otherwise a page in a directory only the user may
+// read that redirects to it.
+func browserTarget(url string) (target string, cleanup func(), err error) {
+	if !strings.Contains(url, "?"+tokenParam+"=") {
+		return url, func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "kubectl-applyset-ui-")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup = func() { _ = os.RemoveAll(dir) }
+	page := `<!DOCTYPE html><meta charset="utf-8"><meta name="referrer" content="no-referrer">` +
+		`<meta http-equiv="refresh" content="0;url=` + html.EscapeString(url) + `"><title>kubectl applyset ui</title>`
+	file := filepath.Join(dir, "open.html")
+	if err := os.WriteFile(file, []byte(page), 0o600); err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	return file, cleanup, nil
 }

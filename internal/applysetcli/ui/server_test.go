@@ -20,9 +20,12 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"html"
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -106,5 +109,100 @@ func TestServeRefusesAnAddressBeyondLoopback(t *testing.T) {
 	err := serve(t.Context(), io.Discard, io.Discard, &cli.Clients{}, options{Address: "192.0.2.10"})
 	if err == nil || !strings.Contains(err.Error(), "--listen-beyond-loopback") {
 		t.Errorf("error %v, want the confirmation flag named", err)
+	}
+}
+
+// A URL that carries the read secret is never on the browser's command line,
+// which other local users can read: the browser opens a page only the user
+// may read, which sends it on.
+func TestBrowserTarget(t *testing.T) {
+	plain := "http://127.0.0.1:8765/"
+	if target, cleanup, err := browserTarget(plain); err != nil || target != plain {
+		t.Errorf("a URL without a secret: target %q, error %v, want the URL", target, err)
+	} else {
+		cleanup()
+	}
+	secret := plain + "?" + tokenParam + "=s3cret&x"
+	target, cleanup, err := browserTarget(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(target, "s3cret") {
+		t.Errorf("the browser's argument %q carries the secret", target)
+	}
+	info, err := os.Stat(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.Stat(filepath.Dir(target))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Mode().Perm() != 0o600 || dir.Mode().Perm() != 0o700 {
+		t.Errorf("the page is %v in a directory %v, want only the user's", info.Mode().Perm(), dir.Mode().Perm())
+	}
+	page, err := os.ReadFile(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), `content="0;url=`+html.EscapeString(secret)+`"`) {
+		t.Errorf("the page does not send the browser on to the URL: %s", page)
+	}
+	cleanup()
+	if _, err := os.Stat(target); !os.IsNotExist(err) {
+		t.Errorf("the page stays after the server stops: %v", err)
+	}
+}
+
+// Beyond loopback anyone who reaches the port could read a page, and the
+// write token in it: reading needs the read secret, which the printed URL
+// carries, even without --token-in-url.
+func TestServeBeyondLoopbackNeedsTheReadSecret(t *testing.T) {
+	address := ""
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range addrs {
+		if ip, ok := a.(*net.IPNet); ok && ip.IP.To4() != nil && !ip.IP.IsLoopback() {
+			address = ip.IP.String()
+			break
+		}
+	}
+	if address == "" {
+		t.Skip("this machine has no IPv4 address beyond loopback")
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	r, w := io.Pipe()
+	go func() {
+		err := serve(ctx, w, io.Discard, &cli.Clients{}, options{Address: address, ListenBeyondLoopback: true})
+		_ = w.CloseWithError(fmt.Errorf("serve returned: %w", err))
+	}()
+	url, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, r) }()
+	base, secret, found := strings.Cut(strings.TrimSpace(url), "?"+tokenParam+"=")
+	if !found || secret == "" {
+		t.Fatalf("the URL %q carries no read secret", url)
+	}
+	resp, err := http.Get(base + "static/app.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a read without the secret: status %d, want %d", resp.StatusCode, http.StatusUnauthorized)
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err = client.Get(base + "static/app.js?" + tokenParam + "=" + secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("a read with the secret: status %d, want %d", resp.StatusCode, http.StatusSeeOther)
 	}
 }

@@ -188,6 +188,11 @@ func setWindow(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome
 	status.Window = &st
 }
 
+// unsearchedDelay is how often a held set whose windows are too costly to
+// search for their next opening looks again: each look decides exactly,
+// within windows.MaxSteps.
+const unsearchedDelay = time.Minute
+
 // windowMessage says what holds the set, until when, and how to apply now.
 func windowMessage(generation int64, o outcome) string {
 	d := o.window.decision
@@ -196,7 +201,11 @@ func windowMessage(generation int64, o outcome) string {
 		what = "Held by the " + d.By.String()
 	}
 	until := "; no window opens within reach"
-	if !d.Next.IsZero() {
+	switch {
+	case d.Unsearched:
+		until = fmt.Sprintf("; when one opens is past what one decision searches (%d schedule steps: openings of a window "+
+			"that overlap), so the set looks again every %s", windows.MaxSteps, unsearchedDelay)
+	case !d.Next.IsZero():
 		until = "; the next opening is " + d.Next.Format(time.RFC3339)
 	}
 	return fmt.Sprintf("%s%s. Nothing is applied or pruned until then; to apply generation %d once now, "+
@@ -218,7 +227,10 @@ func markOutsideWindow(status *applyv1alpha1.ApplySetStatus, generation int64, o
 // opening is within reach.
 func untilWindowChange(o outcome, interval time.Duration) time.Duration {
 	next := o.window.decision.Next
-	if next.IsZero() {
+	switch {
+	case o.window.decision.Unsearched:
+		return min(interval, unsearchedDelay)
+	case next.IsZero():
 		return interval
 	}
 	return max(next.Sub(o.now), 0) + time.Second

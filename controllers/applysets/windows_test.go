@@ -174,16 +174,18 @@ var _ = Describe("Delivery windows", func() {
 func TestUntilWindowChange(t *testing.T) {
 	now := time.Date(2026, 6, 12, 18, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
-		name string
-		next time.Time
-		want time.Duration
+		name       string
+		next       time.Time
+		unsearched bool
+		want       time.Duration
 	}{
-		{"an opening ahead", now.Add(62 * time.Hour), 62*time.Hour + time.Second},
-		{"an opening passed while the reconcile ran", now.Add(-time.Second), time.Second},
-		{"no opening in reach", time.Time{}, 10 * time.Minute},
+		{"an opening ahead", now.Add(62 * time.Hour), false, 62*time.Hour + time.Second},
+		{"an opening passed while the reconcile ran", now.Add(-time.Second), false, time.Second},
+		{"no opening in reach", time.Time{}, false, 10 * time.Minute},
+		{"windows too costly to search for their opening: each look decides exactly", time.Time{}, true, time.Minute},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := outcome{now: now, window: &windowOutcome{held: true, decision: windows.Decision{Next: tc.next}}}
+			o := outcome{now: now, window: &windowOutcome{held: true, decision: windows.Decision{Next: tc.next, Unsearched: tc.unsearched}}}
 			if got := untilWindowChange(o, 10*time.Minute); got != tc.want {
 				t.Fatalf("untilWindowChange = %s, want %s", got, tc.want)
 			}

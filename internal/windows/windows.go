@@ -130,17 +130,44 @@ func (w Window) Open(t time.Time) bool {
 	return !start.IsZero() && !start.After(t)
 }
 
+// MaxSteps bounds the work of one decision: the cron schedules read, each
+// the next start of one window after a time (about a microsecond each).
+// Whether windows allow applies now takes one step a window; the search
+// for when that changes takes the rest, and stops where this bound is
+// reached: the decision stays exact, only its next change is unknown. A
+// tenant's costliest windows otherwise took seconds of CPU a reconcile.
+const MaxSteps = 10_000
+
+// search is one decision's walk through the schedules, with the steps it
+// has left.
+type search struct{ left int }
+
+func newSearch() *search { return &search{left: MaxSteps} }
+
+// exhausted tells whether the search used up its steps.
+func (s *search) exhausted() bool { return s.left <= 0 }
+
+// start is w's first start after t, one step.
+func (s *search) start(w Window, t time.Time) time.Time {
+	s.left--
+	return w.starts.Next(t)
+}
+
 // change is when the window next opens or closes after t: closes when it
-// is open, following openings that overlap; zero when not within reach.
-func (w Window) change(t time.Time) time.Time {
+// is open, following openings that overlap; zero when not within reach or
+// the search is out of steps.
+func (s *search) change(w Window, t time.Time) time.Time {
 	local := t.In(w.Location)
 	if !w.Open(t) {
-		return w.starts.Next(local)
+		return s.start(w, local)
 	}
-	start := w.starts.Next(local.Add(-w.Duration))
+	start := s.start(w, local.Add(-w.Duration))
 	end := start.Add(w.Duration)
 	for range maxStarts {
-		next := w.starts.Next(start)
+		if s.exhausted() {
+			return time.Time{}
+		}
+		next := s.start(w, start)
 		if next.IsZero() || next.After(end) {
 			return end
 		}
@@ -159,16 +186,26 @@ type Decision struct {
 	// Next is when Allowed changes, in the zone of the window whose change
 	// it is; zero when no window is declared or none changes within reach.
 	Next time.Time
+	// Unsearched is true when the search for Next stopped at MaxSteps:
+	// Allowed is exact, Next unknown.
+	Unsearched bool
 }
 
 // Decide says whether windows allow applies at t: not while a Deny window
 // is open, and, where any Allow window is declared, only while one is.
 func Decide(windows []Window, t time.Time) Decision {
+	s := newSearch()
+	d := s.decide(windows, t)
+	d.Unsearched = s.exhausted()
+	return d
+}
+
+func (s *search) decide(windows []Window, t time.Time) Decision {
 	d := decideAt(windows, t)
 	if len(windows) == 0 {
 		return d
 	}
-	d.Next = nextChange(windows, t, d.Allowed)
+	d.Next = s.nextChange(windows, t, d.Allowed)
 	return d
 }
 
@@ -192,15 +229,15 @@ func decideAt(windows []Window, t time.Time) Decision {
 
 // nextChange steps through the windows' own openings and closings until
 // the decision differs from allowed.
-func nextChange(windows []Window, t time.Time, allowed bool) time.Time {
+func (s *search) nextChange(windows []Window, t time.Time, allowed bool) time.Time {
 	for range maxChanges {
 		var at time.Time
 		for _, w := range windows {
-			if c := w.change(t); !c.IsZero() && (at.IsZero() || c.Before(at)) {
+			if c := s.change(w, t); !c.IsZero() && (at.IsZero() || c.Before(at)) {
 				at = c
 			}
 		}
-		if at.IsZero() {
+		if at.IsZero() || s.exhausted() {
 			return time.Time{}
 		}
 		if decideAt(windows, at).Allowed != allowed {
@@ -214,13 +251,21 @@ func nextChange(windows []Window, t time.Time, allowed bool) time.Time {
 // DecideAll says whether every group of windows allows applies at t: each
 // group is decided on its own, so that one group's Allow windows cannot
 // widen another's. Next is when all groups next allow (when held), or when
-// the first one next holds (when allowed); zero when not within reach.
+// the first one next holds (when allowed); zero when not within reach. All
+// groups together take at most MaxSteps.
 func DecideAll(groups [][]Window, t time.Time) Decision {
+	s := newSearch()
+	d := s.decideAll(groups, t)
+	d.Unsearched = s.exhausted()
+	return d
+}
+
+func (s *search) decideAll(groups [][]Window, t time.Time) Decision {
 	first := Decision{Allowed: true}
 	for _, g := range groups {
-		d := Decide(g, t)
+		d := s.decide(g, t)
 		if !d.Allowed {
-			return Decision{By: d.By, Next: allAllow(groups, d.Next)}
+			return Decision{By: d.By, Next: s.allAllow(groups, d.Next)}
 		}
 		if first.By == nil {
 			first.By = d.By
@@ -233,14 +278,14 @@ func DecideAll(groups [][]Window, t time.Time) Decision {
 }
 
 // allAllow is the first time from t on at which every group allows.
-func allAllow(groups [][]Window, t time.Time) time.Time {
+func (s *search) allAllow(groups [][]Window, t time.Time) time.Time {
 	for range maxChanges {
-		if t.IsZero() {
-			return t
+		if t.IsZero() || s.exhausted() {
+			return time.Time{}
 		}
 		later := t
 		for _, g := range groups {
-			if d := Decide(g, t); !d.Allowed {
+			if d := s.decide(g, t); !d.Allowed {
 				later = d.Next
 				break
 			}

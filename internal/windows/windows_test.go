@@ -17,6 +17,7 @@ limitations under the License.
 package windows
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -214,6 +215,9 @@ func TestDecideAll(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := DecideAll(tc.groups, at(t, tc.at))
+			if d.Unsearched {
+				t.Errorf("everyday windows ran out of the search's %d steps", MaxSteps)
+			}
 			got := ""
 			if !d.Next.IsZero() {
 				got = d.Next.Format(time.RFC3339)
@@ -222,5 +226,26 @@ func TestDecideAll(t *testing.T) {
 				t.Fatalf("DecideAll = allowed %v next %q, want %v %q", d.Allowed, got, tc.allowed, tc.next)
 			}
 		})
+	}
+}
+
+// TestDecideBounded checks that the costliest windows a tenant may write
+// are decided exactly, within MaxSteps: only when the decision changes next
+// is left unknown.
+func TestDecideBounded(t *testing.T) {
+	var costly []Window
+	for range 15 {
+		costly = append(costly, must(t, Allow, "* * * * *", MaxDuration, "Europe/Berlin"))
+	}
+	costly = append(costly, must(t, Allow, "* * * * *", 30*time.Second, "Europe/Berlin"))
+	now := at(t, "2026-11-29T12:00:00Z")
+	d := DecideAll([][]Window{costly, costly, costly}, now)
+	if !d.Allowed || !d.Unsearched || !d.Next.IsZero() {
+		t.Errorf("costly Allow windows: allowed %v, unsearched %v, next %v; want allowed, unsearched, no next", d.Allowed, d.Unsearched, d.Next)
+	}
+	freeze := must(t, Deny, "0 0 * * *", 24*time.Hour, "UTC")
+	d = DecideAll([][]Window{costly, append(slices.Clone(costly), freeze)}, now)
+	if d.Allowed || d.By == nil || d.By.Kind != Deny {
+		t.Errorf("an open Deny window among costly ones: allowed %v by %v, want held by the Deny window", d.Allowed, d.By)
 	}
 }

@@ -72,30 +72,31 @@ const ApprovalProbeUser = "system:applyset-operator:approval-probe"
 
 // +kubebuilder:rbac:groups="",resources=users,verbs=impersonate,resourceNames=system:applyset-operator:approval-probe
 
-// approvalProbe finds out, as the feature gates find out about their
-// policies, whether only approvers can approve: it asks the API server to
-// change a set's spec.approvedPlan in a dry run, as ApprovalProbeUser,
-// which may edit sets but not approve them. The policy refuses it where it
-// is in force; a change admitted means anyone who may edit the set could
-// approve its plans. The probe does not act as the operator, whose rights
-// an admin may widen.
-type approvalProbe struct {
+// setPolicyProbe finds out, as the feature gates find out about their
+// policies, whether the admission policies over sets are in force: it asks
+// the API server for a change of a set in a dry run, as ApprovalProbeUser,
+// which may edit sets and nothing more, that the policy refuses where it is
+// in force (a change of spec.approvedPlan for the approval policy,
+// authorityprobe.go for the authority policies). A change admitted means
+// anyone who may edit the set could do what the policy guards. The probe
+// does not act as the operator, whose rights an admin may widen.
+type setPolicyProbe struct {
 	client client.Client
 	// inForce is when the policy was last found in force, by what was probed and namespace.
 	inForce inForce
 }
 
-// newApprovalProbe acts as ApprovalProbeUser, impersonated from cfg.
-func newApprovalProbe(cfg *rest.Config, opts client.Options, clk clock.PassiveClock) (*approvalProbe, error) {
+// newSetPolicyProbe acts as ApprovalProbeUser, impersonated from cfg.
+func newSetPolicyProbe(cfg *rest.Config, opts client.Options, clk clock.PassiveClock) (*setPolicyProbe, error) {
 	c, _, err := impersonating(cfg, ApprovalProbeUser, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &approvalProbe{client: c, inForce: inForce{clock: clk}}, nil
+	return &setPolicyProbe{client: c, inForce: inForce{clock: clk}}, nil
 }
 
 // check returns nil when the approval policy is in force for set.
-func (p *approvalProbe) check(ctx context.Context, set applyv1alpha1.Set) error {
+func (p *setPolicyProbe) check(ctx context.Context, set applyv1alpha1.Set) error {
 	patch := fmt.Sprintf(`{"spec":{"approvedPlan":%q}}`, probeDigest(ptr.Deref(set.GetCommonSpec().ApprovedPlan, "")))
 	return p.probe(ctx, set, "approvedPlan", patch, "changes of spec.approvedPlan")
 }
@@ -103,7 +104,7 @@ func (p *approvalProbe) check(ctx context.Context, set applyv1alpha1.Set) error 
 // checkOverride returns nil when the approval policy guards the
 // window-override annotation for set too: an install of the policy from
 // before delivery windows guards approvals only.
-func (p *approvalProbe) checkOverride(ctx context.Context, set applyv1alpha1.Set) error {
+func (p *setPolicyProbe) checkOverride(ctx context.Context, set applyv1alpha1.Set) error {
 	value := "0"
 	if set.GetAnnotations()[applyv1alpha1.WindowOverrideAnnotation] == value {
 		value = "1"
@@ -115,7 +116,7 @@ func (p *approvalProbe) checkOverride(ctx context.Context, set applyv1alpha1.Set
 // probe makes patch to set in a dry run, as ApprovalProbeUser: nil when
 // the policy refuses it. what keys the findings; guarded says what the
 // policy must guard.
-func (p *approvalProbe) probe(ctx context.Context, set applyv1alpha1.Set, what, patch, guarded string) error {
+func (p *setPolicyProbe) probe(ctx context.Context, set applyv1alpha1.Set, what, patch, guarded string) error {
 	refused, err := p.refused(ctx, set, what, patch, approvalPolicy)
 	switch {
 	case err != nil:
@@ -132,7 +133,7 @@ func (p *approvalProbe) probe(ctx context.Context, set applyv1alpha1.Set, what, 
 // refused makes patch to set in a dry run, as ApprovalProbeUser, and tells
 // whether the admission policy named policy (whatever prefix it was
 // installed with) refused it. what keys the findings, with the namespace.
-func (p *approvalProbe) refused(ctx context.Context, set applyv1alpha1.Set, what, patch, policy string) (bool, error) {
+func (p *setPolicyProbe) refused(ctx context.Context, set applyv1alpha1.Set, what, patch, policy string) (bool, error) {
 	key := what + "/" + set.GetNamespace()
 	if p.inForce.fresh(key) {
 		return true, nil

@@ -48,7 +48,7 @@ var errAuthorityNotEnforced = errors.New("an admission policy the set relies on 
 // in force: the one over the ServiceAccount it names (other than an
 // ApplySet's default one), and, for an ApplySet reaching other namespaces,
 // the one over spec.additionalNamespaces.
-func (p *approvalProbe) checkAuthority(ctx context.Context, set applyv1alpha1.Set, defaultAccount string) error {
+func (p *setPolicyProbe) checkAuthority(ctx context.Context, set applyv1alpha1.Set, defaultAccount string) error {
 	_, name := set.GetServiceAccount()
 	cluster := set.GetNamespace() == ""
 	if cluster && name != "" || !cluster && name != "" && name != defaultAccount {
@@ -75,7 +75,7 @@ func (p *approvalProbe) checkAuthority(ctx context.Context, set applyv1alpha1.Se
 }
 
 // expect returns nil when policy refuses the probe's patch of set.
-func (p *approvalProbe) expect(ctx context.Context, set applyv1alpha1.Set, what, patch, policy, guarded string) error {
+func (p *setPolicyProbe) expect(ctx context.Context, set applyv1alpha1.Set, what, patch, policy, guarded string) error {
 	refused, err := p.refused(ctx, set, what, patch, policy)
 	switch {
 	case err != nil:

@@ -322,9 +322,9 @@ func fairQueue(name string, limiter workqueue.TypedRateLimiter[reconcile.Request
 
 // newProbes find out whether the admission policies the operator relies on
 // are in force: the approval, authority and inventory policies.
-func newProbes(mgr ctrl.Manager, clk clock.PassiveClock) (*approvalProbe, *inventoryProbe, error) {
+func newProbes(mgr ctrl.Manager, clk clock.PassiveClock) (*setPolicyProbe, *inventoryProbe, error) {
 	opts := client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()}
-	approvals, err := newApprovalProbe(mgr.GetConfig(), opts, clk)
+	approvals, err := newSetPolicyProbe(mgr.GetConfig(), opts, clk)
 	if err != nil {
 		return nil, nil, err
 	}

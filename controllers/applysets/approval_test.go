@@ -292,34 +292,24 @@ var _ = Describe("Approval", func() {
 	})
 
 	It("holds sets under approval where the approval policy is not in force", Serial, func(ctx context.Context) {
-		binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{}
-		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "applyset-approval"}, binding)).To(Succeed())
-		Expect(k8sClient.Delete(ctx, binding)).To(Succeed())
-		restore := func(ctx context.Context) {
-			Expect(client.IgnoreAlreadyExists(k8sClient.Create(ctx, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
-				ObjectMeta: metav1.ObjectMeta{Name: binding.Name}, Spec: binding.Spec}))).To(Succeed())
-		}
-		DeferCleanup(restore)
 		ns := newNamespace(ctx)
 		set := newSet(ns, "unguarded", inlineConfigMap("a", "1"))
 		set.Spec.Approval = applyv1alpha1.ApprovalManual
 		set.Spec.ApprovedPlan = ptr.To("sha256:" + strings.Repeat("ab", 32))
 		author := userIn(ctx, ns, "author")
-		Eventually(func() error { return author.Create(ctx, set.DeepCopy(), client.DryRunAll) }).
-			Should(Succeed(), "the API server still enforces the approval policy")
+		restore := withoutPolicy(ctx, approvalPolicy, func(ctx context.Context) error {
+			return author.Create(ctx, set.DeepCopy(), client.DryRunAll)
+		})
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
 
-		Eventually(func() string {
-			return ptr.Deref(condition(ctx, set, applyv1alpha1.ConditionReady)(), metav1.Condition{}).Reason
-		}).
-			Should(Equal(applyv1alpha1.ReasonApprovalNotEnforced))
+		Eventually(readyReasonOf(ctx, set)).Should(Equal(applyv1alpha1.ReasonApprovalNotEnforced))
 		Expect(configMapExists(ctx, ns, "a")).To(BeFalse(), "a set under approval was applied without the policy")
 
 		By("going on once the policy is back")
 		restore(ctx)
 		Eventually(func() string {
 			poke(ctx, set)
-			return ptr.Deref(condition(ctx, set, applyv1alpha1.ConditionReady)(), metav1.Condition{}).Reason
+			return readyReasonOf(ctx, set)()
 		}).Should(Equal(applyv1alpha1.ReasonAwaitingApproval))
 	})
 })

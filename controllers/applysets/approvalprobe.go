@@ -142,11 +142,17 @@ func (p *setPolicyProbe) refused(ctx context.Context, set applyv1alpha1.Set, wha
 	switch {
 	case err == nil:
 		return false, nil
-	case (apierrors.IsForbidden(err) || apierrors.IsInvalid(err)) && strings.Contains(err.Error(), policy+"' with binding"):
+	case refusedBy(err, policy):
 		p.inForce.found(key)
 		return true, nil
 	}
 	return false, err
+}
+
+// refusedBy tells whether err is the refusal of the admission policy named
+// policy, whatever prefix it was installed with.
+func refusedBy(err error, policy string) bool {
+	return (apierrors.IsForbidden(err) || apierrors.IsInvalid(err)) && strings.Contains(err.Error(), policy+"' with binding")
 }
 
 // probeDigest is a well-formed digest other than current, so that the

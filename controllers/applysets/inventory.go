@@ -20,9 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
@@ -45,9 +43,9 @@ const ReasonInventoryLost = "InventoryLost"
 // config/policy lets it create chunks and nothing else.
 const InventoryProbeUser = "system:applyset-operator:inventory-probe"
 
-// inventoryPolicyRefusal is what the API server says when the policy
-// config/policy/inventory.yaml refuses a request.
-const inventoryPolicyRefusal = "applyset-inventory' with binding"
+// inventoryPolicy is the name of the inventory policy
+// (config/policy/inventory.yaml), whatever prefix it was installed with.
+const inventoryPolicy = "applyset-inventory"
 
 // loadInventory reads the set's members, from status or the chunks it
 // names, and the chunks of the set status does not name. Lost chunks are
@@ -178,7 +176,7 @@ func (p *inventoryProbe) check(ctx context.Context, namespace string) error {
 	case err == nil:
 		return errors.New("the admission policy applyset-inventory is not in force, so anyone who may write in the namespace " +
 			"could forge the inventory of a set too large for its status; install config/policy (applyset-inventory) of this release")
-	case (apierrors.IsForbidden(err) || apierrors.IsInvalid(err)) && strings.Contains(err.Error(), inventoryPolicyRefusal):
+	case refusedBy(err, inventoryPolicy):
 		if err := p.operator.Create(ctx, probe, client.DryRunAll); err != nil {
 			return fmt.Errorf("the operator may not write the inventory's chunks in namespace %s, so it would label members "+
 				"it could not record (a dry-run create): %w", namespace, err)

@@ -24,10 +24,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/controllers/applysets"
@@ -53,15 +51,13 @@ var _ = Describe("A hostile tenant that makes the operator work often", Ordered,
 
 		By("a set asking to be applied every second")
 		fast := &applyv1alpha1.ApplySet{ObjectMeta: metav1.ObjectMeta{Namespace: tenantNamespace(ctx), Name: "fast"}}
-		for i := range 20 {
-			fast.Spec.Resources = append(fast.Spec.Resources, quietNamed(fmt.Sprintf("fast-%d", i)))
-		}
+		fast.Spec.Resources = configMaps(20, "v")
 		fast.Spec.Interval = &metav1.Duration{Duration: time.Second}
 		Expect(k8sClient.Create(ctx, fast)).To(Succeed())
 
 		By("a set with the costliest windows the schema accepts, one of them denying now")
 		windowed := &applyv1alpha1.ApplySet{ObjectMeta: metav1.ObjectMeta{Namespace: tenantNamespace(ctx), Name: "windowed"}}
-		windowed.Spec.Resources = []applyv1alpha1.Resource{quietNamed("windowed")}
+		windowed.Spec.Resources = configMaps(1, "v")
 		month := &metav1.Duration{Duration: 31 * 24 * time.Hour}
 		for range 14 {
 			windowed.Spec.Windows = append(windowed.Spec.Windows, applyv1alpha1.Window{Kind: applyv1alpha1.WindowAllow, Schedule: "* * * * *", Duration: month})
@@ -73,7 +69,7 @@ var _ = Describe("A hostile tenant that makes the operator work often", Ordered,
 
 		quiet.change(ctx, 30)
 
-		Eventually(readyCondition(ctx, windowed)).Should(SatisfyAll(HaveField("Reason", applyv1alpha1.ReasonOutsideWindow),
+		Eventually(notReady(ctx, windowed)).Should(SatisfyAll(HaveField("Reason", applyv1alpha1.ReasonOutsideWindow),
 			HaveField("Message", ContainSubstring("past what one decision searches"))))
 		Eventually(ready(ctx, fast)).Should(BeTrue())
 		AddReportEntry("hostile tenant, working often", fmt.Sprintf("the quiet tenant's changes were Ready after %s at most; "+
@@ -81,22 +77,6 @@ var _ = Describe("A hostile tenant that makes the operator work often", Ordered,
 			quiet.slowest(), heap()>>20, processCPU()-cpuBefore))
 	})
 })
-
-// quietNamed is a ConfigMap of the given name.
-func quietNamed(name string) applyv1alpha1.Resource {
-	r, err := applyv1alpha1.NewResource(map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
-		"metadata": map[string]any{"name": name}, "data": map[string]any{"k": "v"}})
-	Expect(err).NotTo(HaveOccurred())
-	return r
-}
-
-// readyCondition is the set's Ready condition, nil before it has one.
-func readyCondition(ctx context.Context, set *applyv1alpha1.ApplySet) func() *metav1.Condition {
-	return func() *metav1.Condition {
-		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
-		return apimeta.FindStatusCondition(set.Status.Conditions, applyv1alpha1.ConditionReady)
-	}
-}
 
 // processCPU is the CPU this process (the operator and the spec) has used.
 func processCPU() time.Duration {

@@ -25,12 +25,10 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -224,24 +222,9 @@ var _ = Describe("Gate notes for kubectl explain", Ordered, func() {
 	})
 
 	It("says, without the opt-in right to patch CRDs, which component grants it", func(ctx context.Context) {
-		// The operator's rights as the default install grants them: it reads
-		// every CRD, and patches none.
-		const user = "operator-without-explain-notes"
-		role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{GenerateName: "crd-reader-"}, Rules: []rbacv1.PolicyRule{{
-			APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, Verbs: []string{"get", "list", "watch"}}}}
-		Expect(k8sClient.Create(ctx, role)).To(Succeed())
-		binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{GenerateName: "crd-reader-"},
-			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}}}
-		Expect(k8sClient.Create(ctx, binding)).To(Succeed())
-		DeferCleanup(func(ctx context.Context) {
-			Expect(k8sClient.Delete(ctx, binding)).To(Succeed())
-			Expect(k8sClient.Delete(ctx, role)).To(Succeed())
-		})
-		config := rest.CopyConfig(env.Config)
-		config.Impersonate = rest.ImpersonationConfig{UserName: user}
-		limited, err := client.New(config, client.Options{Scheme: k8sClient.Scheme()})
-		Expect(err).NotTo(HaveOccurred())
+		// The operator's rights as the default install grants them, without
+		// config/components/explain-notes.
+		limited := clientWithManagerRole(ctx)
 
 		gates := &featuresv1alpha1.CustomFeatureGates{ObjectMeta: metav1.ObjectMeta{Name: widgetsName}, Spec: *cfg.Spec.DeepCopy()}
 		// A copy of the CRD whose note is missing: the notes must be written.

@@ -78,20 +78,12 @@ func newAdoptingSet(namespace, name, serviceAccount string, declared []*unstruct
 			return nil, nil, fmt.Errorf("the declaration of the %d objects is %d bytes, more than a ConfigMap or Secret holds: adopt them in several sets", len(declared), yamlDocs.Len())
 		}
 		typed.Spec.Resources = nil
-		kind := applyv1alpha1.SourceKindConfigMap
-		holder = &unstructured.Unstructured{}
-		holder.SetAPIVersion("v1")
-		holder.SetNamespace(namespace)
-		holder.SetName(name + "-adopted")
-		err := unstructured.SetNestedField(holder.Object, yamlDocs.String(), "data", adoptedKey)
+		kind, data := applyv1alpha1.SourceKindConfigMap, yamlDocs.String()
 		if secrets {
-			kind = applyv1alpha1.SourceKindSecret
-			err = unstructured.SetNestedField(holder.Object, base64.StdEncoding.EncodeToString(yamlDocs.Bytes()), "data", adoptedKey)
+			kind, data = applyv1alpha1.SourceKindSecret, base64.StdEncoding.EncodeToString(yamlDocs.Bytes())
 		}
-		if err != nil {
-			return nil, nil, err
-		}
-		holder.SetKind(string(kind))
+		holder = &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": string(kind),
+			"metadata": map[string]any{"namespace": namespace, "name": name + "-adopted"}, "data": map[string]any{adoptedKey: data}}}
 		typed.Spec.Sources = []applyv1alpha1.Source{{Kind: kind, Name: holder.GetName(), Key: adoptedKey}}
 	}
 	data, err := json.Marshal(typed)

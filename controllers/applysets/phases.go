@@ -42,6 +42,8 @@ type scope struct {
 	engine  *apply.Engine
 	sources client.Reader
 	o       outcome
+	// hold is the hold of the set's windows on its run; nil for none.
+	hold *setrun.WindowHold
 	// waiting are the members a recheck looks at; del what a deletion found.
 	waiting []apply.ObjectRef
 	del     deletion
@@ -162,8 +164,9 @@ func (r *Reconciler) runPhase(ctx context.Context, s *scope) bool {
 	s.o.lostChunks = lost
 	run := &setrun.Run{Mode: setrun.Apply, Set: s.set, Stored: s.set.GetSetStatus(), Members: members, Layout: r.layout(), Parent: s.parent,
 		Engine: s.engine, Sources: s.sources, Mapper: r.mapper, Limits: r.limits, Artifacts: r.artifacts,
-		Checker: s.checker, Approval: s.o.approvalMode(), Identity: s.act.String(), Writes: &setWrites{rec: s.rec}, Timed: r.timed}
-	s.o = s.o.merge(run.Do(ctx))
+		Checker: s.checker, Approval: s.o.approvalMode(), Window: s.hold, Identity: s.act.String(), Writes: &setWrites{rec: s.rec}, Timed: r.timed}
+	res := run.Do(ctx)
+	s.o = s.o.merge(res).mergeWindow(res.Window)
 	if s.o.sources != nil {
 		s.o.artifactChanges = declared.ArtifactChanges(s.set.GetSetStatus().Sources, s.o.sources)
 	}

@@ -36,8 +36,11 @@ func plan(o outcome) *applyv1alpha1.Plan {
 	p := &applyv1alpha1.Plan{DryRun: ptr.To(o.dryRun)}
 	l := planLists{left: setrun.MaxPlanBytes}
 	l.applied(p, o.applied.Changes)
-	if o.approval != nil && (o.approval.awaiting || o.approval.spent) {
+	switch {
+	case o.approval != nil && (o.approval.awaiting || o.approval.spent):
 		p.Digest = o.approval.digest
+	case o.window != nil:
+		p.Digest = o.window.digest
 	}
 	l.pruned(p, slices.Concat(o.pruned.Changes, held(o)))
 	p.Counts = &applyv1alpha1.PlanCounts{Create: nonZero(l.n.create), Update: nonZero(l.n.update), Recreate: nonZero(l.n.recreate),

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -33,6 +34,7 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/declared"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/inventory"
+	"github.com/applyset-operator/applyset-operator/internal/setrun"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
@@ -286,31 +288,53 @@ func (rec *record) patchStatus(ctx context.Context, to *applyv1alpha1.ApplySetSt
 	return nil
 }
 
-// spendApproval records that the run applies the approved plan a, before
-// the writes it allows. On a Conflict it tries again only while the live
-// set still approves the same plan, unspent: an approval applies once.
-func (rec *record) spendApproval(ctx context.Context, mode applyv1alpha1.Approval, digest string) error {
+// spend records that the run applies the plan an approval, or a window
+// override, let through, before the writes it allows. On a Conflict it
+// tries again only while the live set still lets the same plan through,
+// unspent: an approval or an override applies once.
+func (rec *record) spend(ctx context.Context, s setrun.Spending) error {
+	override := rec.set.GetAnnotations()[applyv1alpha1.WindowOverrideAnnotation]
 	for try := 1; ; try++ {
 		to := rec.stored.DeepCopy()
-		setApproval(to, outcome{now: rec.r.now(), approval: &approvalOutcome{mode: mode, digest: digest, spent: true}})
+		spentTo(to, s, rec.r.now())
 		err := rec.patchStatus(ctx, to)
 		if err == nil {
-			rec.set.GetSetStatus().Approval = to.Approval.DeepCopy()
+			status := rec.set.GetSetStatus()
+			status.Approval, status.Window = to.Approval.DeepCopy(), to.Window.DeepCopy()
 			return nil
 		}
 		spent := approvalSequence(rec.stored)
 		if !apierrors.IsConflict(err) || try >= maxRecordTries {
-			return fmt.Errorf("recording the approval of plan %s before applying it: %w", digest, rec.failed(err))
+			return fmt.Errorf("recording that plan %s was let through, before applying it: %w", s.Digest, rec.failed(err))
 		}
 		live, err := rec.live(ctx)
 		if err != nil {
-			return fmt.Errorf("recording the approval of plan %s before applying it: %w", digest, rec.failed(err))
+			return fmt.Errorf("recording that plan %s was let through, before applying it: %w", s.Digest, rec.failed(err))
 		}
 		if approvalSequence(rec.stored) != spent ||
-			ptr.Deref(live.GetCommonSpec().ApprovedPlan, "") != ptr.Deref(rec.set.GetCommonSpec().ApprovedPlan, "") {
-			return fmt.Errorf("recording the approval of plan %s before applying it: the set's approval changed since the "+
-				"plan was made (spent or replaced); nothing was applied, and the next reconcile plans again", digest)
+			ptr.Deref(live.GetCommonSpec().ApprovedPlan, "") != ptr.Deref(rec.set.GetCommonSpec().ApprovedPlan, "") ||
+			live.GetAnnotations()[applyv1alpha1.WindowOverrideAnnotation] != override {
+			return fmt.Errorf("recording that plan %s was let through, before applying it: the set's approval or window "+
+				"override changed since the plan was made (spent or replaced); nothing was applied, and the next reconcile "+
+				"plans again", s.Digest)
 		}
+	}
+}
+
+// spentTo records s in status: the sequence moves on once, and the plan is
+// named as the last approved, or overridden, or both.
+func spentTo(status *applyv1alpha1.ApplySetStatus, s setrun.Spending, now time.Time) {
+	if s.Approval {
+		setApproval(status, outcome{now: now, approval: &approvalOutcome{mode: s.Mode, digest: s.Digest, spent: true}})
+	} else {
+		a := ptr.Deref(status.Approval, applyv1alpha1.ApprovalStatus{})
+		a.Sequence = ptr.To(ptr.Deref(a.Sequence, 0) + 1)
+		status.Approval = &a
+	}
+	if s.Override {
+		w := ptr.Deref(status.Window, applyv1alpha1.WindowStatus{})
+		w.OverriddenPlan = s.Digest
+		status.Window = &w
 	}
 }
 

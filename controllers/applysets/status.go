@@ -72,12 +72,12 @@ func setStatus(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome
 	if o.foreign != nil {
 		status.ForeignMembers = foreignStatus(o.foreign)
 	}
-	if !o.recheck && !o.confirmed && (o.applied.Changes != nil || o.pruned.Changes != nil || (o.err == nil && o.waitingFor == "" && !o.held())) {
+	if !o.recheck && !o.confirmed && (o.applied.Changes != nil || o.pruned.Changes != nil || (o.err == nil && o.waitingFor == "")) {
 		setPlan(status, o)
 	}
 	setApproval(status, o)
-	setWindow(status, generation, o)
-	if o.held() {
+	setWindow(status, o)
+	if o.held() && o.err == nil {
 		markOutsideWindow(status, generation, o)
 		return
 	}

@@ -20,7 +20,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -30,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/setrun"
 	"github.com/applyset-operator/applyset-operator/internal/windows"
 	"github.com/applyset-operator/applyset-operator/pkg/text"
 )
@@ -41,6 +41,9 @@ type windowOutcome struct {
 	held bool
 	// overridden: the window-override annotation let this apply through.
 	overridden bool
+	// digest names the plan the windows hold, or let through; "" when the
+	// plan changes nothing, or was not made.
+	digest string
 }
 
 // held tells whether windows held the set.
@@ -57,11 +60,12 @@ func (r *Reconciler) now() time.Time {
 	return r.clock.Now()
 }
 
-// windowsPhase holds the set while its windows, or its namespace's, do:
-// a held set applies and prunes nothing. The window-override annotation
-// lets one apply of the generation it names through, where only approvers
-// can write it. A preview changes nothing, so it is never held; deletion
-// runs apart (reconcileDelete) and is never held either.
+// windowsPhase decides whether the set's windows, or its namespace's, hold
+// it: a held set only previews its plan, which the window-override
+// annotation, naming the plan's digest, lets through once (setrun's
+// gateWindow), where only approvers can write it. A preview changes
+// nothing, so it is never held; deletion runs apart (reconcileDelete) and
+// is never held either.
 func (r *Reconciler) windowsPhase(ctx context.Context, s *scope) bool {
 	if s.o.dryRun {
 		return true
@@ -85,26 +89,24 @@ func (r *Reconciler) windowsPhase(ctx context.Context, s *scope) bool {
 	if s.o.window.decision.Allowed {
 		return true
 	}
-	if !overrideAsked(s.set) {
-		s.o.window.held = true
-		return false
+	override := s.set.GetAnnotations()[applyv1alpha1.WindowOverrideAnnotation]
+	if override != "" {
+		if err := r.overrideEnforced(ctx, s.set); err != nil {
+			return s.stop(applyv1alpha1.ReasonApprovalNotEnforced, false, fmt.Errorf("not taking %s: %w", applyv1alpha1.WindowOverrideAnnotation, err))
+		}
 	}
-	if err := r.overrideEnforced(ctx, s.set); err != nil {
-		return s.stop(applyv1alpha1.ReasonApprovalNotEnforced, false, fmt.Errorf("not taking %s: %w", applyv1alpha1.WindowOverrideAnnotation, err))
-	}
-	s.o.window.overridden = true
+	s.o.window.held, s.hold = true, &setrun.WindowHold{Override: override}
 	return true
 }
 
-// overrideAsked is true when the set's override names its generation and
-// has not been spent on it.
-func overrideAsked(set applyv1alpha1.Set) bool {
-	gen := set.GetGeneration()
-	if set.GetAnnotations()[applyv1alpha1.WindowOverrideAnnotation] != strconv.FormatInt(gen, 10) {
-		return false
+// mergeWindow takes what the run's gate found: the plan it held, or let
+// through and spent. A run that stopped before the gate stays held.
+func (o outcome) mergeWindow(g *setrun.WindowGate) outcome {
+	if g == nil || o.window == nil {
+		return o
 	}
-	w := set.GetSetStatus().Window
-	return w == nil || w.OverriddenGeneration != gen
+	o.window.held, o.window.overridden, o.window.digest = g.Held, g.Overridden && g.Recorded, g.Digest
+	return o
 }
 
 // overrideEnforced is nil once only approvers can write the override.
@@ -165,7 +167,7 @@ func (r *Reconciler) namespaceWindows(ctx context.Context, set applyv1alpha1.Set
 
 // setWindow records where the set stands with its windows; a set that
 // declares none, in a namespace that declares none, has no status.window.
-func setWindow(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome) {
+func setWindow(status *applyv1alpha1.ApplySetStatus, o outcome) {
 	w := o.window
 	if w == nil {
 		return // the reconcile stopped before it looked at the windows
@@ -182,9 +184,6 @@ func setWindow(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome
 	if !w.decision.Next.IsZero() {
 		st.NextChange = w.decision.Next.Format(time.RFC3339)
 	}
-	if w.overridden && o.err == nil {
-		st.OverriddenGeneration = generation
-	}
 	status.Window = &st
 }
 
@@ -194,7 +193,7 @@ func setWindow(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome
 const unsearchedDelay = time.Minute
 
 // windowMessage says what holds the set, until when, and how to apply now.
-func windowMessage(generation int64, o outcome) string {
+func windowMessage(o outcome) string {
 	d := o.window.decision
 	what := "Outside every Allow window"
 	if d.By != nil {
@@ -208,15 +207,18 @@ func windowMessage(generation int64, o outcome) string {
 	case !d.Next.IsZero():
 		until = "; the next opening is " + d.Next.Format(time.RFC3339)
 	}
-	return fmt.Sprintf("%s%s. Nothing is applied or pruned until then; to apply generation %d once now, "+
-		"annotate the set %s=%d (needs the verb approve on it)", what, until, generation, applyv1alpha1.WindowOverrideAnnotation, generation)
+	if o.window.digest == "" {
+		return what + until + ". Nothing is applied or pruned until then; the cluster holds what the set declares, so there is nothing to let through"
+	}
+	return fmt.Sprintf("%s%s. Nothing is applied or pruned until then; to apply this plan (status.plan) once now, "+
+		"annotate the set %s=%s (needs the verb approve on it)", what, until, applyv1alpha1.WindowOverrideAnnotation, o.window.digest)
 }
 
 // markOutsideWindow: the operator did all it may until a window opens.
 func markOutsideWindow(status *applyv1alpha1.ApplySetStatus, generation int64, o outcome) {
 	status.Health = nil
 	setCondition(status, generation, applyv1alpha1.ConditionReady, metav1.ConditionFalse, applyv1alpha1.ReasonOutsideWindow,
-		windowMessage(generation, o))
+		windowMessage(o))
 	apimeta.RemoveStatusCondition(&status.Conditions, applyv1alpha1.ConditionReconciling)
 	apimeta.RemoveStatusCondition(&status.Conditions, applyv1alpha1.ConditionStalled)
 	status.ObservedGeneration = generation
@@ -242,5 +244,5 @@ func (r *Reconciler) recordWindow(set applyv1alpha1.Set, before *metav1.Conditio
 		return
 	}
 	r.recorder.Eventf(set, nil, "Normal", applyv1alpha1.ReasonOutsideWindow, "Apply", "%s",
-		text.Truncate(windowMessage(set.GetGeneration(), o), maxEventMessage))
+		text.Truncate(windowMessage(o), maxEventMessage))
 }

@@ -19,7 +19,6 @@ package applysets
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -66,6 +65,26 @@ func outsideWindow(ctx context.Context, set *applyv1alpha1.ApplySet) {
 		HaveField("Reason", applyv1alpha1.ReasonOutsideWindow), HaveField("ObservedGeneration", set.Generation)))
 }
 
+// heldPlan is the digest of the plan a held set would apply, which an
+// override names.
+func heldPlan(ctx context.Context, set *applyv1alpha1.ApplySet) string {
+	GinkgoHelper()
+	var digest string
+	Eventually(func() string {
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
+		digest = ptr.Deref(set.Status.Plan, applyv1alpha1.Plan{}).Digest
+		return digest
+	}).ShouldNot(BeEmpty(), "a held set names no plan to override")
+	return digest
+}
+
+// overrideWindow writes the override as kubectl annotate does: a patch of
+// the annotation alone.
+func overrideWindow(ctx context.Context, c client.Client, set *applyv1alpha1.ApplySet, digest string) error {
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, applyv1alpha1.WindowOverrideAnnotation, digest)
+	return c.Patch(ctx, set.DeepCopy(), client.RawPatch(types.MergePatchType, []byte(patch)))
+}
+
 var _ = Describe("Delivery windows", func() {
 	It("holds a set created inside a deny window, saying until when, and applies it once the window closed", Serial, func(ctx context.Context) {
 		ns := newNamespace(ctx)
@@ -78,7 +97,7 @@ var _ = Describe("Delivery windows", func() {
 		Expect(set.Status.Conditions).To(ContainElement(HaveField("Message", SatisfyAll(
 			ContainSubstring(`Held by the Deny window "`+window.Schedule+`" for 2h0m0s (Asia/Tokyo)`),
 			ContainSubstring("the next opening is "+closes.Format(time.RFC3339)),
-			ContainSubstring(applyv1alpha1.WindowOverrideAnnotation+"="+strconv.FormatInt(set.Generation, 10)),
+			ContainSubstring(applyv1alpha1.WindowOverrideAnnotation+"=sha256:"),
 		))))
 		Expect(set.Status.Window).To(gstruct.PointTo(SatisfyAll(HaveField("Held", ptr.To(true)),
 			HaveField("NextChange", HaveSuffix("+09:00")))))
@@ -107,38 +126,59 @@ var _ = Describe("Delivery windows", func() {
 		Expect(configMapExists(ctx, ns, "leaving")).To(BeFalse(), "a member of a set deleted inside a deny window stayed")
 	})
 
-	It("lets one apply of a generation through when an approver overrides the window", func(ctx context.Context) {
+	It("lets one apply of the plan it names through when an approver overrides the window", func(ctx context.Context) {
 		ns := newNamespace(ctx)
 		set := newSet(ns, "urgent", inlineConfigMap("urgent", "1"))
 		set.Spec.Windows = []applyv1alpha1.Window{alwaysDenied}
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
 		outsideWindow(ctx, set)
+		digest := heldPlan(ctx, set)
+		Expect(readyCondition(ctx, set)()).To(HaveField("Message", ContainSubstring(applyv1alpha1.WindowOverrideAnnotation+"="+digest)))
 		author, approver := userIn(ctx, ns, "author", "update"), userIn(ctx, ns, "approver", "update", "approve")
-		// As kubectl annotate writes it: a patch of the annotation alone.
-		override := func(c client.Client) error {
-			patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:"%d"}}}`, applyv1alpha1.WindowOverrideAnnotation, set.Generation)
-			return c.Patch(ctx, set.DeepCopy(), client.RawPatch(types.MergePatchType, []byte(patch)))
-		}
 
-		Expect(override(author)).To(MatchError(ContainSubstring("may not approve applysets")), "an author overrode a window")
+		Expect(overrideWindow(ctx, author, set, digest)).To(MatchError(ContainSubstring("may not approve applysets")), "an author overrode a window")
 		Expect(configMapExists(ctx, ns, "urgent")).To(BeFalse())
-		Expect(override(approver)).To(Succeed())
+		Expect(overrideWindow(ctx, approver, set, digest)).To(Succeed())
 		Eventually(func() bool { return configMapExists(ctx, ns, "urgent") }).Should(BeTrue(), func() string {
 			return fmt.Sprintf("%+v", readyCondition(ctx, set)())
 		})
-		Eventually(func() int64 {
+		Eventually(func() string {
 			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
-			return ptr.Deref(set.Status.Window, applyv1alpha1.WindowStatus{}).OverriddenGeneration
-		}).Should(Equal(set.Generation))
+			return ptr.Deref(set.Status.Window, applyv1alpha1.WindowStatus{}).OverriddenPlan
+		}).Should(Equal(digest))
 
-		By("holding the next generation again")
+		By("holding the next plan again")
 		updateSet(ctx, set, func(set *applyv1alpha1.ApplySet) {
 			set.Spec.Resources = []applyv1alpha1.Resource{inlineConfigMap("urgent", "2")}
 		})
 		outsideWindow(ctx, set)
+		Expect(heldPlan(ctx, set)).NotTo(Equal(digest))
 		cm := &corev1.ConfigMap{}
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "urgent"}, cm)).To(Succeed())
-		Expect(cm.Data).To(HaveKeyWithValue("k", "1"), "a held set applied a generation nobody let through")
+		Expect(cm.Data).To(HaveKeyWithValue("k", "1"), "a held set applied a plan nobody let through")
+	})
+
+	It("lets nothing through for an override of a plan its source has changed since", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		source := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "declared"},
+			Data: map[string]string{"all.yaml": "{apiVersion: v1, kind: ConfigMap, metadata: {name: shipped}, data: {k: '1'}}"}}
+		Expect(k8sClient.Create(ctx, source)).To(Succeed())
+		set := newSet(ns, "from-source")
+		set.Spec.Sources = []applyv1alpha1.Source{{Kind: applyv1alpha1.SourceKindConfigMap, Name: "declared"}}
+		set.Spec.Windows = []applyv1alpha1.Window{alwaysDenied}
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+		outsideWindow(ctx, set)
+		reviewed := heldPlan(ctx, set)
+
+		By("changing what the source declares after the plan was reviewed: the set's generation stays")
+		source.Data["all.yaml"] = "{apiVersion: v1, kind: ConfigMap, metadata: {name: shipped}, data: {k: unreviewed}}"
+		Expect(k8sClient.Update(ctx, source)).To(Succeed())
+		Eventually(func() string { return heldPlan(ctx, set) }).ShouldNot(Equal(reviewed))
+		approver := userIn(ctx, ns, "approver", "update", "approve")
+		Expect(overrideWindow(ctx, approver, set, reviewed)).To(Succeed())
+		Consistently(func() bool { return configMapExists(ctx, ns, "shipped") }).WithTimeout(3*time.Second).Should(BeFalse(),
+			"an override let through a plan other than the one it names")
+		outsideWindow(ctx, set)
 	})
 
 	It("holds every set of a namespace whose annotation declares windows", func(ctx context.Context) {

@@ -36,11 +36,11 @@ func (w *setWrites) Hints(ctx context.Context, hints declared.Hints) error {
 	return w.rec.writeHints(ctx, hints)
 }
 
-// SpendApproval records the approval a spends in the set's status before
-// the writes it allows, on the set as stored: never twice, and never once
-// the set's approval changed.
-func (w *setWrites) SpendApproval(ctx context.Context, a *setrun.Approval) error {
-	return w.rec.spendApproval(ctx, a.Mode, a.Digest)
+// Spend records the approval, or window override, s spends in the set's
+// status before the writes it allows, on the set as stored: never twice,
+// and never once the set's approval or override changed.
+func (w *setWrites) Spend(ctx context.Context, s setrun.Spending) error {
+	return w.rec.spend(ctx, s)
 }
 
 // BeforeDelete stops deletes while the operator is uninstalled, or once

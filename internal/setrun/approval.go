@@ -35,14 +35,16 @@ func (r *Run) approved(digest string) bool {
 // held tells whether the set is held to approval mode.
 func (r *Run) held(mode applyv1alpha1.Approval) bool { return r.Approval == mode }
 
-// gateChanges decides, under Manual, what the apply may write: it previews
-// the apply, names its plan by digest and, unless spec.approvedPlan names
-// that digest, reports the preview as awaiting approval (true). An
-// approved plan is applied exactly: applyOpts.Only holds its writes, and
-// the prune plan made before it is the one executed. A preview that fails
-// stops the set as the apply would (true).
+// gateChanges decides, under Manual or while the set's windows hold it,
+// what the apply may write: it previews the apply and names its plan by
+// digest. Unless spec.approvedPlan names that digest (under Manual), and
+// the window override names it (while held), it reports the preview as
+// waiting (true). A plan let through is applied exactly: applyOpts.Only
+// holds its writes, and the prune plan made before it is the one executed.
+// A preview that fails stops the set as the apply would (true).
 func (r *Run) gateChanges(ctx context.Context, res Result, applyOpts *apply.ApplyOptions, prune *apply.PrunePlan) (Result, bool) {
-	if !r.held(applyv1alpha1.ApprovalManual) || r.Mode.previews() || res.DryRun {
+	manual := r.held(applyv1alpha1.ApprovalManual)
+	if (!manual && r.Window == nil) || r.Mode.previews() || res.DryRun {
 		return res, false
 	}
 	preview := *applyOpts
@@ -57,20 +59,46 @@ func (r *Run) gateChanges(ctx context.Context, res Result, applyOpts *apply.Appl
 		what.Deletes = prune.Deletes()
 	}
 	applyOpts.Only = previewed.Intent
-	if what.Empty() {
-		return res, false // nothing to approve; nothing is written should that change meanwhile
+	digest := ""
+	if !what.Empty() { // nothing to approve; nothing is written should that change meanwhile
+		digest = declared.PlanDigest(r.Set, what)
 	}
-	res.Approval = &Approval{Mode: applyv1alpha1.ApprovalManual, Digest: declared.PlanDigest(r.Set, what)}
-	if r.approved(res.Approval.Digest) {
-		res.Approval.Spent = true
+	res = r.gateWindow(r.gateApproval(res, manual, digest), digest)
+	awaiting := res.Approval != nil && res.Approval.Awaiting
+	if !awaiting && (res.Window == nil || !res.Window.Held) {
 		return res, false
 	}
-	res.Approval.Awaiting, res.DryRun = true, true
-	res.Applied = previewed
+	res.DryRun, res.Applied = true, previewed
 	if prune != nil {
 		res.Pruned = prune.Preview()
 	}
 	return res, true
+}
+
+// gateApproval is where a plan of digest stands under Manual.
+func (r *Run) gateApproval(res Result, manual bool, digest string) Result {
+	if !manual || digest == "" {
+		return res
+	}
+	res.Approval = &Approval{Mode: applyv1alpha1.ApprovalManual, Digest: digest}
+	res.Approval.Spent = r.approved(digest)
+	res.Approval.Awaiting = !res.Approval.Spent
+	return res
+}
+
+// gateWindow is where a plan of digest stands with the windows that hold
+// the set: held, unless the override names it. An approval waits, unspent,
+// while the windows hold its plan.
+func (r *Run) gateWindow(res Result, digest string) Result {
+	if r.Window == nil {
+		return res
+	}
+	overridden := digest != "" && r.Window.Override == digest
+	res.Window = &WindowGate{Digest: digest, Overridden: overridden, Held: !overridden}
+	if a := res.Approval; a != nil && !overridden {
+		a.Spent = false
+	}
+	return res
 }
 
 // gateDeletes decides, under Prune, whether the prune may run: a prune that
@@ -111,17 +139,30 @@ func (r *Run) previewed(res Result) Result {
 	return res
 }
 
-// spend records an approval the run spends before the writes it allows:
-// the sequence, which every digest includes, moves on at once, so that
-// however the run ends no later plan has the digest approved.
+// spend records an approval, or a window override, the run spends before
+// the writes it allows: the sequence, which every digest includes, moves
+// on at once, so that however the run ends no later plan has the digest
+// approved or let through.
 func (r *Run) spend(ctx context.Context, res Result) error {
-	a := res.Approval
-	if a == nil || !a.Spent || a.Recorded || r.Writes == nil {
+	a, w := res.Approval, res.Window
+	s := Spending{Approval: a != nil && a.Spent && !a.Recorded, Override: w != nil && w.Overridden && !w.Recorded}
+	if (!s.Approval && !s.Override) || r.Writes == nil {
 		return nil
 	}
-	if err := r.Writes.SpendApproval(ctx, a); err != nil {
+	if s.Approval {
+		s.Digest, s.Mode = a.Digest, a.Mode
+	}
+	if s.Override {
+		s.Digest = w.Digest
+	}
+	if err := r.Writes.Spend(ctx, s); err != nil {
 		return err
 	}
-	a.Recorded = true
+	if s.Approval {
+		a.Recorded = true
+	}
+	if s.Override {
+		w.Recorded = true
+	}
 	return nil
 }

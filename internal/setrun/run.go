@@ -84,6 +84,8 @@ type Run struct {
 	Checker *health.Checker
 	// Approval is the approval the set is held to; "" or Auto for none.
 	Approval applyv1alpha1.Approval
+	// Window, when not nil, says the set's delivery windows hold it now.
+	Window *WindowHold
 	// Identity names whom the run acts as in messages of missing
 	// permissions, e.g. "ServiceAccount team-a/default"; "" names none.
 	Identity string
@@ -101,9 +103,9 @@ type Writes interface {
 	// Hints writes the parent's ID, tooling, hints and finalizer, before any
 	// member is written.
 	Hints(ctx context.Context, hints declared.Hints) error
-	// SpendApproval records that the approval of the run's plan was spent,
-	// before the writes it allows.
-	SpendApproval(ctx context.Context, a *Approval) error
+	// Spend records that the approval, or the window override, of the
+	// run's plan was spent, before the writes it allows.
+	Spend(ctx context.Context, s Spending) error
 	// Chunked is asked before anything is written when the set may record
 	// more members than its status holds: an error (the chunks that would
 	// hold them are not protected, or have nowhere to go) stops the run.
@@ -144,6 +146,8 @@ type Result struct {
 	Deletes map[apply.ObjectRef]types.UID
 	// Approval is nil for a set that applies without approval.
 	Approval *Approval
+	// Window is nil for a run its delivery windows do not hold.
+	Window *WindowGate
 	// Inventory is the set's members after a run that wrote; nil after a
 	// preview or a stop before the apply.
 	Inventory *inventory.Inventory
@@ -163,6 +167,34 @@ type Approval struct {
 	Spent, Recorded bool
 	// Held are the deletes that wait for approval.
 	Held apply.ChangeSet
+}
+
+// WindowHold is the hold of a set's delivery windows on a run: the run
+// previews, names its plan by digest, and applies only the plan that
+// Override names.
+type WindowHold struct {
+	// Override is the window-override annotation's value: the digest of
+	// the one plan it lets through; "" for none.
+	Override string
+}
+
+// WindowGate is where a run its windows hold stands with them.
+type WindowGate struct {
+	// Digest names the plan the windows hold, or that the override let
+	// through; "" when the plan changes nothing.
+	Digest string
+	// Held: nothing was written. Overridden: the override let the plan
+	// through; Recorded once Writes says it was spent.
+	Held, Overridden, Recorded bool
+}
+
+// Spending is what a run spends before the writes it allows, on its plan
+// of Digest: the approval of Mode, the window override, or both.
+type Spending struct {
+	Digest   string
+	Mode     applyv1alpha1.Approval
+	Approval bool
+	Override bool
 }
 
 // fail is res stopped by err, for reason.

@@ -157,9 +157,9 @@ func (w *writes) log(call string) error {
 func (w *writes) Hints(_ context.Context, h declared.Hints) error {
 	return w.log("hints " + applyset.FormatGroupKinds(h.Kinds))
 }
-func (w *writes) SpendApproval(context.Context, *Approval) error { return w.log("spend") }
-func (w *writes) Chunked(context.Context) error                  { return w.log("chunked") }
-func (w *writes) BeforeDelete(context.Context) error             { return w.log("before-delete") }
+func (w *writes) Spend(context.Context, Spending) error { return w.log("spend") }
+func (w *writes) Chunked(context.Context) error         { return w.log("chunked") }
+func (w *writes) BeforeDelete(context.Context) error    { return w.log("before-delete") }
 
 func configMap(name string) applyv1alpha1.Resource { return configMapOf(name, "v") }
 
@@ -207,15 +207,20 @@ func recorded(names ...string) []applyv1alpha1.Member {
 // objects live; approve, when set, approves the plan an earlier identical
 // run awaited.
 type runCase struct {
-	name        string
-	mode        Mode
-	declares    []string
-	recorded    []string
-	live        []string
-	configure   func(*applyv1alpha1.ApplySet)
-	deny        string // a permission the identity lacks
-	fail        string // a call of the writes that fails
-	approve     bool
+	name      string
+	mode      Mode
+	declares  []string
+	recorded  []string
+	live      []string
+	configure func(*applyv1alpha1.ApplySet)
+	deny      string // a permission the identity lacks
+	fail      string // a call of the writes that fails
+	approve   bool
+	// held runs it while its windows hold it; override, when set, then lets
+	// through the plan an earlier identical run was held with, or names
+	// another plan.
+	held        bool
+	override    string
 	wantReason  string
 	wantCalls   []string
 	wantWrites  []string
@@ -245,7 +250,18 @@ func (tc runCase) do(t *testing.T) (*cluster, *writes, Result) {
 	run := &Run{Mode: tc.mode, Set: set, Stored: &set.Status, Members: &members, Parent: parentOf(set, "ConfigMap"),
 		Engine: c.engine(), Sources: c.client, Mapper: c.client.RESTMapper(), Limits: declared.DefaultLimits, Writes: w,
 		Approval: set.Spec.ApprovalMode()}
+	if tc.held {
+		run.Window = &WindowHold{Override: tc.override}
+	}
 	res := run.Do(context.Background())
+	if tc.held && tc.override == heldDigest {
+		if res.Window == nil || !res.Window.Held || res.Window.Digest == "" {
+			t.Fatalf("no plan was held: %+v", res)
+		}
+		run.Window.Override = res.Window.Digest
+		c.writes, w.calls = nil, nil
+		res = run.Do(context.Background())
+	}
 	if tc.approve {
 		if res.Approval == nil || !res.Approval.Awaiting {
 			t.Fatalf("nothing awaited approval: %+v", res)
@@ -256,6 +272,9 @@ func (tc runCase) do(t *testing.T) (*cluster, *writes, Result) {
 	}
 	return c, w, res
 }
+
+// heldDigest, as a runCase's override, names the plan the run was held with.
+const heldDigest = "held"
 
 func (tc runCase) check(t *testing.T) {
 	t.Helper()
@@ -310,6 +329,18 @@ func TestRunApply(t *testing.T) {
 		{name: "an approval that cannot be spent stops it before any member", declares: []string{"a"}, configure: manual,
 			approve: true, fail: "spend", wantReason: applyv1alpha1.ReasonApplyFailed,
 			wantCalls: []string{"spend after 0 member writes"}, wantMembers: []string{}},
+		{name: "a plan its windows hold writes nothing", declares: []string{"a"}, held: true},
+		{name: "an override of another plan lets nothing through", declares: []string{"a"}, held: true,
+			override: "sha256:" + strings.Repeat("0", 64)},
+		{name: "an override of its plan is spent before the hints and any member", declares: []string{"a"}, held: true,
+			override: heldDigest, wantCalls: []string{"spend after 0 member writes", "hints ConfigMap after 0 member writes",
+				"hints ConfigMap after 1 member writes"},
+			wantWrites: []string{"apply a"}, wantMembers: []string{"a"}},
+		{name: "an override that cannot be spent stops it before any member", declares: []string{"a"}, held: true,
+			override: heldDigest, fail: "spend", wantReason: applyv1alpha1.ReasonApplyFailed,
+			wantCalls: []string{"spend after 0 member writes"}, wantMembers: []string{}},
+		{name: "under Manual, an override lets nothing through that is not approved too", declares: []string{"a"},
+			configure: manual, held: true, override: heldDigest},
 		{name: "inputs emptied while it has members stop it, pruning nothing",
 			recorded: []string{"a"}, live: []string{"a"}, wantReason: applyv1alpha1.ReasonEmptySource},
 	} {

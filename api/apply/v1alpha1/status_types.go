@@ -65,9 +65,11 @@ type Plan struct {
 	// dryRun is true when the plan was only previewed with server-side dry-run.
 	// +optional
 	DryRun *bool `json:"dryRun,omitempty"`
-	// digest names the plan for approval (spec.approval Manual or Prune): a
-	// digest of the requests it would send, the UIDs it would delete, the
-	// spec fields that change how it runs and status.approval.sequence.
+	// digest names the plan for approval (spec.approval Manual or Prune),
+	// and the plan a set its delivery windows hold would apply, for the
+	// window-override annotation: a digest of the requests it would send,
+	// the UIDs it would delete, the spec fields that change how it runs and
+	// status.approval.sequence.
 	// +kubebuilder:validation:MinLength=71
 	// +kubebuilder:validation:MaxLength=71
 	// +kubebuilder:validation:Pattern=`^sha256:[a-f0-9]{64}$`

@@ -75,9 +75,12 @@ type Window struct {
 // away. It is an annotation because cron expressions are no label values.
 const WindowsAnnotation = "apply.applyset.dev/windows"
 
-// WindowOverrideAnnotation on a set lets one apply of the generation it
-// names through while its windows hold it. Writing it needs the verb
-// approve on the set, as approving does (config/policy).
+// WindowOverrideAnnotation on a set lets one apply of the plan it names,
+// by the digest a held set shows in status.plan.digest, through while its
+// windows hold it: what a source declares can change without a generation,
+// so only the digest says what was reviewed. Once used it is spent, however
+// the apply ends. Writing it needs the verb approve on the set, as
+// approving does (config/policy).
 const WindowOverrideAnnotation = "apply.applyset.dev/window-override"
 
 // WindowStatus is where a set stands with its delivery windows.
@@ -100,9 +103,11 @@ type WindowStatus struct {
 	// +optional
 	NextChange string `json:"nextChange,omitempty"`
 
-	// overriddenGeneration is the generation whose one apply an override
-	// (the window-override annotation) let through.
-	// +kubebuilder:validation:Minimum=1
+	// overriddenPlan is the digest of the last plan an override (the
+	// window-override annotation) let through.
+	// +kubebuilder:validation:MinLength=71
+	// +kubebuilder:validation:MaxLength=71
+	// +kubebuilder:validation:Pattern=`^sha256:[a-f0-9]{64}$`
 	// +optional
-	OverriddenGeneration int64 `json:"overriddenGeneration,omitempty"`
+	OverriddenPlan string `json:"overriddenPlan,omitempty"`
 }

@@ -24,6 +24,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 	_ "time/tzdata" // The image is FROM scratch: delivery windows read time zones from the binary.
@@ -46,6 +47,7 @@ import (
 	"github.com/applyset-operator/applyset-operator/controllers/applysets"
 	"github.com/applyset-operator/applyset-operator/controllers/parents"
 	"github.com/applyset-operator/applyset-operator/internal/declared"
+	"github.com/applyset-operator/applyset-operator/internal/depwatch"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/kbuild"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
@@ -99,7 +101,8 @@ type options struct {
 	maxSetObjects         int
 	setConcurrency        int
 	applyConcurrency      int
-	maxWatchedDepKinds    int
+	depWatches            int
+	depWatchesPerNS       int
 	legacyManagers        string
 	artifactAllowedHosts  string
 	externalArtifactHosts string
@@ -141,6 +144,32 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.singleTenant, "single-tenant", false,
 		"Let sets that name no ServiceAccount act as the operator itself, with all its permissions (needs the cluster-writer role). "+
 			"Only for clusters where everyone who may create an ApplySet is trusted as much as the operator.")
+	fs.IntVar(&o.setConcurrency, "concurrent-set-reconciles", applysets.DefaultConcurrency,
+		"How many ApplySets, and how many ClusterApplySets, are reconciled at once.")
+	fs.IntVar(&o.applyConcurrency, "concurrent-applies", apply.DefaultConcurrency,
+		"How many requests (applies, deletes, reads) one set has in flight at once.")
+	fs.StringVar(&o.legacyManagers, "legacy-field-managers", strings.Join(apply.DefaultLegacyManagers, ","),
+		"Comma-separated field managers of client-side applies whose ownership a set takes over after its first apply of an object "+
+			"(their update entries and kubectl's last-applied annotation go), so that a field the set stops declaring goes; "+
+			"empty hands over none.")
+	fs.DurationVar(&o.permissionTTL, "permission-cache-ttl", applysets.DefaultPermissionTTL,
+		"How long the answer to a set's permission check is reused by the sets acting as the same identity; any change to RBAC "+
+			"drops every answer at once, so this bounds only what other authorizers (webhooks) decide; 0 asks every time.")
+	fs.DurationVar(&o.reverifyInterval, "reverify-interval", time.Hour,
+		"How often every ApplySet parent is verified again without a change, a guard against missed events.")
+	fs.StringVar(&o.featureGateBackend, "featuregate-backend", backendAuto,
+		"What enforces CustomFeatureGates: policy (admission policies the API server runs, no webhook), webhook, "+
+			"or auto (policy where the API server serves admissionregistration.k8s.io/v1 MutatingAdmissionPolicies).")
+	o.bindBoundFlags(fs)
+	o.bindArtifactFlags(fs)
+	o.webhooks.bindFlags(fs)
+	o.shard.bindFlags(fs)
+	o.replicas.bindFlags(fs)
+}
+
+// bindBoundFlags binds the flags that bound what one set, or one tenant,
+// may cost the operator.
+func (o *options) bindBoundFlags(fs *flag.FlagSet) {
 	o.maxSetInputSize = *resource.NewQuantity(declared.DefaultLimits.Bytes, resource.BinarySI)
 	sizeFlag(fs, &o.maxSetInputSize, "max-set-input-size", "The most YAML one set's sources may hold, decompressed, and a "+
 		"kustomize build of theirs may produce, a bound on the operator's memory that also stops gzip bombs (default 16Mi).")
@@ -164,29 +193,12 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 			"0 (the default) allows 2m, or 7ms for each object --max-set-objects allows, whichever is longer: 12m at 100,000.")
 	fs.DurationVar(&o.minInterval, "min-interval", applysets.DefaultMinInterval,
 		"The shortest interval a set is applied again at: a set whose spec.interval is shorter runs at this one.")
-	fs.IntVar(&o.setConcurrency, "concurrent-set-reconciles", applysets.DefaultConcurrency,
-		"How many ApplySets, and how many ClusterApplySets, are reconciled at once.")
-	fs.IntVar(&o.applyConcurrency, "concurrent-applies", apply.DefaultConcurrency,
-		"How many requests (applies, deletes, reads) one set has in flight at once.")
-	fs.IntVar(&o.maxWatchedDepKinds, "max-watched-dependency-kinds", applysets.DefaultMaxWatchedDependencyKinds,
-		"How many kinds of the objects sets depend on (spec.dependsOn with apiVersion) are watched at once, each with the metadata "+
-			"of all its objects in memory; a set that waits for an object of another kind looks again by itself, with backoff.")
-	fs.StringVar(&o.legacyManagers, "legacy-field-managers", strings.Join(apply.DefaultLegacyManagers, ","),
-		"Comma-separated field managers of client-side applies whose ownership a set takes over after its first apply of an object "+
-			"(their update entries and kubectl's last-applied annotation go), so that a field the set stops declaring goes; "+
-			"empty hands over none.")
-	fs.DurationVar(&o.permissionTTL, "permission-cache-ttl", applysets.DefaultPermissionTTL,
-		"How long the answer to a set's permission check is reused by the sets acting as the same identity; any change to RBAC "+
-			"drops every answer at once, so this bounds only what other authorizers (webhooks) decide; 0 asks every time.")
-	fs.DurationVar(&o.reverifyInterval, "reverify-interval", time.Hour,
-		"How often every ApplySet parent is verified again without a change, a guard against missed events.")
-	fs.StringVar(&o.featureGateBackend, "featuregate-backend", backendAuto,
-		"What enforces CustomFeatureGates: policy (admission policies the API server runs, no webhook), webhook, "+
-			"or auto (policy where the API server serves admissionregistration.k8s.io/v1 MutatingAdmissionPolicies).")
-	o.bindArtifactFlags(fs)
-	o.webhooks.bindFlags(fs)
-	o.shard.bindFlags(fs)
-	o.replicas.bindFlags(fs)
+	fs.IntVar(&o.depWatches, "max-dependency-watches", depwatch.DefaultLimits.Total,
+		"How many of the objects sets depend on (spec.dependsOn with apiVersion) are watched at once, one watch an object, made as "+
+			"the set's identity once it has read the object; a set that waits for an object beyond this looks again by itself, with backoff.")
+	fs.IntVar(&o.depWatchesPerNS, "max-dependency-watches-per-namespace", depwatch.DefaultLimits.PerNamespace,
+		"How many of the objects they depend on the sets of one namespace may have watched at once (a set at most "+
+			strconv.Itoa(depwatch.DefaultLimits.PerSet)+"); beyond it they look again by themselves, with backoff.")
 }
 
 // sizeFlag binds a flag whose value is a positive size, such as 32Mi.
@@ -354,10 +366,10 @@ func setupControllers(mgr ctrl.Manager, cfg *rest.Config, opts options, tlsOpts 
 			MaxInputBytes: opts.maxSetInputSize.Value(), MaxObjects: opts.maxSetObjects, Concurrency: opts.setConcurrency,
 			ApplyConcurrency: opts.applyConcurrency, ArtifactPolicy: allowedHosts, ExternalArtifactHosts: externalHosts,
 			BuildMemory: opts.maxBuildMemory.Value(), MaxReconcileTime: opts.maxReconcileTime, MinInterval: opts.minInterval,
-			MaxWatchedDependencyKinds: opts.maxWatchedDepKinds,
-			InventoryNamespace:        os.Getenv("POD_NAMESPACE"),                            // holds ClusterApplySets' inventory chunks
-			LegacyManagers:            append([]string{}, splitList(opts.legacyManagers)...), // empty hands over none
-			PermissionTTL:             cmp.Or(opts.permissionTTL, -1),                        // 0 asks every time
+			DependencyWatches:  depwatch.Limits{Total: opts.depWatches, PerNamespace: opts.depWatchesPerNS},
+			InventoryNamespace: os.Getenv("POD_NAMESPACE"),                            // holds ClusterApplySets' inventory chunks
+			LegacyManagers:     append([]string{}, splitList(opts.legacyManagers)...), // empty hands over none
+			PermissionTTL:      cmp.Or(opts.permissionTTL, -1),                        // 0 asks every time
 		}); err != nil {
 			return fmt.Errorf("setting up the ApplySet reconcilers: %w", err)
 		}

@@ -49,8 +49,11 @@ func (a actor) String() string {
 	return "ServiceAccount " + a.serviceAccount.String()
 }
 
-// user is the name the API server knows the actor by.
+// user is the name the API server knows the actor by; "" for the operator.
 func (a actor) user() string {
+	if a.serviceAccount == nil {
+		return ""
+	}
 	return "system:serviceaccount:" + a.serviceAccount.Namespace + ":" + a.serviceAccount.Name
 }
 

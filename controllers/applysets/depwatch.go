@@ -19,202 +19,96 @@ package applysets
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/client-go/metadata"
-	"k8s.io/client-go/metadata/metadatainformer"
-	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/workqueue"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/depwatch"
+	"github.com/applyset-operator/applyset-operator/internal/metrics"
 )
 
-// DefaultMaxWatchedDependencyKinds bounds the kinds of the objects sets
-// depend on that are watched at once: each watch keeps the metadata of every
-// object of its kind in memory.
-const DefaultMaxWatchedDependencyKinds = 32
-
 // dependencyWatches wake the sets that wait for objects (spec.dependsOn
-// entries with apiVersion) when those objects change. One metadata-only
-// watch per kind runs while some set depends on that kind, and stops when
-// none does. A watch only wakes a set: the set reads the object as its own
-// identity. Both set reconcilers share it.
+// entries with apiVersion) when those objects change: the watches of
+// internal/depwatch, one per object, made as the sets' identities, feeding
+// the work queues of both set reconcilers.
 type dependencyWatches struct {
-	metadata metadata.Interface
-	max      int
+	*depwatch.Watches[setKey]
 
-	mu sync.Mutex
-	// base is the context watches run in: the controllers'.
-	base   context.Context
-	kinds  map[schema.GroupKind]*kindWatch
+	mu     sync.Mutex
 	queues map[applyv1alpha1.SetKind]workqueue.TypedRateLimitingInterface[reconcile.Request]
 }
 
-// kindWatch is the watch of one kind and the sets that depend on its objects.
-type kindWatch struct {
-	cancel context.CancelFunc
-	sets   map[setKey]*watchingSet
+func newDependencyWatches(clientFor depwatch.ClientFor, limits depwatch.Limits) *dependencyWatches {
+	w := &dependencyWatches{queues: map[applyv1alpha1.SetKind]workqueue.TypedRateLimitingInterface[reconcile.Request]{}}
+	w.Watches = depwatch.New(clientFor, w.wake, limits)
+	return w
 }
 
-// watchingSet is what one set depends on of a kind, and whether it waits.
-type watchingSet struct {
-	objects []types.NamespacedName
-	waiting bool
+// dependencyWatchCount is the number of watches running.
+var dependencyWatchCount = prometheus.NewGauge(prometheus.GaugeOpts{
+	Name: "applyset_operator_dependency_watches",
+	Help: "Watches of the objects sets depend on (spec.dependsOn with apiVersion) running, one an object.",
+})
+
+func init() {
+	metrics.MustRegister(dependencyWatchCount)
 }
 
-func newDependencyWatches(client metadata.Interface, maxKinds int) *dependencyWatches {
-	if maxKinds <= 0 {
-		maxKinds = DefaultMaxWatchedDependencyKinds
-	}
-	return &dependencyWatches{metadata: client, max: maxKinds, kinds: map[schema.GroupKind]*kindWatch{},
-		queues: map[applyv1alpha1.SetKind]workqueue.TypedRateLimitingInterface[reconcile.Request]{}}
+// Want is depwatch's, keeping the count of watches.
+func (w *dependencyWatches) Want(ctx context.Context, set setKey, namespace string, targets []depwatch.Target, waiting bool) map[depwatch.Target]string {
+	unwatched := w.Watches.Want(ctx, set, namespace, targets, waiting)
+	dependencyWatchCount.Set(float64(w.Len()))
+	return unwatched
+}
+
+// Release is depwatch's, keeping the count of watches.
+func (w *dependencyWatches) Release(set setKey) {
+	w.Watches.Release(set)
+	dependencyWatchCount.Set(float64(w.Len()))
 }
 
 // source hands the watches the work queue of the sets of kind.
 func (w *dependencyWatches) source(kind applyv1alpha1.SetKind) source.Source {
 	return source.Func(func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
 		w.mu.Lock()
-		defer w.mu.Unlock()
 		w.queues[kind] = q
-		if w.base == nil {
-			w.base = ctx
-		}
+		w.mu.Unlock()
+		w.Start(ctx)
 		return nil
 	})
 }
 
-// watchedObject is one object a set depends on, with how it is served.
-type watchedObject struct {
-	mapping *apimeta.RESTMapping
-	key     types.NamespacedName
-}
-
-// want records the objects set depends on, starts the watches of their
-// kinds not watched yet and stops those no set needs any more. waiting says
-// whether their changes wake the set. It returns, per kind that is not
-// watched, why: the set must then look again by itself.
-func (w *dependencyWatches) want(ctx context.Context, set setKey, objects []watchedObject, waiting bool) map[schema.GroupKind]string {
-	byKind := map[schema.GroupKind]*watchedObject{}
-	names := map[schema.GroupKind][]types.NamespacedName{}
-	for i, o := range objects {
-		gk := o.mapping.GroupVersionKind.GroupKind()
-		if byKind[gk] == nil {
-			byKind[gk] = &objects[i]
-		}
-		names[gk] = append(names[gk], o.key)
-	}
+func (w *dependencyWatches) wake(set setKey) {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.dropLocked(set, func(gk schema.GroupKind) bool { return byKind[gk] == nil })
-	unwatched := map[schema.GroupKind]string{}
-	for gk, first := range byKind {
-		kw := w.kinds[gk]
-		if kw == nil {
-			var why string
-			if kw, why = w.startLocked(ctx, first.mapping); kw == nil {
-				unwatched[gk] = why
-				continue
-			}
+	q := w.queues[set.kind]
+	w.mu.Unlock()
+	if q != nil {
+		q.Add(reconcile.Request{NamespacedName: set.NamespacedName})
+	}
+}
+
+// metadataClients are the metadata clients the watches act through: as
+// each set's identity, impersonated, or as the operator for "". One client,
+// so one connection, serves every watch of an identity.
+func metadataClients(cfg *rest.Config) depwatch.ClientFor {
+	var clients sync.Map
+	return func(user string) (metadata.Interface, error) {
+		if c, ok := clients.Load(user); ok {
+			return c.(metadata.Interface), nil
 		}
-		kw.sets[set] = &watchingSet{objects: names[gk], waiting: waiting}
-	}
-	return unwatched
-}
-
-// release forgets what set depends on; watches no set needs stop.
-func (w *dependencyWatches) release(set setKey) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.dropLocked(set, func(schema.GroupKind) bool { return true })
-}
-
-func (w *dependencyWatches) dropLocked(set setKey, drop func(schema.GroupKind) bool) {
-	for gk, kw := range w.kinds {
-		if _, ok := kw.sets[set]; !ok || !drop(gk) {
-			continue
+		userCfg := rest.CopyConfig(cfg)
+		userCfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+		c, err := metadata.NewForConfig(userCfg)
+		if err != nil {
+			return nil, fmt.Errorf("a metadata client acting as %s: %w", user, err)
 		}
-		delete(kw.sets, set)
-		if len(kw.sets) == 0 {
-			kw.cancel()
-			delete(w.kinds, gk)
-		}
+		c2, _ := clients.LoadOrStore(user, c)
+		return c2.(metadata.Interface), nil
 	}
-}
-
-// startLocked starts the watch of a kind, or says why it does not: too many
-// kinds are watched, or the operator may not list the kind.
-func (w *dependencyWatches) startLocked(ctx context.Context, mapping *apimeta.RESTMapping) (*kindWatch, string) {
-	gk := mapping.GroupVersionKind.GroupKind()
-	switch {
-	case w.base == nil:
-		return nil, "the operator is still starting"
-	case len(w.kinds) >= w.max:
-		return nil, fmt.Sprintf("it watches objects of %d kinds already, its limit (--max-watched-dependency-kinds)", w.max)
-	}
-	// A list of one proves the right the watch needs, and fails fast where
-	// an informer would retry forever.
-	if _, err := w.metadata.Resource(mapping.Resource).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
-		return nil, fmt.Sprintf("it cannot list %s: %v", mapping.Resource.GroupResource(), err)
-	}
-	informer := metadatainformer.NewFilteredMetadataInformer(w.metadata, mapping.Resource, metav1.NamespaceAll, 0, cache.Indexers{}, nil).Informer()
-	wake := func(obj any) { w.changed(gk, obj) }
-	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: wake, DeleteFunc: wake,
-		UpdateFunc: func(_, obj any) { wake(obj) }}); err != nil {
-		return nil, fmt.Sprintf("it cannot watch %s: %v", mapping.Resource.GroupResource(), err)
-	}
-	watchCtx, cancel := context.WithCancel(w.base)
-	logger := log.FromContext(w.base).WithValues("kind", gk.String())
-	if err := informer.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) {
-		logger.Error(err, "Watching the objects sets depend on")
-	}); err != nil {
-		cancel()
-		return nil, fmt.Sprintf("it cannot watch %s: %v", mapping.Resource.GroupResource(), err)
-	}
-	go informer.RunWithContext(watchCtx)
-	logger.V(1).Info("Watching the objects sets depend on")
-	kw := &kindWatch{cancel: cancel, sets: map[setKey]*watchingSet{}}
-	w.kinds[gk] = kw
-	return kw, ""
-}
-
-// changed wakes the waiting sets that depend on obj.
-func (w *dependencyWatches) changed(gk schema.GroupKind, obj any) {
-	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	accessor, err := apimeta.Accessor(obj)
-	if err != nil {
-		return
-	}
-	key := types.NamespacedName{Namespace: accessor.GetNamespace(), Name: accessor.GetName()}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	kw := w.kinds[gk]
-	if kw == nil {
-		return
-	}
-	for set, ws := range kw.sets {
-		if q := w.queues[set.kind]; q != nil && ws.waiting && slices.Contains(ws.objects, key) {
-			q.Add(reconcile.Request{NamespacedName: set.NamespacedName})
-		}
-	}
-}
-
-// watchedKinds are the kinds watched now, for tests.
-func (w *dependencyWatches) watchedKinds() []schema.GroupKind {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	kinds := make([]schema.GroupKind, 0, len(w.kinds))
-	for gk := range w.kinds {
-		kinds = append(kinds, gk)
-	}
-	return kinds
 }

@@ -31,7 +31,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/depwatch"
 	"github.com/applyset-operator/applyset-operator/internal/health"
+	"github.com/applyset-operator/applyset-operator/pkg/text"
 )
 
 // errInvalidReadyExpr marks a readyExpr that does not compile: only a
@@ -72,8 +74,9 @@ type objectsWait struct {
 // objectsWaiting reads each object s's set depends on as the set's identity
 // and judges it: by its readyExpr, charged to the set's CEL budget, or by
 // kstatus. An object that is missing, that the identity may not read, or
-// whose kind is not served is waited for, not an error; the watches of
-// their kinds wake the set when they change.
+// whose kind is not served is waited for, not an error. Each object the
+// identity could read is then watched, as that identity, so that its
+// changes wake the set (internal/depwatch).
 func (r *Reconciler) objectsWaiting(ctx context.Context, s *scope) (objectsWait, error) {
 	deps := s.spec.DependsOn
 	conds, err := readyExprs(deps)
@@ -81,9 +84,9 @@ func (r *Reconciler) objectsWaiting(ctx context.Context, s *scope) (objectsWait,
 		return objectsWait{}, err
 	}
 	var out objectsWait
-	var objects []watchedObject
-	var judges []*health.Condition
-	unserved := map[schema.GroupKind]string{}
+	var targets []depwatch.Target
+	names := map[depwatch.Target]string{}
+	unwatched := map[string]string{}
 	for i, d := range deps {
 		if !d.NamesObject() {
 			continue
@@ -91,24 +94,27 @@ func (r *Reconciler) objectsWaiting(ctx context.Context, s *scope) (objectsWait,
 		obj, why := r.resolveObject(s.set, d)
 		if why != "" {
 			out.waiting = append(out.waiting, why)
-			unserved[schema.FromAPIVersionAndKind(d.APIVersion, d.Kind).GroupKind()] = "the API server does not serve it"
+			unwatched[objectName(d.Kind, d.Namespace, d.Name)] = "the API server does not serve it"
 			continue
 		}
-		objects, judges = append(objects, obj), append(judges, conds[i])
-	}
-	// Registered as waiting before the reads, so that a change during them wakes the set.
-	r.watches.want(ctx, keyOf(s.set), objects, true)
-	for i, obj := range objects {
-		why, err := r.judgeObject(ctx, s, obj, judges[i])
-		if err != nil {
+		why, read, err := r.judgeObject(ctx, s, obj, conds[i])
+		switch {
+		case err != nil:
 			return objectsWait{}, err
-		}
-		if why != "" {
+		case why != "":
 			out.waiting = append(out.waiting, why)
 		}
+		if !read {
+			unwatched[obj.name()] = "its identity may not read it"
+			continue
+		}
+		t := depwatch.Target{User: s.act.user(), Resource: obj.mapping.Resource, Namespace: obj.key.Namespace, Name: obj.key.Name}
+		targets, names[t] = append(targets, t), obj.name()
 	}
-	unwatched := r.watches.want(ctx, keyOf(s.set), objects, len(out.waiting) > 0)
-	maps.Copy(unwatched, unserved)
+	refused := r.watches.Want(ctx, keyOf(s.set), s.set.GetNamespace(), targets, len(out.waiting) > 0)
+	for t, why := range refused {
+		unwatched[names[t]] = why
+	}
 	out.unwatched = describeUnwatched(unwatched)
 	return out, nil
 }
@@ -137,36 +143,46 @@ func (r *Reconciler) resolveObject(set applyv1alpha1.Set, d applyv1alpha1.Depend
 }
 
 // judgeObject reads obj as the set's identity and says why it is not ready,
-// or "" when it is. Only a read that fails for another reason than a
-// missing object or a refusal is an error.
-func (r *Reconciler) judgeObject(ctx context.Context, s *scope, o watchedObject, cond *health.Condition) (string, error) {
-	gvk := o.mapping.GroupVersionKind
-	ref := objectName(gvk.Kind, o.key.Namespace, o.key.Name)
+// or "" when it is, and whether the identity may read it (a missing object
+// too). Only a read that fails for another reason than a missing object or
+// a refusal is an error.
+func (r *Reconciler) judgeObject(ctx context.Context, s *scope, o watchedObject, cond *health.Condition) (string, bool, error) {
+	ref := o.name()
 	obj := &unstructured.Unstructured{}
-	obj.SetGroupVersionKind(gvk)
+	obj.SetGroupVersionKind(o.mapping.GroupVersionKind)
 	err := s.engine.Reader.Get(ctx, o.key, obj)
 	switch {
 	case apierrors.IsNotFound(err):
-		return ref + " does not exist", nil
+		return ref + " does not exist", true, nil
 	case apierrors.IsForbidden(err):
-		return fmt.Sprintf("%s cannot be read: forbidden for %s, which needs get on %s", ref, s.act, o.mapping.Resource.GroupResource()), nil
+		return fmt.Sprintf("%s cannot be read: forbidden for %s, which needs get on %s", ref, s.act, o.mapping.Resource.GroupResource()), false, nil
 	case err != nil:
-		return "", fmt.Errorf("reading %s as %s: %w", ref, s.act, err)
+		return "", false, fmt.Errorf("reading %s as %s: %w", ref, s.act, err)
 	}
 	if cond != nil {
 		holds, err := s.checker.Holds(cond, obj)
 		switch {
 		case err != nil:
-			return fmt.Sprintf("%s is not ready: readyExpr %q: %v", ref, cond, err), nil
+			return fmt.Sprintf("%s is not ready: readyExpr %q: %v", ref, cond, err), true, nil
 		case !holds:
-			return fmt.Sprintf("%s is not ready: readyExpr %q is false", ref, cond), nil
+			return fmt.Sprintf("%s is not ready: readyExpr %q is false", ref, cond), true, nil
 		}
-		return "", nil
+		return "", true, nil
 	}
 	if res := (&health.Checker{}).Judge(obj); res.Status != health.Current {
-		return fmt.Sprintf("%s is %s (kstatus): %s", ref, res.Status, res.Message), nil
+		return fmt.Sprintf("%s is %s (kstatus): %s", ref, res.Status, res.Message), true, nil
 	}
-	return "", nil
+	return "", true, nil
+}
+
+// watchedObject is one object a set depends on, with how it is served.
+type watchedObject struct {
+	mapping *apimeta.RESTMapping
+	key     types.NamespacedName
+}
+
+func (o watchedObject) name() string {
+	return objectName(o.mapping.GroupVersionKind.Kind, o.key.Namespace, o.key.Name)
 }
 
 // objectName reads like Certificate team-a/web-tls, or Namespace team-a.
@@ -177,15 +193,17 @@ func objectName(kind, namespace, name string) string {
 	return kind + " " + namespace + "/" + name
 }
 
-// describeUnwatched says which kinds are not watched, and why.
-func describeUnwatched(unwatched map[schema.GroupKind]string) string {
+// maxWaitingNamed bounds what a waiting set's message names: what it waits
+// for, and the objects not watched.
+const maxWaitingNamed = 5
+
+// describeUnwatched says which objects are not watched, and why.
+func describeUnwatched(unwatched map[string]string) string {
 	parts := make([]string, 0, len(unwatched))
-	for _, gk := range slices.SortedFunc(maps.Keys(unwatched), func(a, b schema.GroupKind) int {
-		return strings.Compare(a.String(), b.String())
-	}) {
-		parts = append(parts, gk.String()+" ("+unwatched[gk]+")")
+	for _, name := range slices.Sorted(maps.Keys(unwatched)) {
+		parts = append(parts, name+" ("+unwatched[name]+")")
 	}
-	return strings.Join(parts, ", ")
+	return text.Summarize(parts, maxWaitingNamed)
 }
 
 // joinWaiting adds to what a set waits for of other sets what it waits for
@@ -198,7 +216,12 @@ func joinWaiting(sets string, objects objectsWait) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	msg := strings.Join(parts, "; ")
+	// A set may wait for 32 objects: the first few are named, so that the
+	// message keeps room to say which are not watched.
+	msg := strings.Join(parts[:min(len(parts), maxWaitingNamed)], "; ")
+	if len(parts) > maxWaitingNamed {
+		msg += fmt.Sprintf("; and %d more", len(parts)-maxWaitingNamed)
+	}
 	if objects.unwatched != "" {
 		msg += "; the operator does not watch " + objects.unwatched + ", so the set looks again by itself, less often the longer it waits"
 	}

@@ -18,6 +18,7 @@ package applysets
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -90,8 +91,30 @@ var _ = Describe("Dependencies on any object", func() {
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
 		Eventually(waitingMessage(ctx, set)).Should(ContainSubstring("Certificate " + ns + "/web-tls cannot be read: forbidden for ServiceAccount " +
 			ns + "/configmaps-only, which needs get on certificates.example.com"))
+		// The operator's own rights would watch it; it watches only what the set's identity could read.
+		Expect(waitingMessage(ctx, set)()).To(ContainSubstring("the operator does not watch Certificate " + ns +
+			"/web-tls (its identity may not read it), so the set looks again by itself"))
 		Expect(condition(ctx, set, applyv1alpha1.ConditionStalled)()).To(Or(BeNil(), HaveField("Status", metav1.ConditionFalse)))
 		Expect(configMapExists(ctx, ns, "web-config")).To(BeFalse())
+	})
+
+	It("watches one object a watch, at most 16 for one set: it looks at the rest by itself", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		set := newSet(ns, "many", inlineConfigMap("many-config", "1"))
+		for i := range 17 {
+			set.Spec.DependsOn = append(set.Spec.DependsOn, applyv1alpha1.Dependency{APIVersion: "v1", Kind: "ConfigMap",
+				Name: fmt.Sprintf("needed-%02d", i)})
+		}
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+		Eventually(waitingMessage(ctx, set)).Should(ContainSubstring("the operator does not watch ConfigMap " + ns +
+			"/needed-16 (the set watches 16 objects already, the most one set may)"))
+		Expect(waitingMessage(ctx, set)()).NotTo(ContainSubstring("needed-15 ("), "a set within its bound was not watched")
+
+		By("creating the objects it waits for: the watches wake it")
+		for i := range 17 {
+			Expect(k8sClient.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("needed-%02d", i)}})).To(Succeed())
+		}
+		readyFor(ctx, set)
 	})
 
 	It("judges an object without readyExpr by kstatus: a ConfigMap is ready once it exists", func(ctx context.Context) {

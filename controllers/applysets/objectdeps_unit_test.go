@@ -36,9 +36,13 @@ func TestJoinWaiting(t *testing.T) {
 		{name: "sets first, then objects", sets: "ApplySet a/b does not exist",
 			objects: objectsWait{waiting: []string{"Certificate a/c does not exist"}},
 			want:    "ApplySet a/b does not exist; Certificate a/c does not exist"},
-		{name: "an unwatched kind says the set looks again by itself",
-			objects: objectsWait{waiting: []string{"Widget a/w does not exist"}, unwatched: "Widget.example.com (the API server does not serve it)"},
-			want: "Widget a/w does not exist; the operator does not watch Widget.example.com (the API server does not serve it), " +
+		{name: "an unwatched object says the set looks again by itself",
+			objects: objectsWait{waiting: []string{"Widget a/w does not exist"}, unwatched: "Widget a/w (the API server does not serve it)"},
+			want: "Widget a/w does not exist; the operator does not watch Widget a/w (the API server does not serve it), " +
+				"so the set looks again by itself, less often the longer it waits"},
+		{name: "many waits name the first few, keeping room for what is not watched",
+			objects: objectsWait{waiting: []string{"a", "b", "c", "d", "e", "f", "g"}, unwatched: "ConfigMap a/g (a bound)"},
+			want: "a; b; c; d; e; and 2 more; the operator does not watch ConfigMap a/g (a bound), " +
 				"so the set looks again by itself, less often the longer it waits"},
 	}
 	for _, tt := range tests {

@@ -128,7 +128,7 @@ func (r *Reconciler) approvalPhase(ctx context.Context, s *scope) bool {
 // does not wait.
 func (r *Reconciler) dependenciesPhase(ctx context.Context, s *scope) bool {
 	if s.o.dryRun {
-		r.watches.release(keyOf(s.set))
+		r.watches.Release(keyOf(s.set))
 		return true
 	}
 	waiting, err := r.waitingOn(ctx, s.set, s.engine.Client)

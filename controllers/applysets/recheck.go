@@ -88,7 +88,7 @@ func (r *Reconciler) forget(key client.ObjectKey) {
 	r.unrecorded.Delete(key)
 	forgetMetricsOf(r.groupKind.Kind, key)
 	if r.watches != nil {
-		r.watches.release(setKey{kind: applyv1alpha1.SetKind(r.groupKind.Kind), NamespacedName: key})
+		r.watches.Release(setKey{kind: applyv1alpha1.SetKind(r.groupKind.Kind), NamespacedName: key})
 	}
 }
 

@@ -31,7 +31,7 @@ import (
 	"golang.org/x/sync/semaphore"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/metadata"
+
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -45,6 +45,7 @@ import (
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/declared"
+	"github.com/applyset-operator/applyset-operator/internal/depwatch"
 	"github.com/applyset-operator/applyset-operator/internal/fetchpolicy"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/inventory"
@@ -112,11 +113,11 @@ type Options struct {
 	// by the sets acting as the same identity; 0 means
 	// DefaultPermissionTTL, a negative value asks every time.
 	PermissionTTL time.Duration
-	// MaxWatchedDependencyKinds bounds the kinds of objects that sets
-	// depend on whose changes are watched at once; 0 means
-	// DefaultMaxWatchedDependencyKinds. Sets that wait for objects of other
-	// kinds look again by themselves, with backoff.
-	MaxWatchedDependencyKinds int
+	// DependencyWatches bound the watches of the objects sets depend on, one
+	// an object: per set, per namespace and in all; zero fields are
+	// depwatch.DefaultLimits'. Sets that wait for objects beyond them look
+	// again by themselves, with backoff.
+	DependencyWatches depwatch.Limits
 	// Clock is the time every decision is judged by (delivery windows,
 	// waits, approvals, the probes' answers, chunks left by a writer that
 	// stopped); nil is the system's clock. Tests move it.
@@ -178,11 +179,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err != nil {
 		return err
 	}
-	metadataClient, err := metadata.NewForConfig(mgr.GetConfig())
-	if err != nil {
-		return fmt.Errorf("a metadata client for the watches of dependencies: %w", err)
-	}
-	watches := newDependencyWatches(metadataClient, opts.MaxWatchedDependencyKinds)
+	watches := newDependencyWatches(metadataClients(mgr.GetConfig()), opts.DependencyWatches)
 	artifacts := &declared.Artifacts{Policy: opts.ArtifactPolicy, ExternalArtifactHosts: opts.ExternalArtifactHosts,
 		BuildMemory: opts.BuildMemory, Builds: semaphore.NewWeighted(1)}
 	for _, k := range kinds {

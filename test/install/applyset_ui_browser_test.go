@@ -19,11 +19,15 @@ package install
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	. "github.com/onsi/ginkgo/v2"
@@ -141,22 +145,43 @@ var _ = Describe("kubectl applyset ui in a browser", Ordered, func() {
 		screenshot(tab, "set-failing-member")
 	})
 
-	It("with --token-in-url, opens the printed URL and the pages it links to, and no page without the token", func(ctx context.Context) {
+	It("with --token-in-url, opens the printed URL and the pages it links to, and no page without the read secret, which no other port of the host receives", func(ctx context.Context) {
 		tab := browser(ctx)
 		ns := pluginNamespace(ctx)
 		kubectlSucceeds(ctx, configMapManifest("config"), "apply", "--server-side", "--prune", "--applyset=secret/keys", "-n", ns, "-f", "-")
 		printed := serveUI(ctx, "-n", ns, "--token-in-url")
-		base, token, found := strings.Cut(printed, "?token=")
-		Expect(found).To(BeTrue(), "the printed URL carries no token: %s", printed)
+		host, secret, _ := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(printed, "http://"), "/"), "/")
+		Expect(secret).To(HaveLen(43), "the printed URL carries no read secret: %s", printed)
+		base := "http://" + host + "/"
 
 		Expect(chromedp.Do(tab, chromedp.Navigate(base+"sets/"+ns+"/secret/keys"))).To(Succeed())
 		Expect(run(tab, chromedp.Text(chromedp.CSS("body")))).To(ContainSubstring("open the URL kubectl applyset ui printed"))
 
 		Expect(chromedp.Do(tab, chromedp.Navigate(printed), chromedp.WaitVisible(chromedp.CSS("#sets")))).To(Succeed())
-		Expect(run(tab, chromedp.Location())).To(Equal(base), "the token stays in the address bar")
-		Expect(chromedp.Do(tab, chromedp.Click(chromedp.CSS(`#sets a[href="/sets/`+ns+`/secret/keys"]`)),
-			chromedp.WaitVisible(chromedp.CSS("#members")))).To(Succeed())
-		Expect(token).To(HaveLen(43))
+		Expect(run(tab, chromedp.Location())).To(Equal(printed))
+		Expect(chromedp.Do(tab, chromedp.Click(chromedp.CSS(`#sets a[href="/`+secret+`/sets/`+ns+`/secret/keys"]`)),
+			chromedp.WaitVisible(chromedp.CSS("#members")),
+			chromedp.WaitReady(chromedp.CSS(`#live-status[data-stream="open"]`)))).To(Succeed(), "the set's page and its stream of changes, under the read secret")
+		Expect(run(tab, chromedp.Location())).To(Equal(printed + "sets/" + ns + "/secret/keys"))
+		Expect(run(tab, chromedp.Evaluate[[]memberRow](readMembers))).To(HaveLen(1))
+		cookies := run(tab, func(ctx context.Context, t *chromedp.Target) ([]*network.Cookie, error) {
+			got, err := cdp.Call(ctx, t, network.GetCookies, network.GetCookiesParams{URLs: []string{base}})
+			return got.Cookies, err
+		})
+		Expect(cookies).To(BeEmpty(), "the browser keeps no cookie of the page's host")
+
+		By("opening a server on another port of 127.0.0.1, which a browser sends that host's cookies to")
+		heard := make(chan string, 1)
+		other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case heard <- r.Header.Get("Cookie"):
+			default:
+			}
+			_, _ = w.Write([]byte("another server"))
+		}))
+		DeferCleanup(other.Close)
+		Expect(chromedp.Do(tab, chromedp.Navigate(other.URL+"/"), chromedp.WaitVisible(chromedp.CSS("body")))).To(Succeed())
+		Eventually(heard).Should(Receive(Not(ContainSubstring(secret))), "another port of 127.0.0.1 received the read secret")
 	})
 
 	It("reaches a set's link by Tab and opens it with Enter", func(ctx context.Context) {

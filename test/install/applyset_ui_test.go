@@ -133,6 +133,6 @@ func serveUI(ctx context.Context, args ...string) string {
 	})
 	var url string
 	Eventually(func() string { url, _, _ = strings.Cut(out.String(), "\n"); return url }).
-		Should(MatchRegexp(`^http://127\.0\.0\.1:\d+/(\?token=[A-Za-z0-9_-]{43})?$`))
+		Should(MatchRegexp(`^http://127\.0\.0\.1:\d+/([A-Za-z0-9_-]{43}/)?$`))
 	return url
 }

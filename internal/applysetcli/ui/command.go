@@ -61,13 +61,13 @@ keeps other web sites your browser opens from reaching it. Ctrl-C stops it.`,
 	f.IntVar(&flags.Port, "port", 0, "The port to listen on; 0 picks a free one.")
 	f.BoolVar(&flags.Open, "open", false, "Open the page in the default browser (xdg-open), if one can be started.")
 	f.BoolVar(&flags.ListenBeyondLoopback, "listen-beyond-loopback", false,
-		"Confirm an --address other machines can reach. Reading a page then needs this run's read token too, "+
+		"Confirm an --address other machines can reach. Reading a page then needs this run's read secret too, "+
 			"as with --token-in-url; the printed URL carries it.")
 	f.BoolVarP(&flags.Scope.AllNamespaces, "all-namespaces", "A", false, "Show the parents of every namespace, and the cluster-scoped ones.")
 	f.BoolVar(&flags.TokenInURL, "token-in-url", false,
-		"Ask for this run's read token to read pages too, for a machine other users share: the printed URL carries it once, "+
-			"and a cookie of this port keeps it. It is not the token the pages send to change anything, and --open never "+
-			"puts it on a command line.")
+		"Ask for this run's read secret to read pages too, for a machine other users share: the printed URL and every "+
+			"link of the pages carry it as the first segment of their path, and no cookie does. It is not the token the pages "+
+			"send to change anything, and --open never puts it on a command line.")
 	flags.Hosts.BindFlags(f)
 	f.StringVarP(&flags.Scope.Selector, "selector", "l", "", "Only parents whose labels match this selector (e.g. team=web).")
 	return cmd

@@ -53,19 +53,19 @@ type guard struct {
 	// token is the write token: the pages carry it, and every request that
 	// changes anything sends it back.
 	token string
-	// readSecret, when set, is needed to read pages too: the printed URL
-	// carries it once, and a cookie of this server's port keeps it. It is
-	// not the write token, so that the URL (in the browser's history) and
-	// the cookie do not let anyone write by themselves.
+	// readSecret, when set, is needed for any request too: every route
+	// lives under it, the first segment of the path, which the printed URL
+	// and every link of the pages carry. It is never put in a cookie, which
+	// a browser would send to every port of the host, other servers' too.
+	// It is not the write token, which no URL carries.
 	readSecret string
-	cookie     string // the cookie's name
 	next       http.Handler
 }
 
 // newGuard allows the loopback names with port, and any other address the
 // server was told to listen on.
 func newGuard(port, address, token string, next http.Handler) *guard {
-	g := &guard{hosts: map[string]bool{}, token: token, next: next, cookie: "applyset-token-" + port}
+	g := &guard{hosts: map[string]bool{}, token: token, next: next}
 	for _, h := range []string{"127.0.0.1", localhost, "::1", address} {
 		if h != "" {
 			g.hosts[strings.ToLower(net.JoinHostPort(h, port))] = true
@@ -83,8 +83,10 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"open the URL kubectl applyset ui printed.", http.StatusMisdirectedRequest)
 		return
 	}
-	if safeMethod(r.Method) && g.readSecret != "" && !g.mayRead(w, r) {
-		return
+	if g.readSecret != "" {
+		if r = g.inside(w, r); r == nil {
+			return
+		}
 	}
 	if !safeMethod(r.Method) {
 		if r.Header.Get("Origin") != "http://"+r.Host {
@@ -99,30 +101,25 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.next.ServeHTTP(w, r)
 }
 
-// tokenParam is the query parameter of the printed URL that carries the
-// token when reading needs it.
-const tokenParam = "token"
-
-// mayRead lets a reading request through when it carries the token: in the
-// URL once, which it trades for a cookie and a redirect to the same page
-// without it (so that it stays out of the history), or in the cookie. The
-// cookie is this port's, HttpOnly and SameSite=Strict: other sites' pages
-// cannot send it. It answers any other request itself.
-func (g *guard) mayRead(w http.ResponseWriter, r *http.Request) bool {
-	if c, err := r.Cookie(g.cookie); err == nil && same(c.Value, g.readSecret) {
-		return true
+// inside returns the request r names under the read secret, with the
+// secret taken off its path, as the routes know it: /<secret>/sets/... is
+// /sets/..., /<secret> and /<secret>/ are /. It answers any other request
+// itself, and returns nil.
+func (g *guard) inside(w http.ResponseWriter, r *http.Request) *http.Request {
+	first, rest, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	if !same(first, g.readSecret) {
+		http.Error(w, "This page needs this run's read secret in its address: open the URL kubectl applyset ui printed.", http.StatusUnauthorized)
+		return nil
 	}
-	q := r.URL.Query()
-	if !q.Has(tokenParam) || !same(q.Get(tokenParam), g.readSecret) {
-		http.Error(w, "This page needs this run's token: open the URL kubectl applyset ui printed.", http.StatusUnauthorized)
-		return false
+	in := r.Clone(r.Context())
+	in.URL.Path = "/" + rest
+	if r.URL.RawPath != "" {
+		// The secret has no character to escape: the escaped path's first
+		// segment is the same.
+		_, raw, _ := strings.Cut(strings.TrimPrefix(r.URL.RawPath, "/"), "/")
+		in.URL.RawPath = "/" + raw
 	}
-	http.SetCookie(w, &http.Cookie{Name: g.cookie, Value: g.readSecret, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-	q.Del(tokenParam)
-	to := *r.URL
-	to.RawQuery = q.Encode()
-	http.Redirect(w, r, to.RequestURI(), http.StatusSeeOther)
-	return false
+	return in
 }
 
 func (g *guard) valid(token string) bool {

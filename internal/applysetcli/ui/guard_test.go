@@ -17,6 +17,7 @@ limitations under the License.
 package ui
 
 import (
+	"cmp"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -154,56 +155,75 @@ func TestNewToken(t *testing.T) {
 	}
 }
 
-// With --token-in-url, or beyond loopback, reading a page needs a secret
-// too: once in the URL, traded for a cookie of this port and a redirect that
-// drops it, then the cookie. It is not the write token, which neither opens a
-// page nor goes into the cookie. Without it, pages are read freely.
-func TestGuardReadToken(t *testing.T) {
-	g := guarded().(*guard)
+// With --token-in-url, or beyond loopback, every route lives under the read
+// secret, the first segment of the path the printed URL carries: the links
+// carry it, not a cookie, which a browser would send to every port of the
+// host. It is not the write token, which opens no page. Without it, pages are
+// read freely.
+func TestGuardReadSecret(t *testing.T) {
+	// The handler behind the guard says which request reached it.
+	g := newGuard("8765", "", "the-token", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(r.URL.RequestURI()))
+	}))
 	g.readSecret = "the-read-secret"
-	const cookie = "applyset-token-8765"
 	for _, tc := range []struct {
-		name, url, cookie string
-		want              int
-		location          string
+		name, method, url, cookie, token string
+		want                             int
+		reached                          string // the request the handler saw
 	}{
 		{name: "nothing", url: "/sets/shop/secret/web", want: http.StatusUnauthorized},
-		{name: "the token in the URL", url: "/sets/shop/secret/web?page=2&token=the-read-secret", want: http.StatusSeeOther,
-			location: "/sets/shop/secret/web?page=2"},
-		{name: "a wrong token in the URL", url: "/?token=the-read-secreT", want: http.StatusUnauthorized},
-		{name: "the write token in the URL", url: "/?token=the-token", want: http.StatusUnauthorized},
-		{name: "the cookie", url: "/static/app.js", cookie: "the-read-secret", want: http.StatusOK},
-		{name: "a wrong cookie", url: "/", cookie: "other", want: http.StatusUnauthorized},
-		{name: "the write token in the cookie", url: "/", cookie: "the-token", want: http.StatusUnauthorized},
+		{name: "under the secret", url: "/the-read-secret/sets/shop/secret/web?page=2", want: http.StatusOK,
+			reached: "/sets/shop/secret/web?page=2"},
+		{name: "the secret alone", url: "/the-read-secret", want: http.StatusOK, reached: "/"},
+		{name: "the secret and a slash", url: "/the-read-secret/", want: http.StatusOK, reached: "/"},
+		{name: "an escaped path under the secret", url: "/the-read-secret/sets/a%2Fb/secret/web", want: http.StatusOK,
+			reached: "/sets/a%2Fb/secret/web"},
+		{name: "a wrong secret", url: "/the-read-secreT/", want: http.StatusUnauthorized},
+		{name: "the secret's prefix", url: "/the-read/", want: http.StatusUnauthorized},
+		{name: "the secret further on", url: "/static/the-read-secret/app.js", want: http.StatusUnauthorized},
+		{name: "the write token", url: "/the-token/", want: http.StatusUnauthorized},
+		{name: "the secret in the query", url: "/?token=the-read-secret", want: http.StatusUnauthorized},
+		{name: "the secret in a cookie", url: "/static/app.js", cookie: "the-read-secret", want: http.StatusUnauthorized},
+		{name: "a write under the secret", method: http.MethodPost, url: "/the-read-secret/act", token: "the-token", want: http.StatusOK,
+			reached: "/act"},
+		{name: "a write under the secret without the write token", method: http.MethodPost, url: "/the-read-secret/act", want: http.StatusForbidden},
+		{name: "a write without the secret", method: http.MethodPost, url: "/act", token: "the-token", want: http.StatusUnauthorized},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := httptest.NewRequest(http.MethodGet, tc.url, nil)
+			method := cmp.Or(tc.method, http.MethodGet)
+			r := httptest.NewRequest(method, tc.url, nil)
 			r.Host = "127.0.0.1:8765"
 			if tc.cookie != "" {
-				r.AddCookie(&http.Cookie{Name: cookie, Value: tc.cookie})
+				r.AddCookie(&http.Cookie{Name: "applyset-token-8765", Value: tc.cookie})
+			}
+			if method == http.MethodPost {
+				r.Header.Set("Origin", "http://127.0.0.1:8765")
+			}
+			if tc.token != "" {
+				r.Header.Set(tokenHeader, tc.token)
 			}
 			w := httptest.NewRecorder()
 			g.ServeHTTP(w, r)
+			if set := w.Header().Values("Set-Cookie"); len(set) > 0 {
+				t.Errorf("a cookie was set, which every port of the host would receive: %q", set)
+			}
 			if w.Code != tc.want {
 				t.Fatalf("status %d, want %d: %s", w.Code, tc.want, w.Body)
 			}
-			if tc.location != "" {
-				if got := w.Header().Get("Location"); got != tc.location {
-					t.Errorf("redirected to %q, want %q", got, tc.location)
-				}
-				set := w.Result().Cookies()
-				if len(set) != 1 || set[0].Name != cookie || set[0].Value != "the-read-secret" || !set[0].HttpOnly || set[0].SameSite != http.SameSiteStrictMode {
-					t.Errorf("cookie %+v, want %s=the-read-secret, HttpOnly, SameSite=Strict", set, cookie)
-				}
+			if tc.reached != "" && w.Body.String() != tc.reached {
+				t.Errorf("the handler saw %q, want %q", w.Body, tc.reached)
+			}
+			if tc.want == http.StatusUnauthorized && !strings.Contains(w.Body.String(), "open the URL kubectl applyset ui printed") {
+				t.Errorf("refused without saying what to do: %q", w.Body)
 			}
 		})
 	}
 	g.readSecret = ""
-	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	r := httptest.NewRequest(http.MethodGet, "/sets/shop/secret/web", nil)
 	r.Host = "127.0.0.1:8765"
 	w := httptest.NewRecorder()
 	g.ServeHTTP(w, r)
-	if w.Code != http.StatusOK {
-		t.Errorf("without --token-in-url a page needs no token: status %d", w.Code)
+	if w.Code != http.StatusOK || w.Body.String() != "/sets/shop/secret/web" {
+		t.Errorf("without --token-in-url a page needs no secret: status %d, the handler saw %q", w.Code, w.Body)
 	}
 }

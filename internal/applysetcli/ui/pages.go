@@ -84,14 +84,18 @@ var funcs = template.FuncMap{
 	"diffLines": diffLines,
 }
 
-func newPages(c *cli.Clients, o options, token string, errOut io.Writer) (*pages, error) {
+// newPages parses the pages; base begins every link they carry: "", or the
+// read secret's segment when reading needs it (see guard.readSecret).
+func newPages(c *cli.Clients, o options, token, base string, errOut io.Writer) (*pages, error) {
 	p := &pages{c: c, scope: o.Scope, hosts: o.Hosts, token: token, errOut: errOut}
+	// link is the link to a path of the server's routes: base and the path.
+	link := template.FuncMap{"link": func(path string) string { return base + path }}
 	var err error
 	for _, t := range []struct {
 		into **template.Template
 		file string
 	}{{&p.index, "index.html"}, {&p.set, "set.html"}, {&p.plan, "plan.html"}, {&p.failed, "error.html"}} {
-		if *t.into, err = template.New("").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+t.file); err != nil {
+		if *t.into, err = template.New("").Funcs(funcs).Funcs(link).ParseFS(templateFS, "templates/layout.html", "templates/"+t.file); err != nil {
 			return nil, err
 		}
 	}

@@ -18,8 +18,11 @@ package ui
 
 import (
 	"fmt"
+	"html/template"
 	"io"
 	"net/http/httptest"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -30,7 +33,7 @@ import (
 // Every page renders with what its handler gives it; a template naming a
 // field its page lacks fails here rather than in a browser.
 func TestPagesRender(t *testing.T) {
-	p, err := newPages(nil, options{}, "token", io.Discard)
+	p, err := newPages(nil, options{}, "token", "", io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,6 +79,62 @@ func TestPagesRender(t *testing.T) {
 			}
 			if tc.name == "plan refused" && strings.Contains(w.Body.String(), "<form") {
 				t.Error("a plan that is not the one awaited offers the Approve button")
+			}
+		})
+	}
+}
+
+// links are the addresses a page's links, assets, and the requests its
+// script makes (data-live, data-approve) go to.
+var links = regexp.MustCompile(`(?:href|src|data-live|data-approve)="([^"]*)"`)
+
+// Where reading needs the read secret, every link of every page carries it,
+// as the first segment of its path, and the script's requests too: the
+// browser keeps it in no cookie. A link within the page (?page=2, #member-1)
+// keeps the page's own path, and with it the secret.
+func TestPagesLinkUnderTheReadSecret(t *testing.T) {
+	p, err := newPages(nil, options{}, "token", "/s3cret", io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	members := make([]parents.MemberHealth, 450)
+	for i := range members {
+		members[i] = parents.MemberHealth{Kind: "ConfigMap", Namespace: "shop", Name: fmt.Sprintf("c%03d", i), Health: "Current", Group: i % 3}
+	}
+	page2, err := pageOf(members, nil, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		tmpl *template.Template
+		data any
+		want []string
+	}{
+		{"index", p.index, indexPage{Sets: []parents.Summary{{Namespace: "shop", Parent: "secret/web"}},
+			Unapplied: []unappliedSet{{Parent: "applyset.apply.applyset.dev/gated"}}},
+			[]string{"/s3cret/static/app.js", "/s3cret/static/vendor/dagre/dagre.min.js", "/s3cret/sets/shop/secret/web", "/s3cret/sets/_/applyset.apply.applyset.dev/gated"}},
+		{"set", p.set, setPage{View: parents.View{Summary: parents.Summary{Parent: "secret/web", Members: 450}}, memberPage: page2,
+			SetPath: "/sets/shop/secret/web", Operator: true},
+			[]string{"/s3cret/sets/shop/secret/web/changes", "/s3cret/sets/shop/secret/web/plan", "?page=3"}},
+		{"plan", p.plan, planPage{SetPath: "/sets/shop/secret/web", Review: applysets.Review{Awaited: "sha256:ab"}},
+			[]string{"/s3cret/sets/shop/secret/web", "/s3cret/sets/shop/secret/web/approve"}},
+		{"error", p.failed, errorPage{Heading: "Not found", Message: "gone"}, []string{"/s3cret/"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			p.render(w, tc.tmpl, tc.data)
+			var got []string
+			for _, m := range links.FindAllStringSubmatch(w.Body.String(), -1) {
+				got = append(got, m[1])
+				if !strings.HasPrefix(m[1], "/s3cret/") && !strings.HasPrefix(m[1], "?") && !strings.HasPrefix(m[1], "#") {
+					t.Errorf("the link %q leaves the read secret behind", m[1])
+				}
+			}
+			for _, want := range tc.want {
+				if !slices.Contains(got, want) {
+					t.Errorf("the page lacks a link to %s; it has %q", want, got)
+				}
 			}
 		})
 	}

@@ -34,7 +34,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -99,31 +98,31 @@ func serve(ctx context.Context, out, errOut io.Writer, c *cli.Clients, o options
 	if o.Address != localhost && !net.ParseIP(o.Address).IsLoopback() {
 		extra = o.Address
 	}
-	token := newToken()
-	pages, err := newPages(c, o, token, errOut)
+	token, readSecret, base := newToken(), "", ""
+	if o.TokenInURL || extra != "" {
+		// Beyond loopback anyone who reaches the port could read a page,
+		// and with it the write token: reading needs a secret of its own,
+		// which begins every path.
+		readSecret = newToken()
+		base = "/" + readSecret
+	}
+	pages, err := newPages(c, o, token, base, errOut)
 	if err != nil {
 		_ = ln.Close()
 		return err
 	}
 	var waiting unusedConns
 	g := newGuard(port, extra, token, pages.routes())
-	if o.TokenInURL || extra != "" {
-		// Beyond loopback anyone who reaches the port could read a page,
-		// and with it the write token: reading needs a secret of its own.
-		g.readSecret = newToken()
-	}
+	g.readSecret = readSecret
 	srv := &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second,
 		// Requests end with the server: a page's stream of changes never would.
 		BaseContext: func(net.Listener) context.Context { return ctx },
 		ConnState:   waiting.track}
-	url := "http://" + net.JoinHostPort(o.Address, port) + "/"
-	if g.readSecret != "" {
-		url += "?" + tokenParam + "=" + g.readSecret
-	}
+	url := "http://" + net.JoinHostPort(o.Address, port) + base + "/"
 	fmt.Fprintln(out, url)
 	fmt.Fprintln(out, "Serving ApplySets as the user of your kubeconfig; press Ctrl-C to stop.")
 	if o.Open {
-		cleanup := openBrowser(errOut, url)
+		cleanup := openBrowser(errOut, url, readSecret != "")
 		defer cleanup()
 	}
 	served := make(chan error, 1)
@@ -189,8 +188,8 @@ func (u *unusedConns) closeAll() {
 // browser's command line, which every local user can read: the browser
 // opens a file only the user may read that sends it on. The returned
 // function removes that file.
-func openBrowser(errOut io.Writer, url string) func() {
-	target, cleanup, err := browserTarget(url)
+func openBrowser(errOut io.Writer, url string, secret bool) func() {
+	target, cleanup, err := browserTarget(url, secret)
 	if err != nil {
 		fmt.Fprintf(errOut, "Warning: could not open a browser (%v); open the URL above yourself\n", err)
 		return func() {}
@@ -214,8 +213,8 @@ func openBrowser(errOut io.Writer, url string) func() {
 // browserTarget is what the browser is told to open: url itself when it
 // carries no secret, otherwise a page in a directory only the user may
 // read that redirects to it.
-func browserTarget(url string) (target string, cleanup func(), err error) {
-	if !strings.Contains(url, "?"+tokenParam+"=") {
+func browserTarget(url string, secret bool) (target string, cleanup func(), err error) {
+	if !secret {
 		return url, func() {}, nil
 	}
 	dir, err := os.MkdirTemp("", "kubectl-applyset-ui-")

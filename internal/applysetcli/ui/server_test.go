@@ -117,13 +117,13 @@ func TestServeRefusesAnAddressBeyondLoopback(t *testing.T) {
 // may read, which sends it on.
 func TestBrowserTarget(t *testing.T) {
 	plain := "http://127.0.0.1:8765/"
-	if target, cleanup, err := browserTarget(plain); err != nil || target != plain {
+	if target, cleanup, err := browserTarget(plain, false); err != nil || target != plain {
 		t.Errorf("a URL without a secret: target %q, error %v, want the URL", target, err)
 	} else {
 		cleanup()
 	}
-	secret := plain + "?" + tokenParam + "=s3cret&x"
-	target, cleanup, err := browserTarget(secret)
+	secret := plain + "s3cret&x/"
+	target, cleanup, err := browserTarget(secret, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,25 +184,30 @@ func TestServeBeyondLoopbackNeedsTheReadSecret(t *testing.T) {
 		t.Fatal(err)
 	}
 	go func() { _, _ = io.Copy(io.Discard, r) }()
-	base, secret, found := strings.Cut(strings.TrimSpace(url), "?"+tokenParam+"=")
-	if !found || secret == "" {
+	url = strings.TrimSpace(url)
+	secret := strings.TrimSuffix(strings.TrimPrefix(url, "http://"+address+":"), "/")
+	_, secret, _ = strings.Cut(secret, "/")
+	if len(secret) != 43 {
 		t.Fatalf("the URL %q carries no read secret", url)
 	}
-	resp, err := http.Get(base + "static/app.js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = resp.Body.Close()
-	if resp.StatusCode != http.StatusUnauthorized {
-		t.Errorf("a read without the secret: status %d, want %d", resp.StatusCode, http.StatusUnauthorized)
-	}
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err = client.Get(base + "static/app.js?" + tokenParam + "=" + secret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = resp.Body.Close()
-	if resp.StatusCode != http.StatusSeeOther {
-		t.Errorf("a read with the secret: status %d, want %d", resp.StatusCode, http.StatusSeeOther)
+	base := strings.TrimSuffix(url, secret+"/")
+	for _, tc := range []struct {
+		url  string
+		want int
+	}{
+		{base + "static/app.js", http.StatusUnauthorized},
+		{url + "static/app.js", http.StatusOK},
+	} {
+		resp, err := http.Get(tc.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s: status %d, want %d", tc.url, resp.StatusCode, tc.want)
+		}
+		if set := resp.Header.Values("Set-Cookie"); len(set) > 0 {
+			t.Errorf("%s: a cookie was set, which every port of the host would receive: %q", tc.url, set)
+		}
 	}
 }

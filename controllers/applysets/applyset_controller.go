@@ -45,6 +45,7 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/declared"
 	"github.com/applyset-operator/applyset-operator/internal/replicas"
 	"github.com/applyset-operator/applyset-operator/internal/requeue"
+	"github.com/applyset-operator/applyset-operator/internal/windows"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
 
@@ -89,6 +90,7 @@ type Reconciler struct {
 	unrecorded  sync.Map            // set key -> pending changes of its record no write recorded (commit.go)
 	gate        *replicas.Gate      // nil unless the replicas share the sets (replicas.go)
 	clock       clock.PassiveClock  // the time every decision is judged by (windows.go)
+	decisions   *windows.Cache      // the windows' decisions, by the windows; shared by both kinds
 	watches     *dependencyWatches  // wake sets waiting for objects (depwatch.go); shared by both kinds
 }
 

@@ -50,6 +50,7 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/inventory"
 	"github.com/applyset-operator/applyset-operator/internal/replicas"
+	"github.com/applyset-operator/applyset-operator/internal/windows"
 )
 
 // A set reads and writes as its ServiceAccount, so the operator needs only to
@@ -179,6 +180,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err != nil {
 		return err
 	}
+	decisions := windows.NewCache()
 	watches := newDependencyWatches(metadataClients(mgr.GetConfig()), opts.DependencyWatches)
 	artifacts := &declared.Artifacts{Policy: opts.ArtifactPolicy, ExternalArtifactHosts: opts.ExternalArtifactHosts,
 		BuildMemory: opts.BuildMemory, Builds: semaphore.NewWeighted(1)}
@@ -205,7 +207,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			authority: probe.checkAuthority, chunksGuarded: chunks.check,
 			limits: declared.Limits{Bytes: cmp.Or(opts.MaxInputBytes, declared.DefaultLimits.Bytes),
 				Objects: cmp.Or(opts.MaxObjects, declared.DefaultLimits.Objects)},
-			artifacts: artifacts, permissions: answers, watches: watches, clock: clk,
+			artifacts: artifacts, permissions: answers, watches: watches, clock: clk, decisions: decisions,
 		}
 		r.inputs = newInputBudget(r.limits)
 		if err := mgr.GetFieldIndexer().IndexField(context.Background(), k.newSet(), serviceAccountIndex, r.actingAs); err != nil {

@@ -85,7 +85,7 @@ func (r *Reconciler) windowsPhase(ctx context.Context, s *scope) bool {
 		s.o.window = &windowOutcome{decision: windows.Decision{Allowed: true}}
 		return true
 	}
-	s.o.window = &windowOutcome{decision: windows.DecideAll(groups, s.o.now)}
+	s.o.window = &windowOutcome{decision: r.decide(groups, s.o.now)}
 	if s.o.window.decision.Allowed {
 		return true
 	}
@@ -107,6 +107,15 @@ func (o outcome) mergeWindow(g *setrun.WindowGate) outcome {
 	}
 	o.window.held, o.window.overridden, o.window.digest = g.Held, g.Overridden && g.Recorded, g.Digest
 	return o
+}
+
+// decide is what groups say at now: cached by the windows, so that a set
+// woken again and again pays for its windows once until they change.
+func (r *Reconciler) decide(groups [][]windows.Window, now time.Time) windows.Decision {
+	if r.decisions == nil {
+		return windows.DecideAll(groups, now)
+	}
+	return r.decisions.DecideAll(groups, now)
 }
 
 // overrideEnforced is nil once only approvers can write the override.

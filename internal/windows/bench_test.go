@@ -59,3 +59,16 @@ func BenchmarkDecideCostly(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDecideCostlyCached is the same decision asked again within the
+// time it holds, as a set woken by one edit after another asks it: the
+// ratio to BenchmarkDecideCostly is what the cache saves.
+func BenchmarkDecideCostlyCached(b *testing.B) {
+	t := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	groups := [][]Window{costly(b), costly(b), costly(b)}
+	c := NewCache()
+	c.DecideAll(groups, t)
+	for b.Loop() {
+		c.DecideAll(groups, t.Add(time.Second))
+	}
+}

@@ -89,6 +89,46 @@ var _ = Describe("Order inside a set", func() {
 		readyFor(ctx, set)
 	})
 
+	It("prunes a Namespace only once the workloads pruned before it are gone, across reconciles", func(ctx context.Context) {
+		adminNS, admin := clusterAdmin(ctx)
+		team := "pruned-" + adminNS
+		stays := object(map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": team}})
+		set := &applyv1alpha1.ClusterApplySet{ObjectMeta: metav1.ObjectMeta{Name: team}}
+		set.Spec.ServiceAccountNamespace, set.Spec.ServiceAccountName = adminNS, admin
+		set.Spec.AdditionalNamespaces = []string{team}
+		set.Spec.Wait = ptr.To(false)
+		set.Spec.Resources = []applyv1alpha1.Resource{stays,
+			object(map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": team}}),
+			namespacedConfigMap(team, "workload"),
+		}
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+		Eventually(readyCondition(ctx, set)).Should(HaveField("Status", metav1.ConditionTrue))
+		workload := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: team, Name: "workload"}}
+		hold(ctx, workload, true)
+
+		updateSet(ctx, set, func(set *applyv1alpha1.ClusterApplySet) { set.Spec.Resources = []applyv1alpha1.Resource{stays} })
+		Eventually(readyCondition(ctx, set)).Should(SatisfyAll(HaveField("Reason", applyv1alpha1.ReasonPruning),
+			HaveField("Message", ContainSubstring("Namespace "+team+" waits for ConfigMap "+team+"/workload to be deleted"))))
+		By("reconciling again while the workload is going: the record still names it, so the Namespace still waits")
+		namespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: team}}
+		for range 2 {
+			updateSet(ctx, set, func(set *applyv1alpha1.ClusterApplySet) {
+				set.Annotations = map[string]string{"test.applyset.dev/poke": time.Now().String()}
+			})
+			Consistently(func() *metav1.Time {
+				Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(namespace), namespace)).To(Succeed())
+				return namespace.DeletionTimestamp
+			}).WithTimeout(2*time.Second).Should(BeNil(), "a later reconcile pruned the Namespace under a workload still going")
+		}
+		Expect(readyCondition(ctx, set)()).To(HaveField("Message", ContainSubstring("ConfigMap "+team+"/workload")))
+
+		hold(ctx, workload, false)
+		Eventually(func() *metav1.Time {
+			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(namespace), namespace)).To(Succeed())
+			return namespace.DeletionTimestamp
+		}).ShouldNot(BeNil())
+	})
+
 	It("deletes the workloads before their Namespace, and goes once they are gone", func(ctx context.Context) {
 		adminNS, admin := clusterAdmin(ctx)
 		team := "team-" + adminNS
@@ -103,15 +143,8 @@ var _ = Describe("Order inside a set", func() {
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
 		Eventually(readyCondition(ctx, set)).Should(HaveField("Status", metav1.ConditionTrue))
 
-		By("holding the workload with a finalizer, as a controller might")
 		workload := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: team, Name: "workload"}}
-		Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(workload), workload); err != nil {
-				return err
-			}
-			controllerutil.AddFinalizer(workload, "test.applyset.dev/hold")
-			return k8sClient.Update(ctx, workload)
-		})).To(Succeed())
+		hold(ctx, workload, true)
 
 		Expect(k8sClient.Delete(ctx, set)).To(Succeed())
 		Eventually(readyCondition(ctx, set)).Should(SatisfyAll(HaveField("Reason", applyv1alpha1.ReasonDeleting),
@@ -122,13 +155,7 @@ var _ = Describe("Order inside a set", func() {
 			return namespace.DeletionTimestamp
 		}).WithTimeout(2*time.Second).Should(BeNil(), "the Namespace was deleted under a live workload")
 
-		Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(workload), workload); err != nil {
-				return err
-			}
-			controllerutil.RemoveFinalizer(workload, "test.applyset.dev/hold")
-			return k8sClient.Update(ctx, workload)
-		})).To(Succeed())
+		hold(ctx, workload, false)
 		Eventually(func() *metav1.Time {
 			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(namespace), namespace)).To(Succeed())
 			return namespace.DeletionTimestamp
@@ -138,3 +165,19 @@ var _ = Describe("Order inside a set", func() {
 		Consistently(exists(ctx, set)).WithTimeout(time.Second).Should(BeTrue())
 	})
 })
+
+// hold adds to obj a finalizer, as a controller might, or takes it away.
+func hold(ctx context.Context, obj client.Object, on bool) {
+	GinkgoHelper()
+	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+			return err
+		}
+		if on {
+			controllerutil.AddFinalizer(obj, "test.applyset.dev/hold")
+		} else {
+			controllerutil.RemoveFinalizer(obj, "test.applyset.dev/hold")
+		}
+		return k8sClient.Update(ctx, obj)
+	})).To(Succeed())
+}

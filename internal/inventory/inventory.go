@@ -159,7 +159,8 @@ type Observed struct {
 // Next is the inventory after a reconcile: the recorded members a listing
 // still found (all of them when there was none), with their UIDs, every
 // object the apply left, and by name every object whose apply had no
-// answer, less the pruned and the released.
+// answer, less the pruned (once gone, where a later delete waits for them)
+// and the released.
 func (inv Inventory) Next(o Observed) Inventory {
 	next := Inventory{entries: make(map[apply.ObjectRef]Entry, len(inv.entries))}
 	for ref, e := range inv.entries {
@@ -190,7 +191,9 @@ func (inv Inventory) Next(o Observed) Inventory {
 		next.entries[c.Ref] = e
 	}
 	for _, c := range o.Released {
-		if c.Action == apply.Disbanded || c.Action == apply.Pruned {
+		// A member deleted but still going stays, so that the next prune
+		// orders its deletes after it; the next listing that misses it drops it.
+		if c.Action == apply.Disbanded || (c.Action == apply.Pruned && !c.Going) {
 			delete(next.entries, c.Ref)
 		}
 	}

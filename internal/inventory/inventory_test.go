@@ -118,6 +118,12 @@ func TestNext(t *testing.T) {
 			want: map[string]string{"kept": "uid-k"},
 		},
 		{
+			name: "a pruned member still going, which a later delete waits for, stays until a listing misses it",
+			seen: Observed{Listed: map[apply.ObjectRef]types.UID{cm("kept"): "uid-k", cm("pruned"): "uid-p"},
+				Released: []apply.Change{{Ref: cm("pruned"), Action: apply.Pruned, Going: true}}},
+			want: map[string]string{"kept": "uid-k", "pruned": "uid-p"},
+		},
+		{
 			name: "an apply that had no answer is recorded by name, and a member recorded before keeps its UID",
 			seen: Observed{Applied: []apply.Change{{Ref: cm("lost"), Action: apply.Failed, Unsure: true},
 				{Ref: cm("kept"), Action: apply.Failed, Unsure: true}, {Ref: cm("refused"), Action: apply.Failed}}},

@@ -74,6 +74,11 @@ type Change struct {
 	Fields []string
 	// Reason explains a Skipped or Failed object, or a preview that could not be exact.
 	Reason string
+	// Going marks a Pruned object whose delete was accepted but which is
+	// not gone yet (a finalizer holds it) while a later group of the prune
+	// waits for it: it stays a member, so that the next prune waits for it
+	// too, until a listing no longer finds it.
+	Going bool
 	// Unsure marks a Failed apply that had no answer (a connection cut, a
 	// timeout): it may have been made, and the object may carry the set's
 	// label. An inventory records it without a UID, to be proven as such.

@@ -233,6 +233,7 @@ func (e *Engine) ExecutePrune(ctx context.Context, plan *PrunePlan) (ChangeSet, 
 		if i > 0 && !plan.opts.DryRun {
 			// The groups before the previous one were found gone before it was deleted.
 			if remaining := e.stillThere(ctx, groups[i-1]); remaining != "" {
+				stillGoing(cs.Changes, groups[i-1])
 				cs.Changes = append(cs.Changes, waiting(slices.Concat(groups[i:]...), "waits for "+remaining+" to be deleted")...)
 				break
 			}
@@ -252,6 +253,21 @@ func (e *Engine) ExecutePrune(ctx context.Context, plan *PrunePlan) (ChangeSet, 
 	}
 	sortChanges(cs.Changes)
 	return cs, errors.Join(errs...)
+}
+
+// stillGoing marks the members of group that this prune deleted as Going:
+// a later group waits for them, in this prune and, since they stay members,
+// in the next ones, which order their deletes after them.
+func stillGoing(changes []Change, group []member) {
+	in := make(map[ObjectRef]bool, len(group))
+	for _, m := range group {
+		in[m.ref] = true
+	}
+	for i := range changes {
+		if in[changes[i].Ref] && changes[i].Action == Pruned {
+			changes[i].Going = true
+		}
+	}
 }
 
 // waiting reports members as not deleted yet, for reason.
@@ -282,6 +298,12 @@ func (e *Engine) deleteAll(ctx context.Context, members []member, dryRun bool) (
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(cmp.Or(e.Concurrency, DefaultConcurrency))
 	for i, m := range members {
+		if !m.obj.DeletionTimestamp.IsZero() {
+			// Deleted before, and held by a finalizer: asked again, it would
+			// only be counted as pruned again.
+			changes[i] = Change{Ref: m.ref, Action: Waiting, Reason: "being deleted: waits for it to be gone"}
+			continue
+		}
 		g.Go(func() error {
 			// Background, as kubectl deletes: a Job's pods go with it, where the
 			// API's own default for a Job would orphan them.

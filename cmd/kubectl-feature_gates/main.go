@@ -23,14 +23,15 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strings"
+	"os/signal"
 
+	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
@@ -38,77 +39,79 @@ import (
 )
 
 func main() {
-	flags := flag.NewFlagSet("kubectl feature-gates", flag.ExitOnError)
-	kubeconfig := flags.String("kubeconfig", "", "Path to the kubeconfig file to use.")
-	kubeContext := flags.String("context", "", "The kubeconfig context to use.")
-	output := flags.String("o", "", "Output format: wide, name, json or yaml.")
-	flags.StringVar(output, "output", "", "Output format: wide, name, json or yaml.")
-	var files fileList
-	flags.Var(&files, "f", "render: a manifest file (- for stdin) with CustomFeatureGates and their CRDs; repeatable.")
-	flags.Var(&files, "filename", "render: as -f.")
-	flags.Usage = func() {
-		fmt.Fprintln(flags.Output(), "Usage: kubectl feature-gates [CRD] [-o wide|name|json|yaml]\n"+
-			"       kubectl feature-gates render -f gates.yaml [-f crd.yaml]   # the admission policies, as YAML")
-		flags.PrintDefaults()
-	}
-	_ = flags.Parse(flagsFirst(os.Args[1:]))
-	var err error
-	if args := flags.Args(); len(args) > 0 && args[0] == "render" {
-		err = renderFiles(os.Stdout, files, args[1:])
-	} else {
-		err = run(*kubeconfig, *kubeContext, *output, args)
-	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	err := newCommand(genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}).ExecuteContext(ctx)
+	stop()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "error: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-// flagsFirst moves positional arguments after the flags, since kubectl users
-// write flags anywhere (kubectl feature-gates CRD -o wide) and the flag package
-// stops at the first positional argument.
-func flagsFirst(args []string) []string {
-	takesValue := map[string]bool{"-o": true, "--o": true, "-output": true, "--output": true,
-		"-f": true, "--f": true, "-filename": true, "--filename": true,
-		"-kubeconfig": true, "--kubeconfig": true, "-context": true, "--context": true}
-	var flagArgs, positional []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			positional = append(positional, args[i+1:]...)
-			i = len(args)
-		case strings.HasPrefix(a, "-"):
-			flagArgs = append(flagArgs, a)
-			if takesValue[a] && i+1 < len(args) {
-				flagArgs = append(flagArgs, args[i+1])
-				i++
+// newCommand is kubectl feature-gates, with kubectl's connection flags
+// (--kubeconfig, --context, --as, --server, --token...).
+func newCommand(streams genericiooptions.IOStreams) *cobra.Command {
+	connection := genericclioptions.NewConfigFlags(true)
+	var output string
+	cmd := &cobra.Command{
+		Use:   "kubectl feature-gates [CRD]",
+		Short: "List the feature gates declared over CRD fields",
+		Long: "List the feature gates that CustomFeatureGates declare over the fields of CRDs, and whether each is " +
+			"enabled, as kubectl api-resources lists resources. Name a CRD to list its gates only.",
+		Example: "  kubectl feature-gates\n  kubectl feature-gates widgets.example.com -o wide\n" +
+			"  kubectl feature-gates render -f gates.yaml -f crd.yaml",
+		Args:          cobra.MaximumNArgs(1),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			// The format is checked before any request.
+			if err := gatelist.Print(io.Discard, nil, output); err != nil {
+				return err
 			}
-		default:
-			positional = append(positional, a)
-		}
+			crd := ""
+			if len(args) == 1 {
+				crd = args[0]
+			}
+			return list(cmd.Context(), connection, crd, output, streams.Out)
+		},
 	}
-	return append(append(flagArgs, "--"), positional...)
+	connection.AddFlags(cmd.PersistentFlags())
+	cmd.Flags().StringVarP(&output, "output", "o", "", "Output format: wide, name, json or yaml.")
+	cmd.AddCommand(renderCommand(streams))
+	return cmd
 }
 
-// fileList is a repeatable -f.
-type fileList []string
-
-func (f *fileList) String() string     { return strings.Join(*f, ",") }
-func (f *fileList) Set(v string) error { *f = append(*f, v); return nil }
+// renderCommand prints the admission policies that enforce the gates of
+// manifests, for clusters without the operator.
+func renderCommand(streams genericiooptions.IOStreams) *cobra.Command {
+	var files []string
+	cmd := &cobra.Command{
+		Use:   "render -f gates.yaml [-f crd.yaml]",
+		Short: "Print the admission policies that enforce CustomFeatureGates, as YAML",
+		Long: "Print the MutatingAdmissionPolicies and their bindings that enforce the CustomFeatureGates of the " +
+			"manifests, with their CRDs, for a cluster without the operator. Nothing is sent to a cluster.",
+		Example:       "  kubectl feature-gates render -f gates.yaml -f crd.yaml | kubectl apply --server-side -f -",
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(*cobra.Command, []string) error {
+			return renderFiles(streams.In, streams.Out, files)
+		},
+	}
+	cmd.Flags().StringArrayVarP(&files, "filename", "f", nil, "A manifest file (- for stdin) with CustomFeatureGates and their CRDs; repeatable.")
+	_ = cmd.MarkFlagRequired("filename") // fails only for a flag not defined above
+	return cmd
+}
 
 // renderFiles renders the policies of the manifests in files.
-func renderFiles(w io.Writer, files, args []string) error {
-	if len(args) > 0 {
-		return fmt.Errorf("render takes no arguments but -f, got %v", args)
-	}
+func renderFiles(stdin io.Reader, w io.Writer, files []string) error {
 	if len(files) == 0 {
 		return errors.New("render needs -f with the CustomFeatureGates and their CRDs")
 	}
 	var readers []io.Reader
 	for _, name := range files {
 		if name == "-" {
-			readers = append(readers, os.Stdin)
+			readers = append(readers, stdin)
 			continue
 		}
 		f, err := os.Open(name)
@@ -121,18 +124,9 @@ func renderFiles(w io.Writer, files, args []string) error {
 	return render(w, readers...)
 }
 
-func run(kubeconfig, kubeContext, output string, args []string) error {
-	if len(args) > 1 {
-		return fmt.Errorf("at most one CRD name, got %v", args)
-	}
-	crd := ""
-	if len(args) == 1 {
-		crd = args[0]
-	}
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = kubeconfig
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules,
-		&clientcmd.ConfigOverrides{CurrentContext: kubeContext}).ClientConfig()
+// list prints the gates of crd ("" for every CRD) as output says.
+func list(ctx context.Context, connection *genericclioptions.ConfigFlags, crd, output string, w io.Writer) error {
+	cfg, err := connection.ToRESTConfig()
 	if err != nil {
 		return err
 	}
@@ -144,9 +138,9 @@ func run(kubeconfig, kubeContext, output string, args []string) error {
 	if err != nil {
 		return err
 	}
-	rows, err := gatelist.Rows(context.Background(), c, crd)
+	rows, err := gatelist.Rows(ctx, c, crd)
 	if err != nil {
 		return err
 	}
-	return gatelist.Print(os.Stdout, rows, output)
+	return gatelist.Print(w, rows, output)
 }

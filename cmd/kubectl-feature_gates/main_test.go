@@ -17,33 +17,47 @@ limitations under the License.
 package main
 
 import (
-	"slices"
+	"bytes"
+	"context"
+	"strings"
 	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
-func TestFlagsFirst(t *testing.T) {
-	tests := []struct{ in, want []string }{
-		{[]string{"crd", "-o", "wide"}, []string{"-o", "wide", "--", "crd"}},
-		{[]string{"-o=json", "crd"}, []string{"-o=json", "--", "crd"}},
-		{[]string{"--kubeconfig", "/k", "crd", "--context", "c"}, []string{"--kubeconfig", "/k", "--context", "c", "--", "crd"}},
-		{[]string{"--", "-weird-crd"}, []string{"--", "-weird-crd"}},
-		{nil, []string{"--"}},
-	}
-	for _, tt := range tests {
-		if got := flagsFirst(tt.in); !slices.Equal(got, tt.want) {
-			t.Errorf("flagsFirst(%q) = %q, want %q", tt.in, got, tt.want)
+// The plugin takes kubectl's connection flags, as kubectl applyset does.
+func TestTakesKubectlConnectionFlags(t *testing.T) {
+	cmd := newCommand(genericiooptions.NewTestIOStreamsDiscard())
+	for _, name := range []string{"kubeconfig", "context", "cluster", "user", "as", "as-group", "namespace", "server", "token",
+		"certificate-authority", "insecure-skip-tls-verify", "request-timeout"} {
+		if cmd.PersistentFlags().Lookup(name) == nil {
+			t.Errorf("no --%s", name)
 		}
 	}
 }
 
-func FuzzFlagsFirst(f *testing.F) {
-	f.Add("crd", "-o", "wide")
-	f.Fuzz(func(t *testing.T, a, b, c string) {
-		in := []string{a, b, c}
-		out := flagsFirst(in)
-		// Nothing is lost or invented: every argument but the added "--" is kept.
-		if len(out) != len(in)+1 && !slices.Contains(in, "--") {
-			t.Fatalf("flagsFirst(%q) = %q", in, out)
-		}
-	})
+// What the command line gets wrong is said before any request: the server
+// named here does not answer.
+func TestRefusesBeforeAnyRequest(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"an unknown output format", []string{"--server=https://127.0.0.1:1", "-o", "table"}, `unknown output format "table"`},
+		{"two CRDs", []string{"--server=https://127.0.0.1:1", "a.example.com", "b.example.com"}, "accepts at most 1 arg(s)"},
+		{"render without a file", []string{"render"}, `required flag(s) "filename" not set`},
+		{"render with an argument", []string{"render", "-f", "x.yaml", "extra"}, `unknown command "extra"`},
+		{"an unknown flag", []string{"--colour"}, "unknown flag: --colour"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			cmd := newCommand(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &out})
+			cmd.SetArgs(tc.args)
+			err := cmd.ExecuteContext(context.Background())
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v; want one saying %q", err, tc.want)
+			}
+		})
+	}
 }

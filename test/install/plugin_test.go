@@ -62,13 +62,17 @@ var _ = Describe("kubectl feature-gates", Ordered, func() {
 		}
 	})
 
-	// run runs the plugin the way a user does: through kubectl, found on PATH.
-	run := func(ctx context.Context, args ...string) string {
+	// attempt runs the plugin the way a user does: through kubectl, found on PATH.
+	attempt := func(ctx context.Context, args ...string) (string, error) {
 		cmd := exec.CommandContext(ctx, env.KubectlPath(), append([]string{"feature-gates", "--kubeconfig", env.Kubeconfig}, args...)...)
 		cmd.Env = append(os.Environ(), "PATH="+pluginDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 		out, err := cmd.CombinedOutput()
-		Expect(err).NotTo(HaveOccurred(), string(out))
-		return string(out)
+		return string(out), err
+	}
+	run := func(ctx context.Context, args ...string) string {
+		out, err := attempt(ctx, args...)
+		Expect(err).NotTo(HaveOccurred(), out)
+		return out
 	}
 
 	It("lists every gate as a table, sorted by CRD and gate", func(ctx context.Context) {
@@ -101,5 +105,11 @@ var _ = Describe("kubectl feature-gates", Ordered, func() {
 			HaveKeyWithValue("enabled", true), Not(HaveKey("component")))))
 		Expect(json.Unmarshal([]byte(run(ctx, "crontabs.stable.example.com", "-o", "json")), &rows)).To(Succeed())
 		Expect(rows).To(HaveEach(HaveKeyWithValue("component", "istio")))
+	})
+
+	It("takes kubectl's connection flags: --as acts as another user", func(ctx context.Context) {
+		out, err := attempt(ctx, "--as", "someone-without-rights")
+		Expect(err).To(HaveOccurred(), out)
+		Expect(out).To(ContainSubstring(`User "someone-without-rights" cannot list resource "customfeaturegates"`))
 	})
 })

@@ -138,6 +138,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 			return r.reconcileNormal(ctx, rec)
 		})
 		r.inputs.Release(weight)
+		rec.ran(o)
 		o = r.placeInventory(set, o)
 		changed = changes{next: o.inventory, placed: o.placed}
 		r.remember(ctx, set, o)

@@ -99,6 +99,7 @@ func (rec *record) commitWithin(ctx context.Context, c changes) error {
 	if equality.Semantic.DeepEqual(rec.stored, to) && (placed == nil || len(placed.Lost) == 0) {
 		return nil // nothing new to report: a steady set costs no writes
 	}
+	rec.addHistory(to)
 	if err := rec.r.stillOwner(ctx, rec.set); err != nil {
 		return fmt.Errorf("not writing status: %w", err)
 	}
@@ -133,6 +134,7 @@ func (rec *record) commitWithin(ctx context.Context, c changes) error {
 		if equality.Semantic.DeepEqual(rec.stored, to) {
 			return nil
 		}
+		rec.addHistory(to)
 	}
 }
 
@@ -227,8 +229,8 @@ func nonce() string {
 // rebaseReport is report written over stored: what a reconcile of
 // generation found, unless stored was reported by a reconcile of a newer
 // generation since, whose report then stays. Approvals are counted, never
-// uncounted, and the record (members, chunks, their count and kinds) is
-// stored's, for the caller to carry the run's changes onto.
+// uncounted, and the record (members, chunks, their count and kinds) and
+// the history are stored's, for the caller to carry the run's changes onto.
 func rebaseReport(stored, report *applyv1alpha1.ApplySetStatus, generation int64) *applyv1alpha1.ApplySetStatus {
 	to := report.DeepCopy()
 	if reportedGeneration(stored) > generation {
@@ -238,6 +240,7 @@ func rebaseReport(stored, report *applyv1alpha1.ApplySetStatus, generation int64
 		to.Approval = stored.Approval.DeepCopy()
 	}
 	to.Members, to.Inventory, to.MemberCount, to.GroupKinds = stored.Members, stored.Inventory, stored.MemberCount, stored.GroupKinds
+	to.History = stored.History // the run's entry is added once it writes
 	return to
 }
 

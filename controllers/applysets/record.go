@@ -84,10 +84,12 @@ type record struct {
 	// gone is set once the finalizer is removed: the set goes, and nothing
 	// is written after.
 	gone bool
+	// run is what the history entry of a status write says of the run.
+	run run
 }
 
 func (r *Reconciler) newRecord(set applyv1alpha1.Set) *record {
-	return &record{r: r, set: set, stored: set.GetSetStatus().DeepCopy()}
+	return &record{r: r, set: set, stored: set.GetSetStatus().DeepCopy(), run: run{started: r.now()}}
 }
 
 // load reads the members the stored status records, inline or in chunks,

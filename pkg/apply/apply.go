@@ -100,7 +100,7 @@ func (e *Engine) Apply(ctx context.Context, objects []Object, opts ApplyOptions)
 	started := time.Now()
 	plans := e.inspect(ctx, objects, opts)
 	opts.timed("inspect", &started)
-	intent := intentOf(plans)
+	intent, declared := intentOf(plans), declaredDigest(plans)
 	holdUnapproved(plans, opts.Only)
 	missing, denied, err := e.checkExternal(ctx, external)
 	if err != nil {
@@ -120,7 +120,7 @@ func (e *Engine) Apply(ctx context.Context, objects []Object, opts ApplyOptions)
 			joinRefs(missing), DependsOnAnnotation)
 	}
 
-	cs := ChangeSet{DryRun: opts.DryRun, Intent: intent}
+	cs := ChangeSet{DryRun: opts.DryRun, Intent: intent, Declared: declared}
 	live := map[ObjectRef]*unstructured.Unstructured{}
 	groups := byGroup(plans)
 	for i, group := range groups {

@@ -140,6 +140,10 @@ type ChangeSet struct {
 	DryRun bool
 	// Intent is what the apply set out to write, a preview included.
 	Intent Intent
+	// Declared is a digest of every object the apply was given, as it
+	// would be applied: equal declarations, equal digests. "" when the
+	// apply stopped before it planned.
+	Declared string
 }
 
 // Count returns how many changes have the action.

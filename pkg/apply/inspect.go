@@ -33,6 +33,9 @@ type objectPlan struct {
 	// desired is what will be applied: the object labelled as a member, with
 	// ignored fields of an existing object set to their current values.
 	desired *unstructured.Unstructured
+	// config names what was declared, as it is applied: desired's
+	// configuration digest, kept when desired is not.
+	config string
 	// existing is the object as it is; nil when it does not exist.
 	existing *unstructured.Unstructured
 	// done is the outcome when no write is needed or possible; err says why
@@ -92,9 +95,12 @@ func (p objectPlan) unchanged() bool { return p.done != nil && p.done.Action == 
 // planFor is the plan of o before it is read: what would be applied.
 func planFor(o Object, opts ApplyOptions) objectPlan {
 	p := objectPlan{Object: o, desired: withPartOf(o.Object, opts.SetID)}
-	if !opts.WithoutDigest {
-		stampConfig(p.desired)
+	if opts.WithoutDigest {
+		p.config = bodyDigest(p.desired)
+		return p
 	}
+	stampConfig(p.desired)
+	p.config = p.desired.GetAnnotations()[appliedConfigAnnotation]
 	return p
 }
 

@@ -63,6 +63,21 @@ func holdUnapproved(plans []objectPlan, only Intent) {
 	}
 }
 
+// declaredDigest is the digest of every planned object, as it would be
+// applied (objectPlan.config).
+func declaredDigest(plans []objectPlan) string {
+	lines := make([]string, 0, len(plans))
+	for _, p := range plans {
+		lines = append(lines, p.Ref().String()+"\t"+p.config+"\n")
+	}
+	slices.Sort(lines)
+	h := sha256.New()
+	for _, l := range lines {
+		h.Write([]byte(l))
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
 // bodyDigest is the digest of an apply's request body. JSON encodes a map's
 // keys in order, so equal objects have equal digests.
 func bodyDigest(obj *unstructured.Unstructured) string {

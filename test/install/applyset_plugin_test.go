@@ -183,7 +183,10 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 		createReady(ctx, set, "c")
 
 		Expect(succeeds(ctx, "list", "-n", ns)).To(MatchRegexp(`(?m)^applyset\.apply\.applyset\.dev/shop\s+applyset-operator/v0\.1\.0\s+1\s+<none>\s+1/1 ready`))
-		Expect(succeeds(ctx, "view", "applysets.apply.applyset.dev/shop", "-n", ns)).To(MatchRegexp(`(?m)^ConfigMap\s+` + ns + `\s+c\s+Current\s+recorded`))
+		view := succeeds(ctx, "view", "applysets.apply.applyset.dev/shop", "-n", ns)
+		Expect(view).To(MatchRegexp(`(?m)^ConfigMap\s+` + ns + `\s+c\s+Current\s+recorded`))
+		// The set's history, newest first: its first apply, Ready.
+		Expect(view).To(MatchRegexp(`(?m)^History:\n\s*LAST RUN\s+RUNS\s+GENERATION\s+RESULT\s+APPLIED\s+PRUNED\s+FAILED\s+TOOK\n\S+\s+\d+\s+1\s+Succeeded\s+1\s+0\s+0\s+\S+`))
 		out, code := plugin(ctx, "", "verify", "applyset.apply.applyset.dev/shop", "-n", ns, "--fix", "--yes")
 		Expect(code).To(BeZero(), out)
 		Expect(out).To(ContainSubstring("not rewritten: the operator keeps the hints of its own sets"))

@@ -243,6 +243,14 @@ type ApplySetStatus struct {
 	// +optional
 	Window *WindowStatus `json:"window,omitempty"`
 
+	// history is what the set's last runs did, newest first: one entry for
+	// the runs that declared the same objects and ended the same way, at
+	// most 10. A run that changes nothing in status adds nothing.
+	// +kubebuilder:validation:MaxItems=10
+	// +listType=atomic
+	// +optional
+	History []HistoryEntry `json:"history,omitempty"`
+
 	// conflicts are fields owned by other field managers that the apply did not
 	// take, because spec.force is false: the first objects that fit in 32 KiB.
 	// +listType=atomic

@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 
+	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
@@ -45,6 +46,8 @@ type View struct {
 	Listed *ListedMembers `json:"listed,omitempty"`
 	// Window is where one of the operator's sets stands with its delivery windows.
 	Window string `json:"window,omitempty"`
+	// History is what one of the operator's sets' last runs did, newest first.
+	History []applyv1alpha1.HistoryEntry `json:"history,omitempty"`
 	// Mirrors are the copies Kubernetes keeps of member Services (their
 	// Endpoints and EndpointSlices): they carry the set's label and are no
 	// members, never written nor pruned for the set.
@@ -152,7 +155,9 @@ func ViewOf(ctx context.Context, errOut io.Writer, c *cli.Clients, ref membershi
 	}
 	out.HintKinds = sorted(v.HintKinds, func(gk schema.GroupKind) string { return gk.String() })
 	out.AdditionalNamespaces = sets.List(v.Parent.Scope.AdditionalNamespaces)
-	out.Window = windowOf(ctx, c, ref)
+	if status := operatorStatus(ctx, c, ref); status != nil {
+		out.Window, out.History = describeWindow(status.Window), status.History
+	}
 	for _, m := range v.Mirrors {
 		out.Mirrors = append(out.Mirrors, applyset.ObjectName(m.GroupKind, m.Namespace, m.Name))
 	}
@@ -181,6 +186,9 @@ func printView(w io.Writer, v View) error {
 		}
 	}
 	printListed(w, v.Listed)
+	if err := printHistory(w, v.History); err != nil {
+		return err
+	}
 	fmt.Fprintln(w)
 	if v.clean() {
 		fmt.Fprintln(w, "Findings: none")

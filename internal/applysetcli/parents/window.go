@@ -18,7 +18,11 @@ package parents
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
@@ -26,22 +30,22 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/membership"
 )
 
-// windowOf says where one of the operator's sets stands with its delivery
-// windows, as the operator last found; "" for other tools' sets, a set
-// without windows, or one the user may not read.
-func windowOf(ctx context.Context, c *cli.Clients, ref membership.ParentRef) string {
+// operatorStatus is the status of one of the operator's sets, as the
+// operator last wrote it; nil for other tools' sets, and one the user may
+// not read.
+func operatorStatus(ctx context.Context, c *cli.Clients, ref membership.ParentRef) *applyv1alpha1.ApplySetStatus {
 	if !cli.IsOperatorSet(ref) {
-		return ""
+		return nil
 	}
 	cl, err := c.Client()
 	if err != nil {
-		return ""
+		return nil
 	}
 	set, err := cli.OperatorSetOf(ctx, cl, ref)
 	if err != nil {
-		return ""
+		return nil
 	}
-	return describeWindow(set.GetSetStatus().Window)
+	return set.GetSetStatus()
 }
 
 // describeWindow is the Window line of view: held or open, by which
@@ -64,4 +68,27 @@ func describeWindow(w *applyv1alpha1.WindowStatus) string {
 		state += "; held from " + w.NextChange
 	}
 	return state
+}
+
+// printHistory is the History table of view: one row an entry, newest first.
+func printHistory(w io.Writer, history []applyv1alpha1.HistoryEntry) error {
+	if len(history) == 0 {
+		return nil
+	}
+	t := &metav1.Table{ColumnDefinitions: cli.Columns(0, "Last run", "Runs", "Generation", "Result", "Applied", "Pruned", "Failed", "Took")}
+	for _, e := range history {
+		c := ptr.Deref(e.Counts, applyv1alpha1.HistoryCounts{})
+		last, took := "", ""
+		if e.LastReconciled != nil {
+			last = e.LastReconciled.UTC().Format(time.RFC3339)
+		}
+		if e.LastReconciledDuration != nil {
+			took = e.LastReconciledDuration.Duration.String()
+		}
+		t.Rows = append(t.Rows, metav1.TableRow{Cells: []any{last, e.TotalReconciliations, e.ObservedGeneration, e.LastReconciledStatus,
+			ptr.Deref(c.Applied, 0), ptr.Deref(c.Pruned, 0), ptr.Deref(c.Failed, 0), took}})
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "History:")
+	return cli.PrintTable(w, t, false, false)
 }

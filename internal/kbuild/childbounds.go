@@ -47,6 +47,16 @@ func boundsFor(memory int64) childBounds {
 	return childBounds{memory: memory, addressSpace: 2*memory + arenaBytes}
 }
 
+// Footprint is the most memory a build whose heap is bounded by memory
+// holds before its heap bound stops it: the bound, and the runtime's, the
+// request's and kustomize's own (a build of one ConfigMap holds 31 MiB,
+// one stopped at 256 MiB of heap 294 MiB at its peak). Only a build that
+// grows past its sampler between two samples holds more, up to its
+// address-space bound.
+func Footprint(memory int64) int64 {
+	return memory + arenaBytes
+}
+
 func (b childBounds) String() string { return fmt.Sprintf("%d/%d", b.memory, b.addressSpace) }
 
 func parseChildBounds(s string) (childBounds, error) {

@@ -36,8 +36,8 @@ import (
 // maxChildMessage bounds what is kept of a child's standard error.
 const maxChildMessage = 4 << 10
 
-// buildTime bounds one build: the builds of an operator run one at a time,
-// and kustomize builds 16 MiB of objects within seconds.
+// buildTime bounds one build: it holds one of the operator's few build
+// slots (buildgate), and kustomize builds 16 MiB of objects within seconds.
 const buildTime = time.Minute
 
 // LimitError is a build refused, or stopped, because what it would

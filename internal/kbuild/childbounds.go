@@ -40,17 +40,17 @@ const arenaBytes = 64 << 20
 // Its address space grows by more than it holds: the runtime reserves heap
 // an arena at a time, and a large object freed does not always leave room
 // for the next. Copying a 64 KiB value nine times over, within a heap bound
-// of 256 MiB, held 271 MiB and needed 448 MiB of address space beyond its
-// start (docs/operations/performance.md); twice the heap bound and an arena
-// let every build its heap bound lets finish finish.
+// of 256 MiB, held 276 MiB and needed up to 448 MiB of address space beyond
+// its start (docs/operations/performance.md); twice the heap bound and an
+// arena let every build its heap bound lets finish finish.
 func boundsFor(memory int64) childBounds {
 	return childBounds{memory: memory, addressSpace: 2*memory + arenaBytes}
 }
 
 // Footprint is the most memory a build whose heap is bounded by memory
 // holds before its heap bound stops it: the bound, and the runtime's, the
-// request's and kustomize's own (a build of one ConfigMap holds 31 MiB,
-// one stopped at 256 MiB of heap 294 MiB at its peak). Only a build that
+// request's and kustomize's own (a build of one ConfigMap holds 29 MiB,
+// one stopped at 256 MiB of heap 275 MiB at its peak). Only a build that
 // grows past its sampler between two samples holds more, up to its
 // address-space bound.
 func Footprint(memory int64) int64 {

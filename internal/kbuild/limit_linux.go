@@ -28,7 +28,7 @@ import (
 
 // limitAddressSpace lets this process map at most allowance bytes beyond
 // what it has mapped. Most of that is address space the Go runtime
-// reserved at start (about 1.2 GiB on linux/amd64, little of it resident),
+// reserved at start (about 1.3 GiB on linux/amd64, little of it resident),
 // so that a bound on the whole would bound the runtime, not the build. An
 // allocation past it fails, and the runtime ends the process with "fatal
 // error: out of memory" (exit code 2) instead of growing into the memory

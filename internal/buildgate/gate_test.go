@@ -32,10 +32,10 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/timebudget"
 )
 
-// enter takes a slot, failing the test when it cannot.
-func enter(t *testing.T, g *Gate, line string) func() {
+// enter takes a slot for line "a", failing the test when it cannot.
+func enter(t *testing.T, g *Gate) func() {
 	t.Helper()
-	leave, err := g.Enter(t.Context(), line)
+	leave, err := g.Enter(t.Context(), "a")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func (g *Gate) freeSlots() int {
 
 func TestGateTakesTheLinesInTurn(t *testing.T) {
 	g := New(1, time.Hour)
-	leave := enter(t, g, "a")
+	leave := enter(t, g)
 	var mu sync.Mutex
 	var order []string
 	var done sync.WaitGroup
@@ -131,7 +131,7 @@ func TestGateHonoursItsSlots(t *testing.T) {
 
 func TestGateWaiterThatGivesUpHoldsNoSlot(t *testing.T) {
 	g := New(1, time.Hour)
-	leave := enter(t, g, "a")
+	leave := enter(t, g)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	gaveUp := make(chan error)
 	queued(t, g, func() {
@@ -162,7 +162,7 @@ func TestGateBoundsAWait(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Now())
 	g := New(1, 5*time.Minute)
 	g.clock = clk
-	leave := enter(t, g, "a")
+	leave := enter(t, g)
 	gaveUp := make(chan error)
 	queued(t, g, func() {
 		_, err := g.Enter(context.Background(), "b")
@@ -189,7 +189,7 @@ func TestGateWaitDoesNotCountAgainstTheBudget(t *testing.T) {
 	ctx, cancel := timebudget.New(context.Background(), 10*time.Second, budgetClock)
 	defer cancel()
 	g := New(1, time.Hour)
-	leave := enter(t, g, "a")
+	leave := enter(t, g)
 	entered := make(chan error)
 	queued(t, g, func() {
 		leave, err := g.Enter(ctx, "b")

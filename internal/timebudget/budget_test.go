@@ -45,7 +45,9 @@ func TestBudgetDoesNotRunWhilePaused(t *testing.T) {
 	defer cancel()
 	clk.Step(3 * time.Second)
 	resume := Pause(ctx)
-	inner := Pause(context.WithValue(ctx, struct{}{}, 1)) // a context derived from it pauses the same budget
+	derived, cancelDerived := context.WithCancel(ctx)
+	defer cancelDerived()
+	inner := Pause(derived) // a context derived from it pauses the same budget
 	clk.Step(time.Hour)
 	inner()
 	clk.Step(time.Hour)
@@ -103,5 +105,9 @@ func TestBudgetIsNotWhatEndsOtherwise(t *testing.T) {
 }
 
 func TestPauseWithoutBudget(t *testing.T) {
-	Pause(context.Background())()
+	ctx := context.Background()
+	Pause(ctx)()
+	if ctx.Err() != nil {
+		t.Fatal("a context without a budget ended")
+	}
 }

@@ -20,10 +20,14 @@ import (
 	"flag"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/applyset-operator/applyset-operator/internal/fetchpolicy"
+	"github.com/applyset-operator/applyset-operator/internal/kbuild"
 )
 
-// bindArtifactFlags binds where oci and flux sources may fetch from.
+// bindArtifactFlags binds where oci and flux sources may fetch from, and
+// how their kustomize builds run.
 func (o *options) bindArtifactFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.artifactAllowedHosts, "artifact-allowed-hosts", "",
 		"Comma-separated hosts oci and flux sources may fetch from: [http://]host[:port], host a DNS name, a *.example.com wildcard or an IP "+
@@ -36,6 +40,14 @@ func (o *options) bindArtifactFlags(fs *flag.FlagSet) {
 			"from any path: for producers that do not store them as source-controller does. Whoever may write an ExternalArtifact's "+
 			"status then makes sets read anything such a host serves, so name only hosts that serve nothing a tenant may not read. "+
 			"Empty: every flux artifact is fetched only from its object's own path.")
+	o.maxBuildMemory = *resource.NewQuantity(kbuild.DefaultMaxMemory, resource.BinarySI)
+	sizeFlag(fs, &o.maxBuildMemory, "max-build-memory", "The most memory one kustomize build of an oci or flux source may use "+
+		"(default 256Mi). Each build runs in a process of its own that ends at this much heap, or at twice it and 64Mi of address "+
+		"space, whichever it reaches first: a set whose build needs more stalls with BudgetExceeded.")
+	fs.IntVar(&o.maxBuilds, "max-builds", 0,
+		"How many kustomize builds of oci and flux sources run at once; the others wait, the namespaces taking turns, without the "+
+			"wait counting against --max-reconcile-time (a set whose build waits 5m is tried again later). 0 (the default) runs as many "+
+			"as fit in half the container's memory limit, each at --max-build-memory and 64Mi more, from 1 to 4; 1 where no limit is set.")
 }
 
 // artifactPolicies reads --artifact-allowed-hosts (nil, when it names no

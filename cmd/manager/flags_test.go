@@ -242,3 +242,16 @@ func TestArtifactHostFlags(t *testing.T) {
 		})
 	}
 }
+
+func TestBuildFlags(t *testing.T) {
+	o, err := parseFlags()
+	if err != nil || o.maxBuilds != 0 || o.maxBuildMemory.Value() != 256<<20 {
+		t.Fatalf("defaults: %d builds of %s, %v; want 0 (from the container's memory) of 256Mi", o.maxBuilds, &o.maxBuildMemory, err)
+	}
+	if o, err := parseFlags("--max-builds=3"); err != nil || o.maxBuilds != 3 {
+		t.Fatalf("--max-builds=3: %d, %v", o.maxBuilds, err)
+	}
+	if _, err := parseFlags("--max-builds=-1"); err == nil || !strings.Contains(err.Error(), "--max-builds must not be negative") {
+		t.Fatalf("--max-builds=-1: %v", err)
+	}
+}

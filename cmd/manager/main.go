@@ -49,7 +49,6 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/declared"
 	"github.com/applyset-operator/applyset-operator/internal/depwatch"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
-	"github.com/applyset-operator/applyset-operator/internal/kbuild"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
@@ -96,6 +95,7 @@ type options struct {
 	singleTenant          bool
 	maxSetInputSize       resource.Quantity
 	maxBuildMemory        resource.Quantity
+	maxBuilds             int
 	maxReconcileTime      time.Duration
 	minInterval           time.Duration
 	maxSetObjects         int
@@ -182,14 +182,11 @@ func (o *options) bindBoundFlags(fs *flag.FlagSet) {
 			"negative leaves the rate to the API server's Priority and Fairness.")
 	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 100,
 		"Requests each of the operator's clients may make at once above --kube-api-qps, when that is positive.")
-	o.maxBuildMemory = *resource.NewQuantity(kbuild.DefaultMaxMemory, resource.BinarySI)
-	sizeFlag(fs, &o.maxBuildMemory, "max-build-memory", "The most memory one kustomize build of an oci or flux source may use "+
-		"(default 256Mi). Builds run one at a time, each in a process of its own that ends at this bound: a set whose build needs "+
-		"more stalls with BudgetExceeded.")
 	fs.IntVar(&o.maxSetObjects, "max-set-objects", declared.DefaultLimits.Objects,
 		"The most objects one set may declare, a bound on the operator's memory and on the time one set holds a worker.")
 	fs.DurationVar(&o.maxReconcileTime, "max-reconcile-time", 0,
-		"The most time one reconcile of a set may hold a worker; a set past it stalls with BudgetExceeded and is tried again at its interval. "+
+		"The most time one reconcile of a set may hold a worker, a wait for a build slot (--max-builds) not counted; a set past it "+
+			"stalls with BudgetExceeded and is tried again at its interval. "+
 			"0 (the default) allows 2m, or 7ms for each object --max-set-objects allows, whichever is longer: 12m at 100,000.")
 	fs.DurationVar(&o.minInterval, "min-interval", applysets.DefaultMinInterval,
 		"The shortest interval a set is applied again at: a set whose spec.interval is shorter runs at this one.")
@@ -240,8 +237,8 @@ func (o *options) validate() error {
 	if o.minInterval <= 0 {
 		return fmt.Errorf("--min-interval must be positive, got %s", o.minInterval)
 	}
-	if o.maxReconcileTime < 0 {
-		return fmt.Errorf("--max-reconcile-time must not be negative, got %s", o.maxReconcileTime)
+	if o.maxReconcileTime < 0 || o.maxBuilds < 0 {
+		return fmt.Errorf("--max-reconcile-time and --max-builds must not be negative, got %s and %d", o.maxReconcileTime, o.maxBuilds)
 	}
 	if o.maxReconcileTime == 0 {
 		o.maxReconcileTime = applysets.MaxReconcileTimeFor(o.maxSetObjects)
@@ -365,7 +362,7 @@ func setupControllers(mgr ctrl.Manager, cfg *rest.Config, opts options, tlsOpts 
 			ToolingVersion: version, DefaultServiceAccount: opts.defaultServiceAccount, SingleTenant: opts.singleTenant,
 			MaxInputBytes: opts.maxSetInputSize.Value(), MaxObjects: opts.maxSetObjects, Concurrency: opts.setConcurrency,
 			ApplyConcurrency: opts.applyConcurrency, ArtifactPolicy: allowedHosts, ExternalArtifactHosts: externalHosts,
-			BuildMemory: opts.maxBuildMemory.Value(), MaxReconcileTime: opts.maxReconcileTime, MinInterval: opts.minInterval,
+			BuildMemory: opts.maxBuildMemory.Value(), MaxBuilds: opts.maxBuilds, MaxReconcileTime: opts.maxReconcileTime, MinInterval: opts.minInterval,
 			DependencyWatches:  depwatch.Limits{Total: opts.depWatches, PerNamespace: opts.depWatchesPerNS},
 			InventoryNamespace: os.Getenv("POD_NAMESPACE"),                            // holds ClusterApplySets' inventory chunks
 			LegacyManagers:     append([]string{}, splitList(opts.legacyManagers)...), // empty hands over none

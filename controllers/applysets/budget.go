@@ -19,16 +19,17 @@ package applysets
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	"golang.org/x/sync/semaphore"
+	"k8s.io/utils/clock"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/declared"
 	"github.com/applyset-operator/applyset-operator/internal/setrun"
+	"github.com/applyset-operator/applyset-operator/internal/timebudget"
 )
 
 // DefaultMaxReconcileTime is how long one reconcile of a set may hold a
@@ -47,15 +48,17 @@ func MaxReconcileTimeFor(maxObjects int) time.Duration {
 	return max(DefaultMaxReconcileTime, time.Duration(maxObjects)*reconcileTimePerObject)
 }
 
-// withinTime runs reconcile for at most budget: past it, the reconcile's
-// requests end with its context, and the outcome says the set is over its
-// budget, naming it, rather than what its last request saw. ctx ending
-// first (the operator stopping) is not the set's doing.
+// withinTime runs reconcile for at most budget of running time: past it,
+// the reconcile's requests end with its context, and the outcome says the
+// set is over its budget, naming it, rather than what its last request saw.
+// ctx ending first (the operator stopping) is not the set's doing, nor is a
+// wait for a build slot, which the slots' gate takes off the budget
+// (timebudget.Pause).
 func withinTime(ctx context.Context, budget time.Duration, reconcile func(context.Context) outcome) outcome {
-	limited, cancel := context.WithTimeout(ctx, budget)
+	limited, cancel := timebudget.New(ctx, budget, clock.RealClock{})
 	defer cancel()
 	o := reconcile(limited)
-	if ctx.Err() == nil && errors.Is(limited.Err(), context.DeadlineExceeded) {
+	if ctx.Err() == nil && timebudget.Spent(limited) {
 		return failure(o, applyv1alpha1.ReasonBudgetExceeded, true, fmt.Errorf("the reconcile took longer than the %s one reconcile "+
 			"of a set may hold a worker (the operator's --max-reconcile-time), so it was stopped: %w", budget, o.err))
 	}

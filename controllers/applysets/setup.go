@@ -28,7 +28,6 @@ import (
 
 	"github.com/applyset-operator/applyset-operator/internal/fairqueue"
 
-	"golang.org/x/sync/semaphore"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -44,11 +43,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/buildgate"
 	"github.com/applyset-operator/applyset-operator/internal/declared"
 	"github.com/applyset-operator/applyset-operator/internal/depwatch"
 	"github.com/applyset-operator/applyset-operator/internal/fetchpolicy"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/inventory"
+	"github.com/applyset-operator/applyset-operator/internal/kbuild"
 	"github.com/applyset-operator/applyset-operator/internal/replicas"
 	"github.com/applyset-operator/applyset-operator/internal/windows"
 )
@@ -94,9 +95,12 @@ type Options struct {
 	// lets none fetch (--artifact-allowed-hosts).
 	ArtifactPolicy *fetchpolicy.Policy
 	// BuildMemory bounds the heap of one kustomize build of an oci or flux
-	// source; 0 means kbuild.DefaultMaxMemory. Builds run one at a time, so
-	// that together they stay within it.
+	// source; 0 means kbuild.DefaultMaxMemory.
 	BuildMemory int64
+	// MaxBuilds is how many builds run at once, the others waiting their
+	// namespace's turn; 0 means as many as fit in half the container's
+	// memory (buildgate.DefaultSlots).
+	MaxBuilds int
 	// ExternalArtifactHosts are the hosts, also allowed by ArtifactPolicy,
 	// whose ExternalArtifacts may be fetched from any path rather than their
 	// object's own only; nil frees none (--external-artifact-hosts).
@@ -183,7 +187,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	decisions := windows.NewCache()
 	watches := newDependencyWatches(metadataClients(mgr.GetConfig()), opts.DependencyWatches)
 	artifacts := &declared.Artifacts{Policy: opts.ArtifactPolicy, ExternalArtifactHosts: opts.ExternalArtifactHosts,
-		BuildMemory: opts.BuildMemory, Builds: semaphore.NewWeighted(1)}
+		BuildMemory: opts.BuildMemory, Builds: newBuildGate(mgr, opts)}
 	for _, k := range kinds {
 		if err := mgr.GetFieldIndexer().IndexField(context.Background(), k.newSet(), sourceIndex, func(obj client.Object) []string {
 			sources := obj.(applyv1alpha1.Set).GetSources()
@@ -233,6 +237,16 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		}
 	}
 	return nil
+}
+
+// newBuildGate hands out the slots the builds of both kinds' sets run in.
+func newBuildGate(mgr ctrl.Manager, opts Options) *buildgate.Gate {
+	slots := opts.MaxBuilds
+	if slots <= 0 {
+		slots = buildgate.DefaultSlots(kbuild.Footprint(cmp.Or(opts.BuildMemory, kbuild.DefaultMaxMemory)))
+	}
+	mgr.GetLogger().WithName("applysets").Info("Running kustomize builds of oci and flux sources a few at a time", "maxBuilds", slots)
+	return buildgate.New(slots, buildgate.DefaultMaxWait)
 }
 
 // othersAnnotationsChanged passes updates that change the set's annotations

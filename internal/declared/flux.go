@@ -40,7 +40,7 @@ import (
 // chose the URL), its digest checked before it is extracted. An object
 // without an artifact yet, and a tarball that does not match its digest,
 // are unavailable: tried again, never read as an empty source.
-func (a *Artifacts) fetchFlux(ctx context.Context, reader client.Reader, src applyv1alpha1.ClusterSource, bytes int64, objects int) (fetched, error) {
+func (a *Artifacts) fetchFlux(ctx context.Context, reader client.Reader, src applyv1alpha1.ClusterSource, left share) (fetched, error) {
 	what := fluxName(src)
 	obj := &unstructured.Unstructured{}
 	obj.SetGroupVersionKind(fluxsource.GroupVersion.WithKind(string(src.Flux.Kind)))
@@ -61,15 +61,15 @@ func (a *Artifacts) fetchFlux(ctx context.Context, reader client.Reader, src app
 	if _, err := fluxsource.CheckURL(hosts, found); err != nil {
 		return fetched{}, a.refusedURL(what, found.Owner, err)
 	}
-	files, err := fluxsource.Fetch(ctx, hosts, found, fluxsource.Limits{MaxTarballBytes: max(bytes, 1),
-		Extract: artifact.Limits{MaxBytes: max(bytes, 1), MaxFiles: maxArtifactFiles, MaxPathLength: maxPathLength}})
+	files, err := fluxsource.Fetch(ctx, hosts, found, fluxsource.Limits{MaxTarballBytes: max(left.bytes, 1),
+		Extract: artifact.Limits{MaxBytes: max(left.bytes, 1), MaxFiles: maxArtifactFiles, MaxPathLength: maxPathLength}})
 	switch {
 	case errors.Is(err, artifact.ErrTooLarge), errors.Is(err, fluxsource.ErrInvalidArtifact):
 		return fetched{}, fmt.Errorf("%s revision %s: %w", what, found.Revision, err)
 	case err != nil:
 		return fetched{}, fmt.Errorf("%s revision %s: %w: %w", what, found.Revision, ErrArtifactUnavailable, err)
 	}
-	documents, err := a.build(ctx, files, src.Path, bytes, objects)
+	documents, err := a.build(ctx, files, src.Path, left)
 	if err != nil {
 		return fetched{}, buildError(fmt.Errorf("%s revision %s: %w", what, found.Revision, err))
 	}

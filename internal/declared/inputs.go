@@ -96,7 +96,7 @@ type Gathered struct {
 // objects read with reader too. What the set declares must stay within
 // limits.
 func GatherWith(ctx context.Context, reader client.Reader, set applyv1alpha1.Set, limits Limits, artifacts *Artifacts) (Gathered, error) {
-	g := &gatherer{limits: limits, left: limits.Bytes}
+	g := &gatherer{limits: limits, left: limits.Bytes, line: set.GetNamespace()}
 	for i, r := range set.GetCommonSpec().Resources {
 		obj, err := r.Object()
 		if err != nil {
@@ -128,6 +128,8 @@ type gatherer struct {
 	inputs []apply.Input
 	// nodes are the YAML nodes counted so far.
 	nodes int64
+	// line is where the set's builds wait for a slot (share).
+	line string
 }
 
 // keys decodes each key a ConfigMap or Secret source names.
@@ -165,9 +167,9 @@ func (g *gatherer) artifact(ctx context.Context, reader client.Reader, artifacts
 	}
 	var got fetched
 	if src.Flux != nil {
-		got, err = artifacts.fetchFlux(ctx, reader, src, g.left, left)
+		got, err = artifacts.fetchFlux(ctx, reader, src, share{bytes: g.left, objects: left, line: g.line})
 	} else {
-		got, err = artifacts.fetch(ctx, reader, src, g.left, left)
+		got, err = artifacts.fetch(ctx, reader, src, share{bytes: g.left, objects: left, line: g.line})
 	}
 	var denied *apply.AccessError
 	switch {

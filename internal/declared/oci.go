@@ -21,13 +21,13 @@ import (
 	"errors"
 	"fmt"
 
-	"golang.org/x/sync/semaphore"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/artifact"
+	"github.com/applyset-operator/applyset-operator/internal/buildgate"
 	"github.com/applyset-operator/applyset-operator/internal/fetchpolicy"
 	"github.com/applyset-operator/applyset-operator/internal/kbuild"
 	"github.com/applyset-operator/applyset-operator/internal/ociartifact"
@@ -61,16 +61,25 @@ type Artifacts struct {
 	// BuildMemory bounds the heap of the process a kustomize build of an
 	// artifact runs in; 0 is kbuild.DefaultMaxMemory.
 	BuildMemory int64
-	// Builds, when set, is held for the length of each build, one unit a
-	// build: its size is how many builds, each of up to BuildMemory, may
-	// run at once.
-	Builds *semaphore.Weighted
+	// Builds, when set, hands out the slots builds run in, one a build,
+	// taking the namespaces of the sets whose builds wait in turn; nil
+	// lets every build run at once (a preview's one set).
+	Builds *buildgate.Gate
 	// ExternalArtifactHosts are the hosts, also allowed by Policy, whose
 	// ExternalArtifacts may be fetched from any path; every other flux
 	// artifact only from its object's own path. nil allows none.
 	ExternalArtifactHosts *fetchpolicy.Policy
 	// Advice says who fetches, in messages; the zero Advice is the operator's.
 	Advice Advice
+}
+
+// share is what the fetch and build of one source may use of its set's
+// bounds, and the line its build waits in for a slot: the set's namespace,
+// "" for ClusterApplySets, which share one line as in the work queue.
+type share struct {
+	bytes   int64
+	objects int
+	line    string
 }
 
 // fetched is what an oci or flux source declared: the artifact's documents
@@ -85,7 +94,7 @@ type fetched struct {
 
 // fetch pulls src's artifact within the bytes and objects the set has left,
 // reading its Secrets with reader, the set's identity, and reads its path.
-func (a *Artifacts) fetch(ctx context.Context, reader client.Reader, src applyv1alpha1.ClusterSource, bytes int64, objects int) (fetched, error) {
+func (a *Artifacts) fetch(ctx context.Context, reader client.Reader, src applyv1alpha1.ClusterSource, left share) (fetched, error) {
 	oci := src.OCI
 	if a == nil || a.Policy == nil {
 		return fetched{}, a.noHost(oci.URL)
@@ -97,14 +106,14 @@ func (a *Artifacts) fetch(ctx context.Context, reader client.Reader, src applyv1
 	if err := a.checkHost(oci); err != nil {
 		return fetched{}, err
 	}
-	pulled, err := ociartifact.Pull(ctx, oci.URL, ociartifact.Version{Tag: oci.Tag, Digest: ptr.Deref(oci.Digest, "")}, opts, pullLimits(bytes))
+	pulled, err := ociartifact.Pull(ctx, oci.URL, ociartifact.Version{Tag: oci.Tag, Digest: ptr.Deref(oci.Digest, "")}, opts, pullLimits(left.bytes))
 	switch {
 	case errors.Is(err, ociartifact.ErrInvalidArtifact):
 		return fetched{}, err
 	case err != nil:
 		return fetched{}, fmt.Errorf("%w: %w", ErrArtifactUnavailable, err)
 	}
-	documents, err := a.build(ctx, pulled.Files, src.Path, bytes, objects)
+	documents, err := a.build(ctx, pulled.Files, src.Path, left)
 	if err != nil {
 		return fetched{}, buildError(fmt.Errorf("%s@%s: %w", oci.URL, pulled.Digest, err))
 	}
@@ -187,24 +196,26 @@ func pullLimits(bytes int64) ociartifact.PullLimits {
 
 // buildLimits bound a kustomize build by the bytes and objects the set has
 // left; objects <= 0 leaves them to the bytes.
-func (a *Artifacts) buildLimits(bytes int64, objects int) kbuild.Limits {
-	maxObjects := int64(objects)
-	if objects <= 0 {
+func (a *Artifacts) buildLimits(left share) kbuild.Limits {
+	maxObjects := int64(left.objects)
+	if left.objects <= 0 {
 		maxObjects = 1 << 40
 	}
-	return kbuild.Limits{MaxObjects: max(maxObjects, 1), MaxBytes: max(bytes, 1), MaxDepth: maxKustomizeNest, MaxMemory: a.BuildMemory}
+	return kbuild.Limits{MaxObjects: max(maxObjects, 1), MaxBytes: max(left.bytes, 1), MaxDepth: maxKustomizeNest, MaxMemory: a.BuildMemory}
 }
 
-// build reads the documents of an artifact's path, as one of the builds
-// a.Builds lets run at once.
-func (a *Artifacts) build(ctx context.Context, files *artifact.Tree, path string, bytes int64, objects int) ([]kbuild.Document, error) {
+// build reads the documents of an artifact's path, in one of the slots of
+// a.Builds. A wait for a slot too long to hold a worker for leaves the
+// artifact unavailable for now: the set tries again, with backoff.
+func (a *Artifacts) build(ctx context.Context, files *artifact.Tree, path string, left share) ([]kbuild.Document, error) {
 	if a.Builds != nil {
-		if err := a.Builds.Acquire(ctx, 1); err != nil {
-			return nil, err
+		leave, err := a.Builds.Enter(ctx, left.line)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", err, ErrArtifactUnavailable)
 		}
-		defer a.Builds.Release(1)
+		defer leave()
 	}
-	return kbuild.Read(ctx, files, path, a.buildLimits(bytes, objects))
+	return kbuild.Read(ctx, files, path, a.buildLimits(left))
 }
 
 // ociOrigin is how the origins of an oci source's objects begin: the

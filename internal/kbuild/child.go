@@ -20,6 +20,7 @@ import (
 	"encoding/gob"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"os"
 	"runtime/debug"
@@ -34,12 +35,14 @@ import (
 
 // childEnv marks a process started by isolate to run one build: this
 // binary, run again with it set, builds what its standard input asks and
-// exits before any other package of the binary is initialised.
+// exits before any other package of the binary is initialised. Its value
+// is the child's bounds, read before its input (childBounds).
 const childEnv = "APPLYSET_KBUILD_CHILD"
 
 // The exit codes of a child, besides 0 (its standard output is the build)
-// and 1 (its standard output says why the build failed; kustomize writes
-// its warnings to standard error, which only a crash's message is read from).
+// and 1 (its standard output says why the build failed). Standard error
+// holds only what the Go runtime writes there when the child crashes
+// (quietStderr), such as running out of its address space.
 const (
 	exitMemory  = 3
 	exitBytes   = 4
@@ -51,10 +54,11 @@ const (
 const heapSampling = time.Millisecond
 
 func init() {
-	if os.Getenv(childEnv) == "" {
+	bounds := os.Getenv(childEnv)
+	if bounds == "" {
 		return
 	}
-	os.Exit(serveChild(os.Stdin, os.Stdout))
+	os.Exit(serveChild(bounds, os.Stdin, os.Stdout))
 }
 
 // request is what isolate sends a child.
@@ -63,19 +67,28 @@ type request struct {
 	Files      map[string][]byte
 	MaxObjects int64
 	MaxBytes   int64
-	MaxMemory  int64
 }
 
 // serveChild builds the kustomization a request names and writes its YAML
-// to out, giving an exit code.
-func serveChild(in io.Reader, out io.Writer) int {
+// to out, giving an exit code. The child bounds its address space before
+// it reads a byte of the request.
+func serveChild(bounds string, in io.Reader, out io.Writer) int {
+	b, err := parseChildBounds(bounds)
+	if err == nil {
+		err = limitAddressSpace(b.addressSpace)
+	}
+	if err != nil {
+		fmt.Fprintf(out, "bounding the build's memory: %v", err)
+		return 1
+	}
+	quietStderr()
 	http.DefaultTransport = offline{}
 	var req request
 	if err := gob.NewDecoder(in).Decode(&req); err != nil {
 		fmt.Fprintf(out, "reading the build request: %v", err)
 		return 1
 	}
-	watchHeap(req.MaxMemory)
+	watchHeap(b.memory)
 	resources, err := buildInMemory(req.Files, req.Dir)
 	if err != nil {
 		fmt.Fprint(out, err)
@@ -96,6 +109,17 @@ func serveChild(in io.Reader, out io.Writer) int {
 		return 1 // the parent went away
 	}
 	return 0
+}
+
+// quietStderr drops what kustomize writes to standard error (warnings of
+// deprecated fields, one per kustomization): however many a build has, the
+// parent reads why a child crashed from the first bytes of it. The Go
+// runtime writes its own messages to the file descriptor, not os.Stderr.
+func quietStderr() {
+	if null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0); err == nil {
+		os.Stderr = null
+	}
+	log.SetOutput(io.Discard)
 }
 
 // offline is a child's only way to the network: kustomize reads remote

@@ -25,6 +25,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"time"
 
@@ -35,8 +36,8 @@ import (
 // maxChildMessage bounds what is kept of a child's standard error.
 const maxChildMessage = 4 << 10
 
-// buildTime bounds one build: the builds of an operator run one at a time,
-// and kustomize builds 16 MiB of objects within seconds.
+// buildTime bounds one build: it holds one of the operator's few build
+// slots (buildgate), and kustomize builds 16 MiB of objects within seconds.
 const buildTime = time.Minute
 
 // LimitError is a build refused, or stopped, because what it would
@@ -51,16 +52,16 @@ func (e *LimitError) Error() string { return e.Message }
 
 // isolate builds the kustomization file of dir in a child process of this
 // binary. However its generators, patches and replacements multiply what
-// it reads, the build holds at most limits.MaxMemory of heap, its output is
-// read up to limits.MaxBytes, and it ends with outer or after buildTime:
-// the child is killed at whichever comes first.
+// it reads, the build holds at most limits.MaxMemory of heap (and maps
+// little more: boundsFor), its output is read up to limits.MaxBytes, and it
+// ends with outer or after buildTime: the child is killed at whichever
+// comes first.
 func isolate(outer context.Context, files *artifact.Tree, dir, file string, limits Limits) ([]byte, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("building %s: finding this program to run the build in: %w", file, err)
 	}
-	req := request{Dir: dir, Files: map[string][]byte{}, MaxObjects: limits.MaxObjects, MaxBytes: limits.MaxBytes,
-		MaxMemory: limits.memory()}
+	req := request{Dir: dir, Files: map[string][]byte{}, MaxObjects: limits.MaxObjects, MaxBytes: limits.MaxBytes}
 	for _, p := range files.Paths() {
 		req.Files[p], _ = files.File(p)
 	}
@@ -74,7 +75,7 @@ func isolate(outer context.Context, files *artifact.Tree, dir, file string, limi
 	// The walk refuses every remote reference it knows of; should kustomize
 	// know one more, the child finds no git to run (and its HTTP client no
 	// network: serveChild).
-	cmd.Env = append(os.Environ(), childEnv+"=1", "PATH=")
+	cmd.Env = childEnviron(boundsFor(limits.memory()), runtime.GOMAXPROCS(0))
 	cmd.Stdin = &in
 	stderr := &boundedBuffer{most: maxChildMessage}
 	cmd.Stderr = stderr
@@ -113,18 +114,44 @@ func childError(file string, err error, message, crash string, limits Limits) er
 	if !errors.As(err, &exit) {
 		return fmt.Errorf("building %s: %w", file, err)
 	}
-	switch exit.ExitCode() {
-	case exitMemory:
-		return &LimitError{fmt.Sprintf("building %s: the build needs more than %s of memory", file, text.Bytes(limits.memory()))}
-	case exitBytes:
-		return tooManyBytes(file, limits)
-	case exitObjects:
-		return &LimitError{fmt.Sprintf("building %s: the build would produce more than %d objects", file, limits.MaxObjects)}
-	case 1:
-		return fmt.Errorf("building %s: %s", file, text.Truncate(strings.TrimSpace(message), maxChildMessage))
+	if err := exitError(file, exit.ExitCode(), message, crash, limits); err != nil {
+		return err
 	}
 	// Killed by a signal (the kernel's OOM killer among others) or crashed.
 	return fmt.Errorf("building %s: the build ended with %w: %s", file, exit, text.Truncate(strings.TrimSpace(crash), 512))
+}
+
+// exitError is what a child's exit code, and the message or crash it
+// wrote, say of its build; nil for a crash of its own.
+func exitError(file string, code int, message, crash string, limits Limits) error {
+	switch {
+	case code == exitMemory, code == exitRuntime && outOfMemory(crash):
+		return &LimitError{fmt.Sprintf("building %s: the build needs more than %s of memory", file, text.Bytes(limits.memory()))}
+	case code == exitBytes:
+		return tooManyBytes(file, limits)
+	case code == exitObjects:
+		return &LimitError{fmt.Sprintf("building %s: the build would produce more than %d objects", file, limits.MaxObjects)}
+	case code == 1:
+		return fmt.Errorf("building %s: %s", file, text.Truncate(strings.TrimSpace(message), maxChildMessage))
+	}
+	return nil
+}
+
+// exitRuntime is the exit code of a Go program the runtime ends: a
+// panic, or a fatal error such as an allocation past its address space.
+const exitRuntime = 2
+
+// outOfMemory tells whether a crash is the runtime failing to map memory,
+// which in a child is its address-space bound (limitAddressSpace): a line
+// of the runtime's own, not a panic's message.
+func outOfMemory(crash string) bool {
+	for line := range strings.Lines(crash) {
+		if strings.HasPrefix(line, "fatal error: out of memory") || strings.HasPrefix(line, "fatal error: runtime: out of memory") ||
+			strings.HasPrefix(line, "runtime: out of memory") || strings.HasPrefix(line, "fatal error: runtime: cannot allocate memory") {
+			return true
+		}
+	}
+	return false
 }
 
 func tooManyBytes(file string, limits Limits) error {

@@ -172,7 +172,7 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 		Expect(secret.Annotations).NotTo(HaveKey(applyset.GroupKindsAnnotation))
 		Expect(secret.Annotations).NotTo(HaveKey(applyset.ToolingAnnotation))
 		out, code = plugin(ctx, "", "view", "secret/web", "-n", shop)
-		Expect(code).To(Equal(1))
+		Expect(code).To(Equal(2))
 		Expect(out).To(ContainSubstring("is not an ApplySet parent"))
 	})
 

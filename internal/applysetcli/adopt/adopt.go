@@ -90,9 +90,6 @@ set's first apply then owns exactly what it declares and records its members in 
   kubectl applyset adopt applyset/web -n shop -l app=web --kinds ConfigMap,Deployment.apps --to applyset --service-account deployer`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := dr.Check(); err != nil {
-				return err
-			}
 			if to != adoptToKubectl && to != adoptToSet {
 				return fmt.Errorf("--to %q: adopt makes a kubectl set (kubectl) or one of the operator's ApplySets (applyset)", to)
 			}

@@ -29,7 +29,6 @@ import (
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
-	"github.com/applyset-operator/applyset-operator/internal/applysetcli/preview"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
 )
 
@@ -222,7 +221,7 @@ func showPlan(ctx context.Context, o *cli.Options, c *cli.Clients, set applyv1al
 	if err != nil {
 		return err
 	}
-	if err := p.Print(ctx, o, c); err != nil && cli.ExitCode(err) >= preview.DiffProblems {
+	if err := p.Print(ctx, o, c); err != nil && cli.ExitCode(err) != cli.ExitFindings {
 		return err
 	}
 	if len(p.Problems) > 0 {

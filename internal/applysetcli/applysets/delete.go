@@ -53,9 +53,6 @@ unless --yes; --dry-run=server stops after the preview.`,
   kubectl applyset delete clusterapplysets.apply.applyset.dev/platform --yes`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := dr.Check(); err != nil {
-				return err
-			}
 			c, err := o.Clients()
 			if err != nil {
 				return err

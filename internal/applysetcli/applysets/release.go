@@ -40,9 +40,6 @@ its members. Nothing else is changed; a set that is not being deleted is refused
 		Example: `  kubectl applyset release-finalizers applysets.apply.applyset.dev/web -n shop`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := dr.Check(); err != nil {
-				return err
-			}
 			c, err := o.Clients()
 			if err != nil {
 				return err

@@ -109,7 +109,7 @@ func fixHints(cmd *cobra.Command, o *cli.Options, c *cli.Clients, yes bool, dr *
 		return nil
 	}
 	if !yes && !dr.Server() && !o.Confirm(cmd, fmt.Sprintf("Rewrite the hints of %d parents?", len(fixes))) {
-		return &cli.ExitError{Code: verifyFindings, Err: fmt.Errorf("nothing written")}
+		return &cli.ExitError{Code: cli.ExitFindings, Err: fmt.Errorf("nothing written")}
 	}
 	for _, fix := range fixes {
 		if err := applyFix(cmd, c, fix, dr); err != nil {

@@ -18,7 +18,6 @@ package parents
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -30,12 +29,6 @@ import (
 )
 
 // Exit statuses of verify, for CI jobs.
-const (
-	verifyClean    = 0
-	verifyFindings = 1
-	verifyError    = 2
-)
-
 type verifyFlags struct {
 	scopeFlags
 	fix bool
@@ -69,12 +62,7 @@ the rewrite is sent with server-side dry-run and nothing changes.`,
   kubectl applyset verify secret/web -n shop --fix`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			err := runVerify(cmd, o, &flags, args)
-			var exit *cli.ExitError
-			if err != nil && !errors.As(err, &exit) {
-				return &cli.ExitError{Code: verifyError, Err: err}
-			}
-			return err
+			return runVerify(cmd, o, &flags, args)
 		},
 	}
 	flags.add(cmd, "json or yaml")
@@ -85,9 +73,6 @@ the rewrite is sent with server-side dry-run and nothing changes.`,
 }
 
 func runVerify(cmd *cobra.Command, o *cli.Options, flags *verifyFlags, args []string) error {
-	if err := flags.dr.Check(); err != nil {
-		return err
-	}
 	c, err := o.Clients()
 	if err != nil {
 		return err
@@ -162,7 +147,7 @@ func report(ctx context.Context, w io.Writer, c *cli.Clients, checked []checkedP
 		return fmt.Errorf("unknown output format %q: want json or yaml", output)
 	}
 	if !clean {
-		return &cli.ExitError{Code: verifyFindings}
+		return cli.Findings()
 	}
 	return nil
 }

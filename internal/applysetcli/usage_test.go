@@ -101,3 +101,18 @@ func TestHelpExits0(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryWriterTakesYes keeps the way past the question the same on every
+// verb that asks before it writes.
+func TestEveryWriterTakesYes(t *testing.T) {
+	writers := map[string]bool{"adopt": true, "approve": true, "delete": true, "disband": true, "release-finalizers": true, "verify": true}
+	for _, verb := range NewCommand(genericiooptions.NewTestIOStreamsDiscard()).Commands() {
+		yes := verb.Flags().Lookup("yes")
+		switch {
+		case yes == nil && writers[verb.Name()]:
+			t.Errorf("%s writes without a --yes", verb.Name())
+		case yes != nil && yes.Shorthand != "y":
+			t.Errorf("%s has --yes without -y", verb.Name())
+		}
+	}
+}

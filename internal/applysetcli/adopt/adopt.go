@@ -138,8 +138,8 @@ func adoptIntoKubectl(cmd *cobra.Command, o *cli.Options, c *cli.Clients, parent
 	if refusals := plan.refusals(force); len(refusals) > 0 {
 		return fmt.Errorf("nothing changed:\n  %s", strings.Join(refusals, "\n  "))
 	}
-	if !yes && !dr.Server() && !o.Confirm(cmd, fmt.Sprintf("Adopt %d objects?", len(plan.objects))) {
-		return fmt.Errorf("nothing changed")
+	if err := o.Confirm(yes || dr.Server(), fmt.Sprintf("Adopt %d objects?", len(plan.objects))); err != nil {
+		return err
 	}
 	if err := writeAdoptedParent(cmd.Context(), c, plan, dr); err != nil {
 		return err

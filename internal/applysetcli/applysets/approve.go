@@ -66,7 +66,7 @@ applyset-operator-applyset-approver).`,
 		},
 	}
 	cmd.Flags().StringVar(&a.digest, "digest", "", "Approve this digest, which must be the one the set awaits, without a preview.")
-	cmd.Flags().BoolVar(&a.yes, "yes", false, "Approve without asking.")
+	cmd.Flags().BoolVarP(&a.yes, "yes", "y", false, "Approve without asking.")
 	a.hosts.BindFlags(cmd.Flags())
 	return cmd
 }
@@ -93,9 +93,8 @@ func (a *approveOptions) run(cmd *cobra.Command, o *cli.Options, arg string) err
 		}
 		digest = awaited
 	}
-	if !a.yes && !o.Confirm(cmd, fmt.Sprintf("Approve plan %s of %s?", digest, name)) {
-		fmt.Fprintln(o.Streams.Out, "Not approved")
-		return nil
+	if err := o.Confirm(a.yes, fmt.Sprintf("Approve plan %s of %s?", digest, name)); err != nil {
+		return err
 	}
 	if err := Approve(ctx, c, ref, digest); err != nil {
 		return err

@@ -91,8 +91,8 @@ func deleteSet(cmd *cobra.Command, o *cli.Options, c *cli.Clients, ref membershi
 	if dr.Server() {
 		return cl.Delete(ctx, set, &client.DeleteOptions{DryRun: dr.Opts()})
 	}
-	if !yes && !o.Confirm(cmd, "Delete "+name+"?") {
-		return fmt.Errorf("nothing changed")
+	if err := o.Confirm(yes, "Delete "+name+"?"); err != nil {
+		return err
 	}
 	if err := cl.Delete(ctx, set); err != nil {
 		return fmt.Errorf("deleting %s: %w", name, err)

@@ -32,8 +32,13 @@ const (
 	// differences, validate's invalid manifests. Nothing else uses it, so a
 	// CI job can tell a finding from a typo.
 	ExitFindings = 1
-	// ExitFailure is an error, usage errors included.
+	// ExitFailure is an error, usage errors included, and a write refused
+	// because nobody could be asked and --yes was not given.
 	ExitFailure = 2
+	// ExitDeclined is a question before a write answered no: nothing was
+	// written. It is neither success, on which a script would go on as if
+	// the write were made, nor a finding or an error.
+	ExitDeclined = 3
 )
 
 // ExitError ends the command with the status Code, with Err printed unless

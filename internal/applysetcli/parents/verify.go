@@ -54,7 +54,8 @@ parent's tool writes it with (kubectl's: kubectl-applyset), so the tool's next a
 from there. Only members whose part-of label the tool itself applied count; a parent whose
 ID is not its own, whose members could not all be listed, or that the operator manages is
 never rewritten. It shows the change and asks first, unless --yes; with --dry-run=server
-the rewrite is sent with server-side dry-run and nothing changes.`,
+the rewrite is sent with server-side dry-run and nothing changes. Its exit status is that of
+the findings the fix leaves, checked again after the rewrite: 0 when it fixed them all.`,
 		Example: `  # In a CI job: fail when any set of the cluster has a problem
   kubectl applyset verify -A
 
@@ -95,10 +96,18 @@ func runVerify(cmd *cobra.Command, o *cli.Options, flags *verifyFlags, args []st
 	}
 	checked := checkParents(c, &flags.scopeFlags, snap, only)
 	if flags.fix {
-		if err := fixHints(cmd, o, c, flags.yes, &flags.dr, checked); err != nil {
+		wrote, err := fixHints(cmd, o, c, flags.yes, &flags.dr, checked)
+		if err != nil {
 			return err
 		}
-		return nil
+		// The status is that of the findings the fix left: checked again
+		// after a rewrite, all of them when nothing was written.
+		if wrote {
+			if snap, err = snapshot(cmd, o, c, sopts); err != nil {
+				return err
+			}
+			checked = checkParents(c, &flags.scopeFlags, snap, only)
+		}
 	}
 	return report(cmd.Context(), o.Streams.Out, c, checked, flags.output)
 }

@@ -7,6 +7,7 @@ tool sigs.k8s.io/controller-tools/cmd/controller-gen
 require (
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
+	github.com/creack/pty v1.1.18
 	github.com/fluxcd/cli-utils v1.3.0
 	github.com/go-logr/logr v1.4.4
 	github.com/google/cel-go v0.29.2

@@ -20,8 +20,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os"
 	"os/signal"
 	_ "time/tzdata" // A held set's next window is shown in its time zone, on any machine.
@@ -35,11 +33,7 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	cmd := applysetcli.NewCommand(genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
-	err := cmd.ExecuteContext(ctx)
+	code := cli.Execute(ctx, cmd)
 	stop()
-	var exit *cli.ExitError
-	if err != nil && (!errors.As(err, &exit) || exit.Err != nil) {
-		fmt.Fprintf(os.Stderr, "error: %v\n", err)
-	}
-	os.Exit(cli.ExitCode(err))
+	os.Exit(code)
 }

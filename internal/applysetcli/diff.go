@@ -18,7 +18,6 @@ package applysetcli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -61,7 +60,7 @@ naming the digest each read. Their urls are the choice of whoever wrote the set 
 object's status, so they are fetched only from the hosts --artifact-allowed-hosts names
 (none by default), and a flux artifact only from its object's own path.
 
-Exit status: 0 no differences, 1 differences, 2 or more a problem.`,
+Exit status: 0 no differences, 1 differences, 2 an error.`,
 		Example: `  # Preview the next apply of a kubectl-managed set
   kubectl applyset diff -f manifests/ --applyset=web -n shop --prune
 
@@ -75,12 +74,7 @@ Exit status: 0 no differences, 1 differences, 2 or more a problem.`,
   kubectl applyset diff -f applyset.yaml --artifact-allowed-hosts=http://source-controller.flux-system.svc.cluster.local.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			err := d.run(cmd.Context(), o)
-			var exit *cli.ExitError
-			if err != nil && !errors.As(err, &exit) {
-				err = &cli.ExitError{Code: preview.DiffProblems, Err: err}
-			}
-			return err
+			return d.run(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().StringSliceVarP(&d.files, "filename", "f", nil, "Files or directories of manifests, or - for standard input.")
@@ -91,6 +85,7 @@ Exit status: 0 no differences, 1 differences, 2 or more a problem.`,
 	cmd.Flags().BoolVar(&d.kubectl.ForceConflicts, "force-conflicts", false, "Preview an apply that takes fields other appliers own.")
 	cmd.Flags().Int64Var(&d.maxInput, "max-input-size", cli.DefaultMaxInput, "The most bytes -f, and the sources of the operator's sets, may read, after decompression.")
 	d.hosts.BindFlags(cmd.Flags())
+	_ = cmd.MarkFlagRequired("filename")
 	return cmd
 }
 

@@ -202,13 +202,14 @@ var _ = Describe("kubectl applyset adopt", Ordered, func() {
 			Expect(out).To(ContainSubstring(why))
 		}
 
-		By("previewing with a server-side dry run, and declining")
+		By("previewing with a server-side dry run, and refusing to adopt without --yes")
 		out = adopts(ctx, "secret/web", "-n", ns, "-l", "app=x", "--kinds", "core/v1/ConfigMap", "--dry-run=server")
 		Expect(out).To(ContainSubstring("1 objects adopted into secret/web in namespace " + ns + " (server dry run)"))
-		out, code := plugin(ctx, "n\n", "adopt", "secret/web", "-n", ns, "-l", "app=x", "--kinds", "ConfigMap")
-		Expect(code).NotTo(BeZero(), out)
+		out, code := plugin(ctx, "y\n", "adopt", "secret/web", "-n", ns, "-l", "app=x", "--kinds", "ConfigMap")
+		Expect(code).To(Equal(2), out)
+		Expect(out).To(ContainSubstring("give --yes to go ahead"))
 		Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(free), free)).To(Succeed())
-		Expect(free.Labels).NotTo(HaveKey(applyset.PartOfLabel), "a dry run or a declined adoption labelled an object")
+		Expect(free.Labels).NotTo(HaveKey(applyset.PartOfLabel), "a dry run or a refused adoption labelled an object")
 		Expect(apierrorsNotFound(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}})).To(BeTrue(), "a dry run created the parent")
 	})
 

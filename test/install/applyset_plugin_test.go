@@ -126,16 +126,16 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 	It("repairs the hint with --fix under kubectl's field manager, and kubectl's next apply works", func(ctx context.Context) {
 		web := client.ObjectKey{Namespace: shop, Name: "web"}
 		out, code := plugin(ctx, "", "verify", "secret/web", "-n", shop, "--fix", "--dry-run=server")
-		Expect(code).To(BeZero(), out)
+		Expect(code).To(Equal(1), out) // a dry run fixes nothing: the findings stay
 		Expect(out).To(ContainSubstring("hints rewritten (server dry run)"))
 		Expect(parentAnnotation(ctx, web, applyset.GroupKindsAnnotation)).To(Equal("ConfigMap"), "a dry run wrote the hint")
 
-		out, code = plugin(ctx, "n\n", "verify", "secret/web", "-n", shop, "--fix")
-		Expect(code).To(Equal(1), out)
-		Expect(out).To(ContainSubstring("nothing written"))
+		out, code = plugin(ctx, "y\n", "verify", "secret/web", "-n", shop, "--fix")
+		Expect(code).To(Equal(2), out)
+		Expect(out).To(ContainSubstring("standard input is not a terminal: give --yes to go ahead; nothing changed"))
 		Expect(parentAnnotation(ctx, web, applyset.GroupKindsAnnotation)).To(Equal("ConfigMap"))
 
-		out, code = plugin(ctx, "y\n", "verify", "secret/web", "-n", shop, "--fix")
+		out, code = plugin(ctx, "", "verify", "secret/web", "-n", shop, "--fix", "--yes")
 		Expect(code).To(BeZero(), out)
 		Expect(out).To(ContainSubstring(`"ConfigMap" -> "ConfigMap,ServiceAccount"`))
 		Expect(out).To(ContainSubstring("field manager kubectl-applyset"))
@@ -144,7 +144,7 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 		Expect(succeeds(ctx, "verify", "secret/web", "-n", shop)).To(ContainSubstring("no findings, 3 members, health 3/3 ready"))
 
 		out, code = plugin(ctx, "", "verify", "configmap/copy", "-n", other, "--fix", "--yes")
-		Expect(code).To(BeZero(), out)
+		Expect(code).To(Equal(1), out) // the copied ID is a finding no rewrite fixes
 		Expect(out).To(ContainSubstring("not rewritten: its ID is not its own"))
 
 		By("applying again with kubectl, which prunes across the repaired hint")
@@ -172,7 +172,7 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 		Expect(secret.Annotations).NotTo(HaveKey(applyset.GroupKindsAnnotation))
 		Expect(secret.Annotations).NotTo(HaveKey(applyset.ToolingAnnotation))
 		out, code = plugin(ctx, "", "view", "secret/web", "-n", shop)
-		Expect(code).To(Equal(1))
+		Expect(code).To(Equal(2))
 		Expect(out).To(ContainSubstring("is not an ApplySet parent"))
 	})
 
@@ -248,12 +248,12 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 		Eventually(reason).Should(Equal(applyv1alpha1.ReasonAwaitingApproval))
 		digest := set.Status.Plan.Digest
 
-		By("showing the plan as a diff, and approving nothing when the answer is no")
-		out, code := plugin(ctx, "n\n", "approve", "aset/gated", "-n", ns)
-		Expect(code).To(BeZero(), out)
+		By("showing the plan as a diff, and approving nothing without a terminal to ask on")
+		out, code := plugin(ctx, "y\n", "approve", "aset/gated", "-n", ns)
+		Expect(code).To(Equal(2), out)
 		Expect(out).To(ContainSubstring("+  k: v"))
 		Expect(out).To(ContainSubstring("The preview above is plan " + digest))
-		Expect(out).To(ContainSubstring("Not approved"))
+		Expect(out).To(ContainSubstring("give --yes to go ahead; nothing changed"))
 		Expect(reason()).To(Equal(applyv1alpha1.ReasonAwaitingApproval))
 		Expect(set.Spec.ApprovedPlan).To(BeNil())
 
@@ -263,7 +263,7 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 		Expect(out).To(ContainSubstring("awaits approval of " + digest))
 
 		By("approving it")
-		Expect(succeeds(ctx, "approve", "aset/gated", "-n", ns, "--yes")).To(ContainSubstring("approved plan " + digest))
+		Expect(succeeds(ctx, "approve", "aset/gated", "-n", ns, "-y")).To(ContainSubstring("approved plan " + digest))
 		Eventually(reason).Should(Equal(applyv1alpha1.ReasonSucceeded))
 		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "d"}, &corev1.ConfigMap{})).To(Succeed())
 		out, code = plugin(ctx, "", "approve", "aset/gated", "-n", ns, "--yes")
@@ -284,7 +284,7 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 			return ptr.Deref(apimeta.FindStatusCondition(set.Status.Conditions, applyv1alpha1.ConditionReady), metav1.Condition{}).Reason
 		}).Should(Equal(applyv1alpha1.ReasonDeletionBlocked))
 
-		Expect(succeeds(ctx, "release-finalizers", "applysets.apply.applyset.dev/stuck", "-n", ns)).To(ContainSubstring("1 members stay"))
+		Expect(succeeds(ctx, "release-finalizers", "applysets.apply.applyset.dev/stuck", "-n", ns, "-y")).To(ContainSubstring("1 members stay"))
 		Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(set), set)).To(Succeed())
 		Expect(set.Finalizers).To(Equal([]string{"example.com/other"}), "another controller's finalizer was touched")
 		member := &corev1.ConfigMap{}

@@ -90,9 +90,6 @@ set's first apply then owns exactly what it declares and records its members in 
   kubectl applyset adopt applyset/web -n shop -l app=web --kinds ConfigMap,Deployment.apps --to applyset --service-account deployer`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := dr.Check(); err != nil {
-				return err
-			}
 			if to != adoptToKubectl && to != adoptToSet {
 				return fmt.Errorf("--to %q: adopt makes a kubectl set (kubectl) or one of the operator's ApplySets (applyset)", to)
 			}
@@ -141,8 +138,8 @@ func adoptIntoKubectl(cmd *cobra.Command, o *cli.Options, c *cli.Clients, parent
 	if refusals := plan.refusals(force); len(refusals) > 0 {
 		return fmt.Errorf("nothing changed:\n  %s", strings.Join(refusals, "\n  "))
 	}
-	if !yes && !dr.Server() && !o.Confirm(cmd, fmt.Sprintf("Adopt %d objects?", len(plan.objects))) {
-		return fmt.Errorf("nothing changed")
+	if err := o.Confirm(yes || dr.Server(), fmt.Sprintf("Adopt %d objects?", len(plan.objects))); err != nil {
+		return err
 	}
 	if err := writeAdoptedParent(cmd.Context(), c, plan, dr); err != nil {
 		return err

@@ -78,8 +78,8 @@ func adoptIntoSet(cmd *cobra.Command, o *cli.Options, c *cli.Clients, parentArg 
 	if refusals := p.refusals(force); len(refusals) > 0 {
 		return fmt.Errorf("nothing changed:\n  %s", strings.Join(refusals, "\n  "))
 	}
-	if !yes && !dr.Server() && !o.Confirm(cmd, fmt.Sprintf("Adopt %d objects into %s?", len(p.objects), cli.ParentName(parent))) {
-		return fmt.Errorf("nothing changed")
+	if err := o.Confirm(yes || dr.Server(), fmt.Sprintf("Adopt %d objects into %s?", len(p.objects), cli.ParentName(parent))); err != nil {
+		return err
 	}
 	if err := p.write(ctx, c, dr); err != nil {
 		return err

@@ -29,7 +29,6 @@ import (
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
-	"github.com/applyset-operator/applyset-operator/internal/applysetcli/preview"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
 )
 
@@ -67,7 +66,7 @@ applyset-operator-applyset-approver).`,
 		},
 	}
 	cmd.Flags().StringVar(&a.digest, "digest", "", "Approve this digest, which must be the one the set awaits, without a preview.")
-	cmd.Flags().BoolVar(&a.yes, "yes", false, "Approve without asking.")
+	cmd.Flags().BoolVarP(&a.yes, "yes", "y", false, "Approve without asking.")
 	a.hosts.BindFlags(cmd.Flags())
 	return cmd
 }
@@ -94,9 +93,8 @@ func (a *approveOptions) run(cmd *cobra.Command, o *cli.Options, arg string) err
 		}
 		digest = awaited
 	}
-	if !a.yes && !o.Confirm(cmd, fmt.Sprintf("Approve plan %s of %s?", digest, name)) {
-		fmt.Fprintln(o.Streams.Out, "Not approved")
-		return nil
+	if err := o.Confirm(a.yes, fmt.Sprintf("Approve plan %s of %s?", digest, name)); err != nil {
+		return err
 	}
 	if err := Approve(ctx, c, ref, digest); err != nil {
 		return err
@@ -222,7 +220,7 @@ func showPlan(ctx context.Context, o *cli.Options, c *cli.Clients, set applyv1al
 	if err != nil {
 		return err
 	}
-	if err := p.Print(ctx, o, c); err != nil && cli.ExitCode(err) >= preview.DiffProblems {
+	if err := p.Print(ctx, o, c); err != nil && cli.ExitCode(err) != cli.ExitFindings {
 		return err
 	}
 	if len(p.Problems) > 0 {

@@ -53,9 +53,6 @@ unless --yes; --dry-run=server stops after the preview.`,
   kubectl applyset delete clusterapplysets.apply.applyset.dev/platform --yes`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := dr.Check(); err != nil {
-				return err
-			}
 			c, err := o.Clients()
 			if err != nil {
 				return err
@@ -94,8 +91,8 @@ func deleteSet(cmd *cobra.Command, o *cli.Options, c *cli.Clients, ref membershi
 	if dr.Server() {
 		return cl.Delete(ctx, set, &client.DeleteOptions{DryRun: dr.Opts()})
 	}
-	if !yes && !o.Confirm(cmd, "Delete "+name+"?") {
-		return fmt.Errorf("nothing changed")
+	if err := o.Confirm(yes, "Delete "+name+"?"); err != nil {
+		return err
 	}
 	if err := cl.Delete(ctx, set); err != nil {
 		return fmt.Errorf("deleting %s: %w", name, err)

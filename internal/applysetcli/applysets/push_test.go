@@ -64,11 +64,8 @@ func runPush(t *testing.T, args ...string) (string, string, int) {
 	var stdout, stderr bytes.Buffer
 	cmd := newCommand(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &stdout, ErrOut: &stderr})
 	cmd.SetArgs(append([]string{"push"}, args...))
-	err := cmd.ExecuteContext(context.Background())
-	if err != nil {
-		stderr.WriteString(err.Error())
-	}
-	return stdout.String(), stderr.String(), cli.ExitCode(err)
+	code := cli.Execute(context.Background(), cmd)
+	return stdout.String(), stderr.String(), code
 }
 
 func writeDir(t *testing.T, files map[string]string) string {
@@ -183,7 +180,7 @@ func TestPushUsesTheUsersDockerConfig(t *testing.T) {
 
 	t.Setenv("DOCKER_CONFIG", t.TempDir())
 	_, stderr, code := runPush(t, dir, url, "--tag", "v1", "--insecure")
-	if code != 1 || !strings.Contains(stderr, "the registry asks for credentials and none were given") {
+	if code != cli.ExitFailure || !strings.Contains(stderr, "the registry asks for credentials and none were given") {
 		t.Fatalf("without credentials: exit status %d: %s", code, stderr)
 	}
 
@@ -229,8 +226,8 @@ func TestPushRefuses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, stderr, code := runPush(t, tt.args...)
-			if code != 1 || !strings.Contains(stderr, tt.want) {
-				t.Errorf("exit status %d, %q; want 1 and %q", code, stderr, tt.want)
+			if code != cli.ExitFailure || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit status %d, %q; want %d and %q", code, stderr, cli.ExitFailure, tt.want)
 			}
 		})
 	}

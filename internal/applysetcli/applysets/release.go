@@ -29,20 +29,21 @@ import (
 )
 
 func newReleaseFinalizersCommand(o *cli.Options) *cobra.Command {
-	var dr cli.DryRun
+	var (
+		yes bool
+		dr  cli.DryRun
+	)
 	cmd := &cobra.Command{
 		Use:   "release-finalizers PARENT",
 		Short: "Let a set that is being deleted go without touching its members",
 		Long: `Remove the operator's finalizer from one of its sets that is being deleted, so that it
 goes at once and every member stays exactly as it is, label and all: for a set stuck
 deleting because the operator is gone (uninstalled first, scaled to zero) or cannot release
-its members. Nothing else is changed; a set that is not being deleted is refused.`,
-		Example: `  kubectl applyset release-finalizers applysets.apply.applyset.dev/web -n shop`,
+its members. Nothing else is changed; a set that is not being deleted is refused. It asks
+first, unless --yes.`,
+		Example: `  kubectl applyset release-finalizers applysets.apply.applyset.dev/web -n shop --yes`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := dr.Check(); err != nil {
-				return err
-			}
 			c, err := o.Clients()
 			if err != nil {
 				return err
@@ -72,6 +73,11 @@ its members. Nothing else is changed; a set that is not being deleted is refused
 				fmt.Fprintf(o.Streams.Out, "%s carries no finalizer of the operator's\n", name)
 				return nil
 			}
+			question := fmt.Sprintf("Release the finalizer of %s? Its %d members stay as they are",
+				name, ptr.Deref(set.GetSetStatus().MemberCount, 0))
+			if err := o.Confirm(yes || dr.Server(), question); err != nil {
+				return err
+			}
 			// The resourceVersion makes the patch fail rather than drop a finalizer added meanwhile.
 			patch := client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})
 			if err := cl.Patch(cmd.Context(), set, patch, &client.PatchOptions{DryRun: dr.Opts()}); err != nil {
@@ -81,6 +87,7 @@ its members. Nothing else is changed; a set that is not being deleted is refused
 			return nil
 		},
 	}
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "Release without asking.")
 	dr.Add(cmd)
 	return cmd
 }

@@ -18,7 +18,6 @@ package applysets
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -31,12 +30,6 @@ import (
 )
 
 // The exit statuses of validate.
-const (
-	validateValid    = 0
-	validateInvalid  = 1
-	validateProblems = 2
-)
-
 type validateOptions struct {
 	files     []string
 	recursive bool
@@ -57,7 +50,7 @@ Fields the schema does not declare are errors, as under kubectl's default strict
 validation. The policies on which namespaces and ServiceAccounts a set may name depend on
 who applies it, and only the API server checks them. Objects of other kinds are skipped.
 
-Exit status: 0 all valid, 1 some invalid, 2 a manifest could not be read.`,
+Exit status: 0 all valid, 1 some invalid, 2 an error (a manifest could not be read).`,
 		Example: `  # Check the sets of a repository before committing
   kubectl applyset validate -f deploy/ -R
 
@@ -65,18 +58,14 @@ Exit status: 0 all valid, 1 some invalid, 2 a manifest could not be read.`,
   kubectl applyset validate -f applyset.yaml -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			err := v.run(cmd.Context(), o)
-			var exit *cli.ExitError
-			if err != nil && !errors.As(err, &exit) {
-				err = &cli.ExitError{Code: validateProblems, Err: err}
-			}
-			return err
+			return v.run(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().StringSliceVarP(&v.files, "filename", "f", nil, "Files or directories of manifests, or - for standard input.")
 	cmd.Flags().BoolVarP(&v.recursive, "recursive", "R", false, "Read the directories of -f recursively.")
 	cmd.Flags().StringVarP(&v.output, "output", "o", "", "Output format: empty for text, json or yaml.")
 	cmd.Flags().Int64Var(&v.maxInput, "max-input-size", cli.DefaultMaxInput, "The most bytes -f may read, after decompression.")
+	_ = cmd.MarkFlagRequired("filename")
 	return cmd
 }
 
@@ -122,7 +111,7 @@ func (v *validateOptions) run(ctx context.Context, o *cli.Options) error {
 	}
 	for _, vd := range verdicts {
 		if !vd.Valid {
-			return &cli.ExitError{Code: validateInvalid}
+			return cli.Findings()
 		}
 	}
 	return nil

@@ -43,21 +43,21 @@ func TestValidateCommand(t *testing.T) {
 		want       []string
 		wantStderr string
 	}{
-		{name: "valid; other kinds skipped", files: map[string]string{"a.yaml": valid + "---\n" + other}, code: validateValid,
+		{name: "valid; other kinds skipped", files: map[string]string{"a.yaml": valid + "---\n" + other}, code: 0,
 			want: []string{"a.yaml document 1: ApplySet/good: valid"}, wantStderr: "1 object of other kinds not checked"},
-		{name: "the API server's field path and message", files: map[string]string{"a.yaml": valid + "---\n" + invalid}, code: validateInvalid,
+		{name: "the API server's field path and message", files: map[string]string{"a.yaml": valid + "---\n" + invalid}, code: cli.ExitFindings,
 			want: []string{"a.yaml document 2: ApplySet/bad: spec.resources[0].apiVersion: Required value"}},
-		{name: "the namespace-scope policy", stdin: outside, args: []string{"-f", "-"}, code: validateInvalid,
+		{name: "the namespace-scope policy", stdin: outside, args: []string{"-f", "-"}, code: cli.ExitFindings,
 			want: []string{"standard input document 1: ApplySet/far: ValidatingAdmissionPolicy 'applyset-namespace-scope'",
 				"ConfigMap elsewhere/a lie outside the ApplySet's namespaces (shop)"}},
 		{name: "unknown fields as kubectl's strict validation refuses them", files: map[string]string{"a.yaml": "{apiVersion: apply.applyset.dev/v1alpha1, " +
 			"kind: ApplySet, metadata: {name: typo, namespace: shop}, spec: {prunne: false, sources: [{kind: ConfigMap, name: m, kee: x}]}}\n"},
-			code: validateInvalid, want: []string{`ApplySet/typo: unknown field "spec.prunne"`, `ApplySet/typo: unknown field "spec.sources[0].kee"`}},
-		{name: "JSON", files: map[string]string{"a.yaml": invalid}, args: []string{"-o", "json"}, code: validateInvalid,
+			code: cli.ExitFindings, want: []string{`ApplySet/typo: unknown field "spec.prunne"`, `ApplySet/typo: unknown field "spec.sources[0].kee"`}},
+		{name: "JSON", files: map[string]string{"a.yaml": invalid}, args: []string{"-o", "json"}, code: cli.ExitFindings,
 			want: []string{`"valid": false`, `"spec.resources[0].apiVersion: Required value"`}},
-		{name: "a manifest that does not parse", files: map[string]string{"a.yaml": "kind: [\n"}, code: validateProblems,
+		{name: "a manifest that does not parse", files: map[string]string{"a.yaml": "kind: [\n"}, code: cli.ExitFailure,
 			wantStderr: "malformed YAML"},
-		{name: "an unknown output", files: map[string]string{"a.yaml": valid}, args: []string{"-o", "wide"}, code: validateProblems,
+		{name: "an unknown output", files: map[string]string{"a.yaml": valid}, args: []string{"-o", "wide"}, code: cli.ExitFailure,
 			wantStderr: "want json or yaml"},
 	}
 	for _, tt := range tests {

@@ -31,20 +31,27 @@ type DryRun struct{ value string }
 
 // Add registers the flag on cmd.
 func (d *DryRun) Add(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&d.value, "dry-run", "none",
-		`"server" sends every write with server-side dry-run and changes nothing; "none" writes.`)
+	d.value = "none"
+	cmd.Flags().Var(d, "dry-run", `"server" sends every write with server-side dry-run and changes nothing; "none" writes.`)
 }
 
-// Check validates the flag.
-func (d *DryRun) Check() error {
-	switch d.value {
+// Set checks the value as the flag is parsed, so a wrong one is a usage
+// error, found before any request.
+func (d *DryRun) Set(value string) error {
+	switch value {
 	case "none", "server":
+		d.value = value
 		return nil
 	case "client":
-		return fmt.Errorf("--dry-run=client is not supported: use --dry-run=server, which the API server answers")
+		return fmt.Errorf("client is not supported: use --dry-run=server, which the API server answers")
 	}
-	return fmt.Errorf("--dry-run must be none or server, not %q", d.value)
+	return fmt.Errorf("want none or server")
 }
+
+func (d *DryRun) String() string { return d.value }
+
+// Type names the flag's values in --help.
+func (d *DryRun) Type() string { return "string" }
 
 // Server reports whether writes are sent with server-side dry-run.
 func (d *DryRun) Server() bool { return d.value == "server" }

@@ -31,9 +31,12 @@ func TestDryRunFlag(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.value, func(t *testing.T) {
-			d := DryRun{value: tt.value}
-			if err := d.Check(); (err != nil) != tt.wantErr {
-				t.Fatalf("Check() = %v, want error %v", err, tt.wantErr)
+			d := DryRun{value: "none"}
+			if err := d.Set(tt.value); (err != nil) != tt.wantErr {
+				t.Fatalf("Set(%q) = %v, want error %v", tt.value, err, tt.wantErr)
+			}
+			if tt.wantErr && d.String() != "none" {
+				t.Errorf("a refused value changed the flag to %q", d)
 			}
 			if d.Server() != tt.server || (len(d.Opts()) > 0) != tt.server || (d.Suffix() != "") != tt.server {
 				t.Errorf("server %v, opts %v, suffix %q", d.Server(), d.Opts(), d.Suffix())

@@ -25,9 +25,11 @@ package cli
 import (
 	"bufio"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -117,12 +119,24 @@ func (o *Options) Clients() (*Clients, error) {
 	return c, nil
 }
 
-// Confirm asks a yes-or-no question on the command's input.
-func (o *Options) Confirm(cmd *cobra.Command, question string) bool {
+// Confirm asks question before a write, unless yes (--yes, or a server dry
+// run, which writes nothing): nil goes on. An answer other than yes is
+// ExitDeclined. Without a terminal to ask on, the write is refused rather
+// than decided by whatever standard input holds: a script says --yes.
+func (o *Options) Confirm(yes bool, question string) error {
+	if yes {
+		return nil
+	}
+	if f, ok := o.Streams.In.(*os.File); !ok || !term.IsTerminal(int(f.Fd())) {
+		return fmt.Errorf("%q was not asked, as standard input is not a terminal: give --yes to go ahead; nothing changed", question)
+	}
 	fmt.Fprintf(o.Streams.Out, "%s [y/N]: ", question)
-	answer, _ := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
-	answer = strings.ToLower(strings.TrimSpace(answer))
-	return answer == "y" || answer == "yes"
+	answer, _ := bufio.NewReader(o.Streams.In).ReadString('\n')
+	if answer = strings.ToLower(strings.TrimSpace(answer)); answer == "y" || answer == "yes" {
+		return nil
+	}
+	fmt.Fprintln(o.Streams.ErrOut, "Nothing changed")
+	return &ExitError{Code: ExitDeclined}
 }
 
 // scheme knows the built-in types and the operator's.

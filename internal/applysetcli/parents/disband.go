@@ -56,9 +56,6 @@ and nothing changes.`,
   kubectl applyset disband secret/web -n shop --dry-run=server`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := dr.Check(); err != nil {
-				return err
-			}
 			c, err := o.Clients()
 			if err != nil {
 				return err
@@ -100,8 +97,8 @@ func disband(cmd *cobra.Command, o *cli.Options, c *cli.Clients, p membership.Pa
 	}
 	fmt.Fprintf(o.Streams.Out, "Disbanding %s: the %s label comes off %d members (%s), and the ApplySet labels and "+
 		"annotations off the parent; every object stays.\n", name, applyset.PartOfLabel, len(names), text.Summarize(names, 10))
-	if !yes && !dr.Server() && !o.Confirm(cmd, "Disband?") {
-		return fmt.Errorf("nothing changed")
+	if err := o.Confirm(yes || dr.Server(), "Disband?"); err != nil {
+		return err
 	}
 	engine, err := c.Engine(identity.PluginFieldManager)
 	if err != nil {
@@ -152,8 +149,8 @@ func orphanAndDelete(cmd *cobra.Command, o *cli.Options, c *cli.Clients, ref mem
 	name := cli.ParentName(ref) + cli.InNamespace(ref.Namespace)
 	fmt.Fprintf(o.Streams.Out, "Disbanding %s: deletionPolicy becomes Orphan and the set is deleted; "+
 		"the operator then removes the %s label from its members, which stay.\n", name, applyset.PartOfLabel)
-	if !yes && !dr.Server() && !o.Confirm(cmd, "Disband?") {
-		return fmt.Errorf("nothing changed")
+	if err := o.Confirm(yes || dr.Server(), "Disband?"); err != nil {
+		return err
 	}
 	resource := c.Dynamic.Resource(ref.Type.Resource).Namespace(ref.Namespace)
 	patch := fmt.Sprintf(`{"spec":{"deletionPolicy":%q}}`, applyv1alpha1.DeletionPolicyOrphan)

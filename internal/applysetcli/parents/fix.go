@@ -84,7 +84,9 @@ func isUnvouched(unvouched []membership.Member, uid types.UID) bool {
 }
 
 // fixHints shows the rewrites, asks, and applies them.
-func fixHints(cmd *cobra.Command, o *cli.Options, c *cli.Clients, yes bool, dr *cli.DryRun, checked []checkedParent) error {
+// fixHints shows and makes the rewrites the checked parents need, and
+// reports whether it wrote any.
+func fixHints(cmd *cobra.Command, o *cli.Options, c *cli.Clients, yes bool, dr *cli.DryRun, checked []checkedParent) (bool, error) {
 	var fixes []*hintFix
 	for _, p := range checked {
 		fix, why := planFix(p)
@@ -106,18 +108,18 @@ func fixHints(cmd *cobra.Command, o *cli.Options, c *cli.Clients, yes bool, dr *
 		}
 	}
 	if len(fixes) == 0 {
-		return nil
+		return false, nil
 	}
-	if !yes && !dr.Server() && !o.Confirm(cmd, fmt.Sprintf("Rewrite the hints of %d parents?", len(fixes))) {
-		return &cli.ExitError{Code: verifyFindings, Err: fmt.Errorf("nothing written")}
+	if err := o.Confirm(yes || dr.Server(), fmt.Sprintf("Rewrite the hints of %d parents?", len(fixes))); err != nil {
+		return false, err
 	}
 	for _, fix := range fixes {
 		if err := applyFix(cmd, c, fix, dr); err != nil {
-			return err
+			return false, err
 		}
 		fmt.Fprintf(o.Streams.Out, "%s%s: hints rewritten%s\n", cli.ParentName(fix.parent.Ref), cli.InNamespace(fix.parent.Ref.Namespace), dr.Suffix())
 	}
-	return nil
+	return !dr.Server(), nil
 }
 
 // applyFix writes the parent's contract fields as its tool does, all of them,

@@ -18,7 +18,6 @@ package parents
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -30,12 +29,6 @@ import (
 )
 
 // Exit statuses of verify, for CI jobs.
-const (
-	verifyClean    = 0
-	verifyFindings = 1
-	verifyError    = 2
-)
-
 type verifyFlags struct {
 	scopeFlags
 	fix bool
@@ -61,7 +54,8 @@ parent's tool writes it with (kubectl's: kubectl-applyset), so the tool's next a
 from there. Only members whose part-of label the tool itself applied count; a parent whose
 ID is not its own, whose members could not all be listed, or that the operator manages is
 never rewritten. It shows the change and asks first, unless --yes; with --dry-run=server
-the rewrite is sent with server-side dry-run and nothing changes.`,
+the rewrite is sent with server-side dry-run and nothing changes. Its exit status is that of
+the findings the fix leaves, checked again after the rewrite: 0 when it fixed them all.`,
 		Example: `  # In a CI job: fail when any set of the cluster has a problem
   kubectl applyset verify -A
 
@@ -69,12 +63,7 @@ the rewrite is sent with server-side dry-run and nothing changes.`,
   kubectl applyset verify secret/web -n shop --fix`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			err := runVerify(cmd, o, &flags, args)
-			var exit *cli.ExitError
-			if err != nil && !errors.As(err, &exit) {
-				return &cli.ExitError{Code: verifyError, Err: err}
-			}
-			return err
+			return runVerify(cmd, o, &flags, args)
 		},
 	}
 	flags.add(cmd, "json or yaml")
@@ -85,9 +74,6 @@ the rewrite is sent with server-side dry-run and nothing changes.`,
 }
 
 func runVerify(cmd *cobra.Command, o *cli.Options, flags *verifyFlags, args []string) error {
-	if err := flags.dr.Check(); err != nil {
-		return err
-	}
 	c, err := o.Clients()
 	if err != nil {
 		return err
@@ -110,10 +96,18 @@ func runVerify(cmd *cobra.Command, o *cli.Options, flags *verifyFlags, args []st
 	}
 	checked := checkParents(c, &flags.scopeFlags, snap, only)
 	if flags.fix {
-		if err := fixHints(cmd, o, c, flags.yes, &flags.dr, checked); err != nil {
+		wrote, err := fixHints(cmd, o, c, flags.yes, &flags.dr, checked)
+		if err != nil {
 			return err
 		}
-		return nil
+		// The status is that of the findings the fix left: checked again
+		// after a rewrite, all of them when nothing was written.
+		if wrote {
+			if snap, err = snapshot(cmd, o, c, sopts); err != nil {
+				return err
+			}
+			checked = checkParents(c, &flags.scopeFlags, snap, only)
+		}
 	}
 	return report(cmd.Context(), o.Streams.Out, c, checked, flags.output)
 }
@@ -162,7 +156,7 @@ func report(ctx context.Context, w io.Writer, c *cli.Clients, checked []checkedP
 		return fmt.Errorf("unknown output format %q: want json or yaml", output)
 	}
 	if !clean {
-		return &cli.ExitError{Code: verifyFindings}
+		return cli.Findings()
 	}
 	return nil
 }

@@ -27,13 +27,6 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
 
-// The exit statuses of diff, as kubectl diff's.
-const (
-	diffNone     = 0
-	diffFound    = 1
-	DiffProblems = 2
-)
-
 // Preview is what a dry run found, ready to print.
 type Preview struct {
 	Changes  apply.ChangeSet

@@ -131,13 +131,13 @@ func (p *Preview) summarize(w io.Writer) {
 // outcome is the exit status: problems first, then differences.
 func (p *Preview) outcome(failed int) error {
 	if failed > 0 {
-		return &cli.ExitError{Code: DiffProblems, Err: fmt.Errorf("%d of %d objects could not be previewed", failed, len(p.Changes.Changes))}
+		return fmt.Errorf("%d of %d objects could not be previewed", failed, len(p.Changes.Changes))
 	}
 	if len(p.Problems) > 0 {
-		return &cli.ExitError{Code: DiffProblems, Err: errors.Join(p.Problems...)}
+		return errors.Join(p.Problems...)
 	}
 	if p.count() > 0 {
-		return &cli.ExitError{Code: diffFound}
+		return cli.Findings()
 	}
 	return nil
 }

@@ -17,6 +17,8 @@ limitations under the License.
 package applysetcli
 
 import (
+	"bytes"
+	"regexp"
 	"slices"
 	"testing"
 
@@ -34,5 +36,27 @@ func TestNewCommandHasEveryVerb(t *testing.T) {
 	want := []string{"adopt", "approve", "delete", "diff", "disband", "list", "push", "release-finalizers", "ui", "validate", "verify", "view"}
 	if !slices.Equal(got, want) {
 		t.Errorf("verbs %v, want %v", got, want)
+	}
+}
+
+// Every verb's help says what it does at length and shows it, and names
+// parents one way: applyset/NAME, clusterapplyset/NAME, secret/NAME or
+// configmap/NAME.
+func TestEveryVerbHasHelp(t *testing.T) {
+	parent := regexp.MustCompile(`kubectl applyset [a-z-]+ ([a-z.]+)/[a-z0-9-]+`)
+	for _, c := range NewCommand(genericiooptions.NewTestIOStreamsDiscard()).Commands() {
+		if c.Short == "" || c.Long == "" || c.Example == "" {
+			t.Errorf("%s: short %q, long %d bytes, example %d bytes; want all three", c.Name(), c.Short, len(c.Long), len(c.Example))
+		}
+		var help bytes.Buffer
+		c.SetOut(&help)
+		if err := c.Help(); err != nil {
+			t.Fatalf("%s: %v", c.Name(), err)
+		}
+		for _, m := range parent.FindAllStringSubmatch(help.String(), -1) {
+			if !slices.Contains([]string{"applyset", "clusterapplyset", "secret", "configmap"}, m[1]) {
+				t.Errorf("%s: its help names a parent %q; name parents applyset/NAME, clusterapplyset/NAME, secret/NAME or configmap/NAME", c.Name(), m[0])
+			}
+		}
 	}
 }

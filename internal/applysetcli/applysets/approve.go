@@ -56,10 +56,10 @@ The preview fetches the set's oci and flux artifacts from here, only from the ho
 awaits. Approving needs the verb approve on the set (the ClusterRole
 applyset-operator-applyset-approver).`,
 		Example: `  # See the plan, then approve it
-  kubectl applyset approve aset/web -n shop
+  kubectl applyset approve applyset/web -n shop
 
   # In a pipeline that reviewed the plan elsewhere
-  kubectl applyset approve aset/web -n shop --digest sha256:0a1b... --yes`,
+  kubectl applyset approve applyset/web -n shop --digest sha256:0a1b... --yes`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.run(cmd, o, args[0])

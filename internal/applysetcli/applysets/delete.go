@@ -49,8 +49,8 @@ are (a suspended or previewing set keeps all), and which objects carry the set's
 without being its members (left alone). The preview is a server-side dry run made with your
 rights; the operator acts as the set's ServiceAccount. Then it deletes the set, after asking,
 unless --yes; --dry-run=server stops after the preview.`,
-		Example: `  kubectl applyset delete applysets.apply.applyset.dev/web -n shop --dry-run=server
-  kubectl applyset delete clusterapplysets.apply.applyset.dev/platform --yes`,
+		Example: `  kubectl applyset delete applyset/web -n shop --dry-run=server
+  kubectl applyset delete clusterapplyset/platform --yes`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := o.Clients()

@@ -36,7 +36,7 @@ import (
 
 // ResolveParent reads a parent named as kubectl's --applyset flag names one:
 // kind[.group]/name or resource[.group]/name (secret/web,
-// configmaps/web, applysets.apply.applyset.dev/web), in the namespace in use
+// configmaps/web, applyset/web), in the namespace in use
 // when the type is namespaced.
 func ResolveParent(ctx context.Context, c *Clients, arg string) (membership.ParentRef, error) {
 	ref, err := ParentOf(c, arg)
@@ -69,7 +69,7 @@ func ParentOf(c *Clients, arg string) (membership.ParentRef, error) {
 		typ, name = "secrets", arg
 	}
 	if typ == "" || name == "" {
-		return membership.ParentRef{}, fmt.Errorf("parent %q: want TYPE/NAME, e.g. secret/my-set or applysets.apply.applyset.dev/my-set", arg)
+		return membership.ParentRef{}, fmt.Errorf("parent %q: want TYPE/NAME, e.g. secret/my-set or applyset/my-set", arg)
 	}
 	gvk, err := c.Mapper.KindFor(schema.ParseGroupResource(typ).WithVersion(""))
 	if err != nil {

@@ -52,7 +52,7 @@ releases the members. It shows what it will do and asks first, unless --yes.
 --dry-run=server sends every write with server-side dry-run: the API server checks them,
 and nothing changes.`,
 		Example: `  kubectl applyset disband secret/web -n shop
-  kubectl applyset disband applysets.apply.applyset.dev/web -n shop --yes
+  kubectl applyset disband applyset/web -n shop --yes
   kubectl applyset disband secret/web -n shop --dry-run=server`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

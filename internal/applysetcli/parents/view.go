@@ -88,14 +88,18 @@ func newViewCommand(o *cli.Options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "view PARENT",
 		Short: "Show one ApplySet: its contract fields, each member with its health, and the findings",
+		Long: "Show one ApplySet parent, whatever tool wrote it: its ID, tooling, hint kinds and namespaces, each member with " +
+			"its health as kstatus judges it and the proof that it is a member, and what verification found. For one of the " +
+			"operator's sets, also where it stands with its delivery windows and what its last runs did (status.history). " +
+			"--offset and --limit list one page of a big set's members; Health still counts them all.",
 		Example: `  # A set kubectl wrote with --applyset=secret/web
   kubectl applyset view secret/web -n shop
 
   # One of the operator's own sets
-  kubectl applyset view applysets.apply.applyset.dev/web -n shop -o yaml
+  kubectl applyset view applyset/web -n shop -o yaml
 
   # The second hundred members of a big set
-  kubectl applyset view applysets.apply.applyset.dev/rbac -n platform --offset=100 --limit=100`,
+  kubectl applyset view applyset/rbac -n platform --offset=100 --limit=100`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := page.validate(); err != nil {

@@ -110,6 +110,13 @@ var _ = Describe("kubectl applyset ui in a browser", Ordered, func() {
 		Expect(run(tab, chromedp.Text(chromedp.CSS("h1")))).To(Equal("applyset.apply.applyset.dev/shop"))
 		Expect(run(tab, chromedp.Evaluate[[]memberRow](readMembers))).To(ConsistOf(memberRow{Name: "c", Health: "Current", Class: "health-current", Color: "rgb(17, 99, 41)"}))
 		screenshot(tab, "set-page")
+
+		By("opening the newest entry of its history: its counts, declaration and plan")
+		Expect(run(tab, chromedp.Text(chromedp.CSS("#history li:first-child summary")))).To(MatchRegexp(`^\S+Z: Succeeded, generation 1`))
+		Expect(chromedp.Do(tab, chromedp.Click(chromedp.CSS("#history li:first-child summary")),
+			chromedp.WaitVisible(chromedp.CSS("#history li:first-child dl")))).To(Succeed())
+		Expect(run(tab, chromedp.Text(chromedp.CSS("#history li:first-child dl")))).To(SatisfyAll(
+			MatchRegexp(`Applied\s+1`), MatchRegexp(`Failed\s+0`), MatchRegexp(`Declared\s+sha256:[0-9a-f]{64}`)))
 	})
 
 	It("marks a failing member as Failed, in the failing style, and a working one as Current", func(ctx context.Context) {

@@ -34,6 +34,7 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
+	"k8s.io/utils/ptr"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/applysets"
@@ -78,7 +79,15 @@ var funcs = template.FuncMap{
 		}
 		return s
 	},
-	"join":      strings.Join,
+	"join": strings.Join,
+	// stamp is a time of the set's history, in UTC as RFC 3339.
+	"stamp": func(t *metav1.Time) string {
+		if t == nil {
+			return "<unknown>"
+		}
+		return t.UTC().Format(time.RFC3339)
+	},
+	"count":     func(n *int32) int32 { return ptr.Deref(n, 0) },
 	"inc":       func(i int) int { return i + 1 },
 	"dec":       func(i int) int { return i - 1 },
 	"diffLines": diffLines,

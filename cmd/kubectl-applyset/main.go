@@ -20,20 +20,41 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
+	"time"
 	_ "time/tzdata" // A held set's next window is shown in its time zone, on any machine.
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
+	"github.com/applyset-operator/applyset-operator/internal/tracing"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	cmd := applysetcli.NewCommand(genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
-	code := cli.Execute(ctx, cmd)
+	shutdown, err := tracing.Setup(ctx, "kubectl-applyset")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "error: %v\n", err)
+		os.Exit(cli.ExitCode(err))
+	}
+	// One trace a command: its requests to the API server are its spans,
+	// so a preview and the apply it approved compare span by span.
+	verb, _, err := cmd.Find(os.Args[1:])
+	if err != nil || verb == nil {
+		verb = cmd // a usage error, which Execute reports
+	}
+	traced, span := tracing.Tracer().Start(ctx, verb.CommandPath())
+	code := cli.Execute(traced, cmd)
+	span.End()
+	flush, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	if err := shutdown(flush); err != nil {
+		fmt.Fprintf(os.Stderr, "Warning: the traces were not all exported: %v\n", err)
+	}
+	cancel()
 	stop()
 	os.Exit(code)
 }

@@ -24,7 +24,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 	_ "time/tzdata" // The image is FROM scratch: delivery windows read time zones from the binary.
@@ -46,10 +45,10 @@ import (
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/controllers/applysets"
 	"github.com/applyset-operator/applyset-operator/controllers/parents"
-	"github.com/applyset-operator/applyset-operator/internal/declared"
 	"github.com/applyset-operator/applyset-operator/internal/depwatch"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
+	"github.com/applyset-operator/applyset-operator/internal/tracing"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
 
@@ -167,37 +166,6 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 	o.replicas.bindFlags(fs)
 }
 
-// bindBoundFlags binds the flags that bound what one set, or one tenant,
-// may cost the operator.
-func (o *options) bindBoundFlags(fs *flag.FlagSet) {
-	o.maxSetInputSize = *resource.NewQuantity(declared.DefaultLimits.Bytes, resource.BinarySI)
-	sizeFlag(fs, &o.maxSetInputSize, "max-set-input-size", "The most YAML one set's sources may hold, decompressed, and a "+
-		"kustomize build of theirs may produce, a bound on the operator's memory that also stops gzip bombs (default 16Mi).")
-	// No client-side limit by default, as controller-runtime has it: API
-	// Priority and Fairness shares the API server fairly, and a limit of 50
-	// per second would stretch the first apply of a thousand objects over 20
-	// seconds. An admin who wants one sets it.
-	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", -1,
-		"Requests per second each of the operator's clients may make on average (its own, and one per ServiceAccount a set acts as); "+
-			"negative leaves the rate to the API server's Priority and Fairness.")
-	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 100,
-		"Requests each of the operator's clients may make at once above --kube-api-qps, when that is positive.")
-	fs.IntVar(&o.maxSetObjects, "max-set-objects", declared.DefaultLimits.Objects,
-		"The most objects one set may declare, a bound on the operator's memory and on the time one set holds a worker.")
-	fs.DurationVar(&o.maxReconcileTime, "max-reconcile-time", 0,
-		"The most time one reconcile of a set may hold a worker, a wait for a build slot (--max-builds) not counted; a set past it "+
-			"stalls with BudgetExceeded and is tried again at its interval. "+
-			"0 (the default) allows 2m, or 7ms for each object --max-set-objects allows, whichever is longer: 12m at 100,000.")
-	fs.DurationVar(&o.minInterval, "min-interval", applysets.DefaultMinInterval,
-		"The shortest interval a set is applied again at: a set whose spec.interval is shorter runs at this one.")
-	fs.IntVar(&o.depWatches, "max-dependency-watches", depwatch.DefaultLimits.Total,
-		"How many of the objects sets depend on (spec.dependsOn with apiVersion) are watched at once, one watch an object, made as "+
-			"the set's identity once it has read the object; a set that waits for an object beyond this looks again by itself, with backoff.")
-	fs.IntVar(&o.depWatchesPerNS, "max-dependency-watches-per-namespace", depwatch.DefaultLimits.PerNamespace,
-		"How many of the objects they depend on the sets of one namespace may have watched at once (a set at most "+
-			strconv.Itoa(depwatch.DefaultLimits.PerSet)+"); beyond it they look again by themselves, with backoff.")
-}
-
 // sizeFlag binds a flag whose value is a positive size, such as 32Mi.
 func sizeFlag(fs *flag.FlagSet, q *resource.Quantity, name, usage string) {
 	fs.Func(name, usage, func(value string) error {
@@ -272,10 +240,16 @@ func run(opts options) error {
 	}
 
 	gracefulShutdownTimeout := opts.gracefulShutdownTimeout
+	stopTraces, err := startTraces()
+	if err != nil {
+		return err
+	}
+	defer stopTraces()
 	cfg, err := ctrl.GetConfig()
 	if err != nil {
 		return fmt.Errorf("loading kubeconfig: %w", err)
 	}
+	cfg = tracing.WrapConfig(cfg)
 	cfg.QPS, cfg.Burst = float32(opts.kubeAPIQPS), opts.kubeAPIBurst
 	if err := opts.replicas.identify(cfg); err != nil {
 		return err

@@ -45,6 +45,7 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/declared"
 	"github.com/applyset-operator/applyset-operator/internal/replicas"
 	"github.com/applyset-operator/applyset-operator/internal/requeue"
+	"github.com/applyset-operator/applyset-operator/internal/tracing"
 	"github.com/applyset-operator/applyset-operator/internal/windows"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
@@ -98,6 +99,8 @@ type Reconciler struct {
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (result reconcile.Result, retErr error) {
 	started := time.Now()
 	defer func() { setReconcileDuration.WithLabelValues(r.groupKind.Kind).Observe(time.Since(started).Seconds()) }()
+	ctx, span := r.traceReconcile(ctx, req)
+	defer span.End()
 	set, err := r.read(ctx, req.NamespacedName)
 	if err != nil {
 		if apierrors.IsNotFound(err) {
@@ -111,6 +114,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	}
 	defer done()
 	rec := r.newRecord(set)
+	rec.run.traceID = tracing.TraceID(ctx)
 	var changed changes // what the run did to the set's record
 	defer func() {
 		if err := rec.commit(ctx, changed); err != nil {
@@ -139,6 +143,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		})
 		r.inputs.Release(weight)
 		rec.ran(o)
+		endReconcile(span, set.GetGeneration(), o)
 		o = r.placeInventory(set, o)
 		changed = changes{next: o.inventory, placed: o.placed}
 		r.remember(ctx, set, o)

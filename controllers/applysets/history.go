@@ -30,6 +30,8 @@ import (
 // and, for a run that applied or previewed, what it was given and did.
 type run struct {
 	started time.Time
+	// traceID is the run's trace, "" while traces are off.
+	traceID string
 	// declared is the digest of what it declared, "" when unknown; counts
 	// nil when the run did nothing to the members.
 	declared string
@@ -75,7 +77,7 @@ func (rec *record) addHistory(status *applyv1alpha1.ApplySetStatus) {
 	}
 	now := rec.r.now()
 	e := applyv1alpha1.HistoryEntry{Digest: rec.run.declared, LastReconciledStatus: ready.Reason, TotalReconciliations: 1,
-		ObservedGeneration: rec.set.GetGeneration(), Counts: rec.run.counts,
+		ObservedGeneration: rec.set.GetGeneration(), Counts: rec.run.counts, TraceID: rec.run.traceID,
 		FirstReconciled:        &metav1.Time{Time: rec.run.started},
 		LastReconciled:         &metav1.Time{Time: rec.run.started},
 		LastReconciledDuration: &metav1.Duration{Duration: max(now.Sub(rec.run.started), 0).Round(time.Millisecond)}}

@@ -68,10 +68,14 @@ type phase func(ctx context.Context, s *scope) bool
 // windows, then read, apply and prune it as that identity.
 func (r *Reconciler) reconcileNormal(ctx context.Context, rec *record) outcome {
 	s := r.newScope(rec)
-	phases := []phase{checkParentPhase, r.checksPhase, r.actorPhase, r.authorityPhase, r.enginePhase, r.approvalPhase,
-		r.dependenciesPhase, r.windowsPhase, r.runPhase}
+	phases := []struct {
+		name string
+		run  phase
+	}{{"check parent", checkParentPhase}, {"compile checks", r.checksPhase}, {"actor", r.actorPhase}, {"authority", r.authorityPhase},
+		{"engine", r.enginePhase}, {"approval", r.approvalPhase}, {"dependencies", r.dependenciesPhase}, {"windows", r.windowsPhase},
+		{"run", r.runPhase}}
 	for _, p := range phases {
-		if !p(ctx, s) {
+		if !phaseSpan(ctx, p.name, s, p.run) {
 			break
 		}
 	}
@@ -164,7 +168,7 @@ func (r *Reconciler) runPhase(ctx context.Context, s *scope) bool {
 	s.o.lostChunks = lost
 	run := &setrun.Run{Mode: setrun.Apply, Set: s.set, Stored: s.set.GetSetStatus(), Members: members, Layout: r.layout(), Parent: s.parent,
 		Engine: s.engine, Sources: s.sources, Mapper: r.mapper, Limits: r.limits, Artifacts: r.artifacts,
-		Checker: s.checker, Approval: s.o.approvalMode(), Window: s.hold, Identity: s.act.String(), Writes: &setWrites{rec: s.rec}, Timed: r.timed}
+		Checker: s.checker, Approval: s.o.approvalMode(), Window: s.hold, Identity: s.act.String(), Writes: &setWrites{rec: s.rec}, Timed: r.timedIn(ctx)}
 	res := run.Do(ctx)
 	s.o = s.o.merge(res).mergeWindow(res.Window)
 	if s.o.sources != nil {

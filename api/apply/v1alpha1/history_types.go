@@ -77,6 +77,14 @@ type HistoryEntry struct {
 	// counts count what the last run did to the members.
 	// +optional
 	Counts *HistoryCounts `json:"counts,omitempty"`
+
+	// traceID is the OpenTelemetry trace of the last run, where the
+	// operator exports traces.
+	// +kubebuilder:validation:MinLength=32
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:Pattern=`^[a-f0-9]{32}$`
+	// +optional
+	TraceID string `json:"traceID,omitempty"`
 }
 
 // HistoryCounts count what one run did to a set's members.

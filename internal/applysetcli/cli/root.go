@@ -43,6 +43,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/tracing"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
 
@@ -57,6 +58,9 @@ type Options struct {
 // connection flags fill, which every verb is made with.
 func NewRoot(streams genericiooptions.IOStreams) (*cobra.Command, *Options) {
 	o := &Options{Flags: genericclioptions.NewConfigFlags(true), Streams: streams}
+	// Each request to the API server is a span of the command's trace, when
+	// the OTEL_* environment variables turn traces on (tracing.Setup).
+	o.Flags.WrapConfigFn = tracing.WrapConfig
 	cmd := &cobra.Command{
 		Use:   "applyset",
 		Short: "List, check, repair, preview, adopt and disband ApplySets (KEP-3659), whatever tool wrote them",

@@ -74,6 +74,7 @@ func TestOutputFormats(t *testing.T) {
 		{"YAML", []string{"-o", "yaml"}, "apiVersion: v1\nitems:\n- kinds:\n  - ConfigMap\n  - ServiceAccount\n  members: 2\n  parent: secret/web\n"},
 		{"jsonpath", []string{"-o", "jsonpath={.items[*].parent}"}, "secret/web secret/db"},
 		{"a jsonpath filter on a number", []string{"-o", "jsonpath={.items[?(@.members>2)].parent}"}, "secret/db"},
+		{"a jsonpath filter on a field that is there", []string{"-o", "jsonpath={.items[?(@.kinds)].parent};"}, "secret/web;"},
 		{"go-template", []string{"-o", "go-template={{range .items}}{{.parent}}={{.members}} {{end}}"}, "secret/web=2 secret/db=10 "},
 		{"go-template-file", []string{"-o", "go-template-file=" + template}, "secret/web;secret/db;"},
 		{"--template alone is go-template", []string{"--template", "{{len .items}}"}, "2"},

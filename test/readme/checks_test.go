@@ -258,6 +258,8 @@ func checkPlugin(ctx context.Context, out string) {
 		"list: kubectl's set":                                        `(?m)^shop\s+secret/web\s+kubectl/v\S+\s+1\s+<none>\s+1/1 ready\s`,
 		"view: the member and its health":                            `(?m)^ConfigMap\s+shop\s+web-config\s+Current\s`,
 		"verify: no findings":                                        `secret/web in namespace shop: no findings, 1 members, health 1/1 ready`,
+		"list -o custom-columns: kubectl's set":                      `(?m)^secret/web\s+shop\s+1/1 ready$`,
+		"view -o jsonpath: the member's name":                        `(?m)^web-config$`,
 		"verify --fix: nothing to fix":                               `secret/web in namespace shop: hints already match its members`,
 		"diff -f web.yaml: the operator's set unchanged":             `0 to create, 0 to change, 3 unchanged, 0 to prune`,
 		"validate": `web.yaml document 1: ApplySet/web: valid`,

@@ -33,12 +33,12 @@ import (
 type validateOptions struct {
 	files     []string
 	recursive bool
-	output    string
+	output    *cli.Output
 	maxInput  int64
 }
 
 func newValidateCommand(o *cli.Options) *cobra.Command {
-	v := &validateOptions{}
+	v := &validateOptions{output: cli.NewOutput()}
 	cmd := &cobra.Command{
 		Use:   "validate -f FILE|DIR",
 		Short: "Check ApplySet, ClusterApplySet and CustomFeatureGates manifests offline, as the API server would",
@@ -63,7 +63,7 @@ Exit status: 0 all valid, 1 some invalid, 2 an error (a manifest could not be re
 	}
 	cmd.Flags().StringSliceVarP(&v.files, "filename", "f", nil, "Files or directories of manifests, or - for standard input.")
 	cmd.Flags().BoolVarP(&v.recursive, "recursive", "R", false, "Read the directories of -f recursively.")
-	cmd.Flags().StringVarP(&v.output, "output", "o", "", "Output format: empty for text, json or yaml.")
+	v.output.AddFlags(cmd)
 	cmd.Flags().Int64Var(&v.maxInput, "max-input-size", cli.DefaultMaxInput, "The most bytes -f may read, after decompression.")
 	_ = cmd.MarkFlagRequired("filename")
 	return cmd
@@ -79,9 +79,6 @@ type verdict struct {
 }
 
 func (v *validateOptions) run(ctx context.Context, o *cli.Options) error {
-	if v.output != "" && v.output != cli.OutputJSON && v.output != cli.OutputYAML {
-		return fmt.Errorf("--output %q: want json or yaml, or nothing for text", v.output)
-	}
 	inputs, err := cli.ReadManifests(v.files, v.recursive, o.Streams.In, v.maxInput)
 	if err != nil {
 		return err
@@ -146,9 +143,9 @@ func describe(e *field.Error) string {
 	return e.Error()
 }
 
-func printVerdicts(w io.Writer, verdicts []verdict, output string) error {
-	if output != "" {
-		return cli.PrintStructured(w, cli.AsList(verdicts), output)
+func printVerdicts(w io.Writer, verdicts []verdict, output *cli.Output) error {
+	if output.Printed() {
+		return output.PrintList(w, verdicts)
 	}
 	for _, vd := range verdicts {
 		if vd.Valid {

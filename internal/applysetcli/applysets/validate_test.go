@@ -58,7 +58,7 @@ func TestValidateCommand(t *testing.T) {
 		{name: "a manifest that does not parse", files: map[string]string{"a.yaml": "kind: [\n"}, code: cli.ExitFailure,
 			wantStderr: "malformed YAML"},
 		{name: "an unknown output", files: map[string]string{"a.yaml": valid}, args: []string{"-o", "wide"}, code: cli.ExitFailure,
-			wantStderr: "want json or yaml"},
+			wantStderr: `unknown output format "wide": want json, yaml`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -32,13 +32,11 @@ import (
 type scopeFlags struct {
 	allNamespaces bool
 	selector      string
-	output        string
 }
 
-func (f *scopeFlags) add(cmd *cobra.Command, outputs string) {
+func (f *scopeFlags) add(cmd *cobra.Command) {
 	cmd.Flags().BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "Look at the parents of every namespace, and the cluster-scoped ones.")
 	cmd.Flags().StringVarP(&f.selector, "selector", "l", "", "Only parents whose labels match this selector (e.g. team=web).")
-	cmd.Flags().StringVarP(&f.output, "output", "o", "", "Output format: "+outputs+".")
 }
 
 // snapshotOptions reads the parents of the namespace in use (and the
@@ -85,6 +83,7 @@ func List(ctx context.Context, errOut io.Writer, c *cli.Clients, scope Scope) ([
 
 func newListCommand(o *cli.Options) *cobra.Command {
 	var flags scopeFlags
+	output := cli.NewOutput("wide", "name").WithColumns()
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List ApplySet parents: tooling, members, findings, health",
@@ -100,7 +99,10 @@ The two are separate: a set can have no findings and members not ready yet.`,
   kubectl applyset list -A -o wide
 
   # As JSON, for scripts
-  kubectl applyset list -A -o json`,
+  kubectl applyset list -A -o json
+
+  # The names and health of the sets, as kubectl get prints custom columns
+  kubectl applyset list -A -o custom-columns=PARENT:.parent,HEALTH:.health`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := o.Clients()
@@ -111,13 +113,14 @@ The two are separate: a set can have no findings and members not ready yet.`,
 			if err != nil {
 				return err
 			}
-			if len(items) == 0 && flags.output == "" {
+			if len(items) == 0 && output.Format == "" && !output.Printed() {
 				fmt.Fprintln(o.Streams.ErrOut, "No ApplySets found.")
 				return nil
 			}
-			return printSummaries(o.Streams.Out, items, flags.output, flags.allNamespaces)
+			return printSummaries(o.Streams.Out, items, output, flags.allNamespaces)
 		},
 	}
-	flags.add(cmd, "wide, name, json or yaml")
+	flags.add(cmd)
+	output.AddFlags(cmd)
 	return cmd
 }

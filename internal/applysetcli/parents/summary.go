@@ -89,20 +89,19 @@ func (s Summary) FindingReasons() string {
 }
 
 // printSummaries prints parents in an output format kubectl users know:
-// a table (wide adds the ID, kinds and the findings' messages), names, JSON or YAML.
-func printSummaries(w io.Writer, items []Summary, output string, withNamespace bool) error {
-	switch output {
-	case "", "wide":
-		return cli.PrintTable(w, summaryTable(items), output == "wide", withNamespace)
-	case "name":
+// a table (wide adds the ID, kinds and the findings' messages), names, or
+// a v1 List of them for kubectl's printers (JSON, YAML, jsonpath...).
+func printSummaries(w io.Writer, items []Summary, output *cli.Output, withNamespace bool) error {
+	if output.Printed() {
+		return output.PrintList(w, items)
+	}
+	if output.Format == "name" {
 		for _, s := range items {
 			fmt.Fprintln(w, s.Parent)
 		}
 		return nil
-	case cli.OutputJSON, cli.OutputYAML:
-		return cli.PrintStructured(w, cli.AsList(items), output)
 	}
-	return fmt.Errorf("unknown output format %q: want wide, name, json or yaml", output)
+	return cli.PrintTable(w, summaryTable(items), output.Format == "wide", withNamespace)
 }
 
 // summaryTable holds every column; the printer shows those of priority 1 with -o wide.

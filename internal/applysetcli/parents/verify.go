@@ -31,13 +31,14 @@ import (
 // Exit statuses of verify, for CI jobs.
 type verifyFlags struct {
 	scopeFlags
-	fix bool
-	yes bool
-	dr  cli.DryRun
+	output *cli.Output
+	fix    bool
+	yes    bool
+	dr     cli.DryRun
 }
 
 func newVerifyCommand(o *cli.Options) *cobra.Command {
-	var flags verifyFlags
+	flags := verifyFlags{output: cli.NewOutput()}
 	cmd := &cobra.Command{
 		Use:   "verify [PARENT]",
 		Short: "Check ApplySets as the operator does; --fix rewrites stale hints",
@@ -66,7 +67,8 @@ the findings the fix leaves, checked again after the rewrite: 0 when it fixed th
 			return runVerify(cmd, o, &flags, args)
 		},
 	}
-	flags.add(cmd, "json or yaml")
+	flags.add(cmd)
+	flags.output.AddFlags(cmd)
 	cmd.Flags().BoolVar(&flags.fix, "fix", false, "Rewrite the hints of the parents checked to what their members need.")
 	cmd.Flags().BoolVarP(&flags.yes, "yes", "y", false, "With --fix, write without asking.")
 	flags.dr.Add(cmd)
@@ -133,18 +135,17 @@ func checkParents(c *cli.Clients, flags *scopeFlags, snap *membership.Snapshot, 
 
 // report prints the findings and the members' health, and ends with status
 // 1 when there are findings.
-func report(ctx context.Context, w io.Writer, c *cli.Clients, checked []checkedParent, output string) error {
+func report(ctx context.Context, w io.Writer, c *cli.Clients, checked []checkedParent, output *cli.Output) error {
 	items := summarizeWithHealth(ctx, c, checked)
 	clean := true
 	for _, s := range items {
 		clean = clean && s.clean()
 	}
-	switch output {
-	case cli.OutputJSON, cli.OutputYAML:
-		if err := cli.PrintStructured(w, cli.AsList(items), output); err != nil {
+	if output.Printed() {
+		if err := output.PrintList(w, items); err != nil {
 			return err
 		}
-	case "":
+	} else {
 		for _, s := range items {
 			for _, f := range s.Findings {
 				fmt.Fprintf(w, "%s%s: %s: %s\n", s.Parent, cli.InNamespace(s.Namespace), f.Reason, f.Message)
@@ -152,8 +153,6 @@ func report(ctx context.Context, w io.Writer, c *cli.Clients, checked []checkedP
 			fmt.Fprintf(w, "%s%s: %s, %d members, health %s\n", s.Parent, cli.InNamespace(s.Namespace),
 				countFindings(len(s.Findings)), s.Members, s.Health)
 		}
-	default:
-		return fmt.Errorf("unknown output format %q: want json or yaml", output)
 	}
 	if !clean {
 		return cli.Findings()

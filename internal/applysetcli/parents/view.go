@@ -54,6 +54,9 @@ type View struct {
 	Mirrors []string `json:"mirrors,omitempty"`
 }
 
+// viewKind is the kind of a View as -o json, yaml and the templates print it.
+const viewKind = "ParentView"
+
 // MemberHealth is a member and its health as kstatus judges it.
 type MemberHealth struct {
 	Kind      string `json:"kind"`
@@ -83,7 +86,7 @@ func (m MemberHealth) Ref() string {
 }
 
 func newViewCommand(o *cli.Options) *cobra.Command {
-	var output string
+	output := cli.NewOutput().WithColumns()
 	var page memberPage
 	cmd := &cobra.Command{
 		Use:   "view PARENT",
@@ -97,6 +100,9 @@ func newViewCommand(o *cli.Options) *cobra.Command {
 
   # One of the operator's own sets
   kubectl applyset view applyset/web -n shop -o yaml
+
+  # The members that are not ready yet
+  kubectl applyset view secret/web -n shop -o jsonpath='{range .memberList[?(@.health!="Current")]}{.kind} {.name}{"\n"}{end}'
 
   # The second hundred members of a big set
   kubectl applyset view applyset/rbac -n platform --offset=100 --limit=100`,
@@ -118,16 +124,17 @@ func newViewCommand(o *cli.Options) *cobra.Command {
 				return err
 			}
 			out = page.paged(out)
-			switch output {
-			case cli.OutputJSON, cli.OutputYAML:
-				return cli.PrintStructured(o.Streams.Out, out, output)
-			case "":
+			if !output.Printed() {
 				return printView(o.Streams.Out, out)
 			}
-			return fmt.Errorf("unknown output format %q: want json or yaml", output)
+			obj, err := cli.Object(cli.OutputAPIVersion, viewKind, out)
+			if err != nil {
+				return err
+			}
+			return output.Print(o.Streams.Out, obj)
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "", "Output format: json or yaml.")
+	output.AddFlags(cmd)
 	cmd.Flags().IntVar(&page.offset, "offset", 0, "Skip this many members of the table first, to page through a big set.")
 	cmd.Flags().IntVar(&page.limit, "limit", 0, "List at most this many members (0: all). Health still counts every member.")
 	return cmd

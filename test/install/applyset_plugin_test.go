@@ -24,6 +24,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -261,6 +262,12 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 		out, code = plugin(ctx, "", "approve", "aset/gated", "-n", ns, "--digest", "sha256:"+strings.Repeat("0", 64), "--yes")
 		Expect(code).NotTo(BeZero(), out)
 		Expect(out).To(ContainSubstring("awaits approval of " + digest))
+
+		By("asking the API server whether the approval would go through, approving nothing")
+		Expect(succeeds(ctx, "approve", "aset/gated", "-n", ns, "--digest", digest, "--dry-run=server")).To(
+			ContainSubstring("approved plan " + digest + " (server dry run)"))
+		Consistently(reason).WithTimeout(time.Second).Should(Equal(applyv1alpha1.ReasonAwaitingApproval))
+		Expect(set.Spec.ApprovedPlan).To(BeNil(), "a dry run approved the plan")
 
 		By("approving it")
 		Expect(succeeds(ctx, "approve", "aset/gated", "-n", ns, "-y")).To(ContainSubstring("approved plan " + digest))

@@ -35,6 +35,7 @@ import (
 type approveOptions struct {
 	digest string
 	yes    bool
+	dr     cli.DryRun
 	hosts  ArtifactHosts
 }
 
@@ -54,12 +55,16 @@ The preview fetches the set's oci and flux artifacts from here, only from the ho
 
 --digest approves a digest without the preview, for scripts: it must be the one the set
 awaits. Approving needs the verb approve on the set (the ClusterRole
-applyset-operator-applyset-approver).`,
+applyset-operator-applyset-approver); --dry-run=server asks the API server whether you
+may, its admission policies included, and approves nothing.`,
 		Example: `  # See the plan, then approve it
   kubectl applyset approve applyset/web -n shop
 
   # In a pipeline that reviewed the plan elsewhere
-  kubectl applyset approve applyset/web -n shop --digest sha256:0a1b... --yes`,
+  kubectl applyset approve applyset/web -n shop --digest sha256:0a1b... --yes
+
+  # May I approve it? Nothing is approved
+  kubectl applyset approve applyset/web -n shop --dry-run=server`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.run(cmd, o, args[0])
@@ -67,6 +72,7 @@ applyset-operator-applyset-approver).`,
 	}
 	cmd.Flags().StringVar(&a.digest, "digest", "", "Approve this digest, which must be the one the set awaits, without a preview.")
 	cmd.Flags().BoolVarP(&a.yes, "yes", "y", false, "Approve without asking.")
+	a.dr.Add(cmd)
 	a.hosts.BindFlags(cmd.Flags())
 	return cmd
 }
@@ -93,20 +99,21 @@ func (a *approveOptions) run(cmd *cobra.Command, o *cli.Options, arg string) err
 		}
 		digest = awaited
 	}
-	if err := o.Confirm(a.yes, fmt.Sprintf("Approve plan %s of %s?", digest, name)); err != nil {
+	if err := o.Confirm(a.yes || a.dr.Server(), fmt.Sprintf("Approve plan %s of %s?", digest, name)); err != nil {
 		return err
 	}
-	if err := Approve(ctx, c, ref, digest); err != nil {
+	if err := Approve(ctx, c, ref, digest, a.dr.Opts()...); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.Streams.Out, "%s: approved plan %s\n", name, digest)
+	fmt.Fprintf(o.Streams.Out, "%s: approved plan %s%s\n", name, digest, a.dr.Suffix())
 	return nil
 }
 
 // Approve approves plan digest of the operator's set ref, as the user of c:
 // only when it is the digest the set awaits, and only on the set as read, so
-// a plan that changed meanwhile is never approved in its place.
-func Approve(ctx context.Context, c *cli.Clients, ref membership.ParentRef, digest string) error {
+// a plan that changed meanwhile is never approved in its place. dryRun,
+// when it is {metav1.DryRunAll}, sends the approval with server-side dry-run.
+func Approve(ctx context.Context, c *cli.Clients, ref membership.ParentRef, digest string, dryRun ...string) error {
 	name := cli.ParentName(ref) + cli.InNamespace(ref.Namespace)
 	set, awaited, err := awaitingSet(ctx, c, ref)
 	if err != nil {
@@ -122,7 +129,11 @@ func Approve(ctx context.Context, c *cli.Clients, ref membership.ParentRef, dige
 	base := set.DeepCopyObject().(client.Object)
 	set.GetCommonSpec().ApprovedPlan = &awaited
 	// The resourceVersion makes the patch fail on a set that changed since it was read.
-	if err := cl.Patch(ctx, set, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+	opts := []client.PatchOption{}
+	if len(dryRun) > 0 {
+		opts = append(opts, client.DryRunAll)
+	}
+	if err := cl.Patch(ctx, set, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}), opts...); err != nil {
 		return fmt.Errorf("approving %s: %w", name, err)
 	}
 	return nil

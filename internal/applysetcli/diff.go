@@ -38,6 +38,8 @@ type diffOptions struct {
 	maxInput int64
 	// hosts are where the form for the operator's sets fetches artifacts.
 	hosts applysets.ArtifactHosts
+	// given tells whether a flag was given on the command line.
+	given func(name string) bool
 }
 
 func newDiffCommand(o *cli.Options) *cobra.Command {
@@ -74,6 +76,7 @@ Exit status: 0 no differences, 1 differences, 2 an error.`,
   kubectl applyset diff -f applyset.yaml --artifact-allowed-hosts=http://source-controller.flux-system.svc.cluster.local.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			d.given = func(name string) bool { return cmd.Flags().Changed(name) }
 			return d.run(cmd.Context(), o)
 		},
 	}
@@ -103,6 +106,9 @@ func (d *diffOptions) run(ctx context.Context, o *cli.Options) error {
 	case d.kubectl.Parent != "":
 		p, err = parents.PreviewApplySet(ctx, o, c, inputs, d.kubectl)
 	case applysets.DeclaresSets(inputs):
+		if err := d.refuseApplyFlags(); err != nil {
+			return err
+		}
 		p, err = applysets.PreviewSets(ctx, o, c, inputs, applysets.Fetch{MaxInput: d.maxInput, Hosts: d.hosts})
 	default:
 		return fmt.Errorf("name the set's parent with --applyset, or give the manifest of an ApplySet or ClusterApplySet")
@@ -111,4 +117,19 @@ func (d *diffOptions) run(ctx context.Context, o *cli.Options) error {
 		return err
 	}
 	return p.Print(ctx, o, c)
+}
+
+// refuseApplyFlags refuses, for a preview of the operator's sets, the flags
+// of kubectl's apply it would otherwise ignore: the set's spec decides.
+func (d *diffOptions) refuseApplyFlags() error {
+	for _, f := range []struct{ flag, instead string }{
+		{"prune", "spec.prune decides, and the preview shows what the operator would prune"},
+		{"field-manager", "the operator applies as its own field manager"},
+		{"force-conflicts", "spec.force decides"},
+	} {
+		if d.given != nil && d.given(f.flag) {
+			return fmt.Errorf("--%s does not apply to a preview of the operator's sets: %s; leave it out", f.flag, f.instead)
+		}
+	}
+	return nil
 }

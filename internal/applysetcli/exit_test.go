@@ -110,6 +110,14 @@ func TestExitStatuses(t *testing.T) {
 		code, out := e.run(t, strings.NewReader(strings.Replace(manifests, "k: v", "k: w", 1)), "diff", "-f", "-", "--applyset=web")
 		want(t, code, cli.ExitFindings, out, "+  k: w")
 	})
+	t.Run("diff of an operator's set: a flag of kubectl's apply it would ignore exits 2", func(t *testing.T) {
+		set := "{apiVersion: apply.applyset.dev/v1alpha1, kind: ApplySet, metadata: {name: s, namespace: shop}, " +
+			"spec: {resources: [{apiVersion: v1, kind: ConfigMap, metadata: {name: c}}]}}\n"
+		for _, flag := range []string{"--prune", "--field-manager=me", "--force-conflicts"} {
+			code, out := e.run(t, strings.NewReader(set), "diff", "-f", "-", flag)
+			want(t, code, cli.ExitFailure, out, "does not apply to a preview of the operator's sets")
+		}
+	})
 	t.Run("verify --fix: no exits 3 and writes nothing", func(t *testing.T) {
 		code, out := e.run(t, terminal(t, "n\n"), "verify", "secret/web", "--fix")
 		want(t, code, cli.ExitDeclined, out, "Rewrite the hints of 1 parents?", "Nothing changed")

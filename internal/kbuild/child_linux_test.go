@@ -74,6 +74,9 @@ func runChild(t testing.TB, files map[string]string, b childBounds) childRun {
 // second, whatever its heap sampler saw, having held little more than it
 // (what it held at start, and the heap arenas it had reserved by then).
 func TestChildStopsAtItsAddressSpace(t *testing.T) {
+	if !addressSpaceBounded {
+		t.Skip("the race detector's shadow memory needs an unbounded address space; the child is bounded by its heap sampler only")
+	}
 	bounds := childBounds{memory: 1 << 30, addressSpace: 2 * arenaBytes}
 	run := runChild(t, doubling(10), bounds)
 	if run.code != exitRuntime || !outOfMemory(run.stderr) {

@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux && !race
 
 /*
 Copyright 2026 The applyset-operator Authors.
@@ -25,6 +25,9 @@ import (
 	"strconv"
 	"syscall"
 )
+
+// addressSpaceBounded: a build child's address space is bounded here.
+const addressSpaceBounded = true
 
 // limitAddressSpace lets this process map at most allowance bytes beyond
 // what it has mapped. Most of that is address space the Go runtime

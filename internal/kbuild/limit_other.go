@@ -18,6 +18,9 @@ limitations under the License.
 
 package kbuild
 
+// addressSpaceBounded: a build child's address space is not bounded here.
+const addressSpaceBounded = false
+
 // limitAddressSpace bounds nothing: macOS does not enforce RLIMIT_AS and
 // Windows has none, so a build there (a preview's) is bounded by its heap
 // sampler only.

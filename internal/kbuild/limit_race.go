@@ -1,0 +1,30 @@
+//go:build linux && race
+
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kbuild
+
+// addressSpaceBounded: a build child's address space is not bounded in a
+// binary built with the race detector.
+const addressSpaceBounded = false
+
+// limitAddressSpace bounds nothing in a binary built with the race detector
+// (the test binaries, which run themselves as the build child): its
+// ThreadSanitizer maps terabytes of shadow memory, which any bound on the
+// address space refuses. The heap sampler still ends a build at its
+// bound; the operator is never built with -race.
+func limitAddressSpace(int64) error { return nil }

@@ -74,7 +74,7 @@ var _ = Describe("A hostile tenant that makes the operator work often", Ordered,
 			applyv1alpha1.Window{Kind: applyv1alpha1.WindowDeny, Schedule: "* * * * *", Duration: month})
 		Expect(k8sClient.Create(ctx, windowed)).To(Succeed())
 
-		quiet.change(ctx, 30)
+		quiet.change(ctx)
 
 		Eventually(notReady(ctx, windowed)).Should(SatisfyAll(HaveField("Reason", applyv1alpha1.ReasonOutsideWindow),
 			HaveField("Message", ContainSubstring("past what one decision searches"))))
@@ -115,7 +115,7 @@ var _ = Describe("A hostile tenant that makes the operator work often", Ordered,
 		stuck.Spec.Resources = configMaps(1, "v")
 		Expect(k8sClient.Update(ctx, stuck)).To(Succeed())
 
-		quiet.change(ctx, 30)
+		quiet.change(ctx)
 
 		Eventually(notReady(ctx, watcher)).Should(SatisfyAll(HaveField("Reason", applyv1alpha1.ReasonDependencyNotReady),
 			HaveField("Message", ContainSubstring("so the set looks again by itself"))))

@@ -73,12 +73,12 @@ var _ = Describe("A hostile tenant", Ordered, func() {
 		go func() {
 			defer GinkgoRecover()
 			defer close(changed)
-			quiet.change(ctx, 30)
+			quiet.change(ctx)
 		}()
 		go func() {
 			defer GinkgoRecover()
 			defer close(changedOCI)
-			quietOCI.change(ctx, 30)
+			quietOCI.change(ctx)
 		}()
 		attacks := map[string]*applyv1alpha1.ApplySet{
 			"a generator naming a 4 MiB file 40 times": ociAttack(ctx, host, "generator", map[string]string{
@@ -137,11 +137,14 @@ func quietConfigMap(round int) applyv1alpha1.Resource {
 	return r
 }
 
-// change changes the set rounds times, each once the last is Ready, and
-// records how long each took.
-func (q *quietTenant) change(ctx context.Context, rounds int) {
+// quietRounds is how many times a quiet tenant changes its set.
+const quietRounds = 30
+
+// change changes the set quietRounds times, each once the last is Ready,
+// and records how long each took.
+func (q *quietTenant) change(ctx context.Context) {
 	GinkgoHelper()
-	for round := 1; round <= rounds; round++ {
+	for round := 1; round <= quietRounds; round++ {
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(q.set), q.set)).To(Succeed())
 		if q.declare != nil {
 			q.declare(q.set, round)

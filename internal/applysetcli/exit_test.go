@@ -47,6 +47,24 @@ func (e *exitEnv) run(t *testing.T, in io.Reader, args ...string) (int, string) 
 	return cli.Execute(t.Context(), cmd), out.String()
 }
 
+// shopManifests are the members of kubectl's set secret/web in namespace shop.
+const shopManifests = "{apiVersion: v1, kind: ConfigMap, metadata: {name: a}, data: {k: v}}\n---\n{apiVersion: v1, kind: ServiceAccount, metadata: {name: b}}\n"
+
+// startShop starts an API server with the namespace shop, in which kubectl
+// applied shopManifests as the set secret/web.
+func startShop(t *testing.T) *exitEnv {
+	t.Helper()
+	env, err := testenv.Start(t.Context(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	e := &exitEnv{env: env}
+	e.kubectl(t, "", "create", "namespace", "shop")
+	e.kubectl(t, shopManifests, "apply", "--server-side", "--prune", "--applyset=secret/web", "-n", "shop", "-f", "-")
+	return e
+}
+
 // terminal is a terminal on which answer is typed.
 func terminal(t *testing.T, answer string) *os.File {
 	t.Helper()
@@ -91,15 +109,7 @@ func want(t *testing.T, code, wantCode int, out string, wants ...string) {
 // status a script relies on: findings, differences, an answer no, a write
 // nobody could be asked about, and --yes.
 func TestExitStatuses(t *testing.T) {
-	env, err := testenv.Start(t.Context(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
-	e := &exitEnv{env: env}
-	const manifests = "{apiVersion: v1, kind: ConfigMap, metadata: {name: a}, data: {k: v}}\n---\n{apiVersion: v1, kind: ServiceAccount, metadata: {name: b}}\n"
-	e.kubectl(t, "", "create", "namespace", "shop")
-	e.kubectl(t, manifests, "apply", "--server-side", "--prune", "--applyset=secret/web", "-n", "shop", "-f", "-")
+	e := startShop(t)
 	e.kubectl(t, "", "annotate", "secret/web", "-n", "shop", "--overwrite", applyset.GroupKindsAnnotation+"=ConfigMap")
 
 	t.Run("verify: findings exit 1", func(t *testing.T) {
@@ -107,7 +117,7 @@ func TestExitStatuses(t *testing.T) {
 		want(t, code, cli.ExitFindings, out, "HintIncomplete")
 	})
 	t.Run("diff: differences exit 1", func(t *testing.T) {
-		code, out := e.run(t, strings.NewReader(strings.Replace(manifests, "k: v", "k: w", 1)), "diff", "-f", "-", "--applyset=web")
+		code, out := e.run(t, strings.NewReader(strings.Replace(shopManifests, "k: v", "k: w", 1)), "diff", "-f", "-", "--applyset=web")
 		want(t, code, cli.ExitFindings, out, "+  k: w")
 	})
 	t.Run("diff of an operator's set: a flag of kubectl's apply it would ignore exits 2", func(t *testing.T) {

@@ -32,7 +32,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
-	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
 
 // TestEveryPrintingVerbChecksOutputFirst runs every verb that prints
@@ -96,15 +95,7 @@ func TestEveryPrintingVerbChecksOutputFirst(t *testing.T) {
 // TestOutputFormatsAgainstAPIServer prints the sets of a namespace and one
 // set in the formats of kubectl's print flags, as scripts read them.
 func TestOutputFormatsAgainstAPIServer(t *testing.T) {
-	env, err := testenv.Start(t.Context(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
-	e := &exitEnv{env: env}
-	const manifests = "{apiVersion: v1, kind: ConfigMap, metadata: {name: a}, data: {k: v}}\n---\n{apiVersion: v1, kind: ServiceAccount, metadata: {name: b}}\n"
-	e.kubectl(t, "", "create", "namespace", "shop")
-	e.kubectl(t, manifests, "apply", "--server-side", "--prune", "--applyset=secret/web", "-n", "shop", "-f", "-")
+	e := startShop(t)
 	e.kubectl(t, "{apiVersion: v1, kind: ConfigMap, metadata: {name: c}}", "apply", "--server-side", "--prune", "--applyset=configmaps/db", "-n", "shop", "-f", "-")
 
 	tests := []struct {

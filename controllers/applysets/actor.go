@@ -154,14 +154,10 @@ func (r *Reconciler) clientsOf(user string) (identityClients, error) {
 	return ic, nil
 }
 
-// namespaceExists tells the engine whether a namespace it cannot list in is
-// gone. It reads as the operator: it decides only what to skip, and gives the
-// set nothing to read.
 // impersonating is a client acting as user, made from the operator's cfg,
 // and the config it uses.
 func impersonating(cfg *rest.Config, user string, opts client.Options) (client.Client, *rest.Config, error) {
-	cfg = rest.CopyConfig(cfg)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+	cfg = impersonated(cfg, user)
 	c, err := client.New(cfg, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("a client impersonating %s: %w", user, err)
@@ -169,6 +165,16 @@ func impersonating(cfg *rest.Config, user string, opts client.Options) (client.C
 	return c, cfg, nil
 }
 
+// impersonated is a copy of cfg acting as user; "" acts as cfg does.
+func impersonated(cfg *rest.Config, user string) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+	return cfg
+}
+
+// namespaceExists tells the engine whether a namespace it cannot list in is
+// gone. It reads as the operator: it decides only what to skip, and gives the
+// set nothing to read.
 func (r *Reconciler) namespaceExists(ctx context.Context, name string) (bool, error) {
 	ns := &metav1.PartialObjectMetadata{}
 	ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))

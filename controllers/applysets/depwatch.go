@@ -102,9 +102,7 @@ func metadataClients(cfg *rest.Config) depwatch.ClientFor {
 		if c, ok := clients.Load(user); ok {
 			return c.(metadata.Interface), nil
 		}
-		userCfg := rest.CopyConfig(cfg)
-		userCfg.Impersonate = rest.ImpersonationConfig{UserName: user}
-		c, err := metadata.NewForConfig(userCfg)
+		c, err := metadata.NewForConfig(impersonated(cfg, user))
 		if err != nil {
 			return nil, fmt.Errorf("a metadata client acting as %s: %w", user, err)
 		}

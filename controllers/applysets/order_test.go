@@ -26,12 +26,11 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
 
@@ -169,15 +168,5 @@ var _ = Describe("Order inside a set", func() {
 // hold adds to obj a finalizer, as a controller might, or takes it away.
 func hold(ctx context.Context, obj client.Object, on bool) {
 	GinkgoHelper()
-	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
-			return err
-		}
-		if on {
-			controllerutil.AddFinalizer(obj, "test.applyset.dev/hold")
-		} else {
-			controllerutil.RemoveFinalizer(obj, "test.applyset.dev/hold")
-		}
-		return k8sClient.Update(ctx, obj)
-	})).To(Succeed())
+	Expect(testenv.Hold(ctx, k8sClient, obj, on)).To(Succeed())
 }

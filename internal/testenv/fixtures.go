@@ -24,7 +24,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
@@ -86,4 +88,27 @@ func PartOf(ctx context.Context, c client.Reader, namespace string, names ...str
 		out = append(out, cm.Labels[applyset.PartOfLabel])
 	}
 	return out
+}
+
+// holdFinalizer is the finalizer Hold adds, as a controller holding an
+// object would.
+const holdFinalizer = "test.applyset.dev/hold"
+
+// Hold adds holdFinalizer to obj, or takes it away; taking it from an
+// object already gone needs nothing.
+func Hold(ctx context.Context, c client.Client, obj client.Object, on bool) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+			if on {
+				return err
+			}
+			return client.IgnoreNotFound(err)
+		}
+		if on {
+			controllerutil.AddFinalizer(obj, holdFinalizer)
+		} else {
+			controllerutil.RemoveFinalizer(obj, holdFinalizer)
+		}
+		return c.Update(ctx, obj)
+	})
 }

@@ -26,14 +26,13 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/controllers/applysets"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
 
@@ -170,17 +169,7 @@ func orderedConfigMap(name, dependsOn string) applyv1alpha1.Resource {
 // holdWith adds to obj a finalizer, as a controller might, or takes it away.
 func holdWith(ctx context.Context, obj client.Object, on bool) {
 	GinkgoHelper()
-	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
-			return client.IgnoreNotFound(err)
-		}
-		if on {
-			controllerutil.AddFinalizer(obj, "test.applyset.dev/hold")
-		} else {
-			controllerutil.RemoveFinalizer(obj, "test.applyset.dev/hold")
-		}
-		return k8sClient.Update(ctx, obj)
-	})).To(Succeed())
+	Expect(testenv.Hold(ctx, k8sClient, obj, on)).To(Succeed())
 }
 
 // processCPU is the CPU this process (the operator and the spec) has used.

@@ -26,6 +26,10 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/kbuild"
 )
 
+// defaultBuildCache holds many builds of the usual size (a few hundred KiB
+// of YAML) and a few of the largest public install manifests.
+const defaultBuildCache = 64 << 20
+
 // bindArtifactFlags binds where oci and flux sources may fetch from, and
 // how their kustomize builds run.
 func (o *options) bindArtifactFlags(fs *flag.FlagSet) {
@@ -48,6 +52,17 @@ func (o *options) bindArtifactFlags(fs *flag.FlagSet) {
 		"How many kustomize builds of oci and flux sources run at once; the others wait, the namespaces taking turns, without the "+
 			"wait counting against --max-reconcile-time (a set whose build waits 5m is tried again later). 0 (the default) runs as many "+
 			"as fit in half the container's memory limit, each at --max-build-memory and 64Mi more, from 1 to 4; 1 where no limit is set.")
+	o.buildCache = *resource.NewQuantity(defaultBuildCache, resource.BinarySI)
+	fs.Func("build-cache-size", "The most bytes of built documents kept for sets that read the same files of an artifact at the "+
+		"same path (default 64Mi), so that each such build runs once; 0 keeps none. The key is the files' content, never a name a "+
+		"tenant chooses; a build larger than a quarter of this is not kept.", func(value string) error {
+		parsed, err := resource.ParseQuantity(value)
+		if err != nil || parsed.Sign() < 0 {
+			return fmt.Errorf("want a size such as 64Mi, or 0, got %q", value)
+		}
+		o.buildCache = parsed
+		return nil
+	})
 }
 
 // artifactPolicies reads --artifact-allowed-hosts (nil, when it names no

@@ -254,4 +254,13 @@ func TestBuildFlags(t *testing.T) {
 	if _, err := parseFlags("--max-builds=-1"); err == nil || !strings.Contains(err.Error(), "--max-builds must not be negative") {
 		t.Fatalf("--max-builds=-1: %v", err)
 	}
+	if o.buildCache.Value() != 64<<20 {
+		t.Errorf("--build-cache-size defaults to %s, want 64Mi", &o.buildCache)
+	}
+	if o, err := parseFlags("--build-cache-size=0"); err != nil || o.buildCache.Value() != 0 {
+		t.Errorf("--build-cache-size=0 (keep none): %s, %v", &o.buildCache, err)
+	}
+	if _, err := parseFlags("--build-cache-size=-1Mi"); err == nil || !strings.Contains(err.Error(), "want a size such as 64Mi, or 0") {
+		t.Errorf("--build-cache-size=-1Mi: %v", err)
+	}
 }

@@ -95,6 +95,7 @@ type options struct {
 	maxSetInputSize       resource.Quantity
 	maxBuildMemory        resource.Quantity
 	maxBuilds             int
+	buildCache            resource.Quantity
 	maxReconcileTime      time.Duration
 	minInterval           time.Duration
 	maxSetObjects         int
@@ -336,7 +337,7 @@ func setupControllers(mgr ctrl.Manager, cfg *rest.Config, opts options, tlsOpts 
 			ToolingVersion: version, DefaultServiceAccount: opts.defaultServiceAccount, SingleTenant: opts.singleTenant,
 			MaxInputBytes: opts.maxSetInputSize.Value(), MaxObjects: opts.maxSetObjects, Concurrency: opts.setConcurrency,
 			ApplyConcurrency: opts.applyConcurrency, ArtifactPolicy: allowedHosts, ExternalArtifactHosts: externalHosts,
-			BuildMemory: opts.maxBuildMemory.Value(), MaxBuilds: opts.maxBuilds, MaxReconcileTime: opts.maxReconcileTime, MinInterval: opts.minInterval,
+			BuildMemory: opts.maxBuildMemory.Value(), MaxBuilds: opts.maxBuilds, BuildCache: opts.buildCache.Value(), MaxReconcileTime: opts.maxReconcileTime, MinInterval: opts.minInterval,
 			DependencyWatches:  depwatch.Limits{Total: opts.depWatches, PerNamespace: opts.depWatchesPerNS},
 			InventoryNamespace: os.Getenv("POD_NAMESPACE"),                            // holds ClusterApplySets' inventory chunks
 			LegacyManagers:     append([]string{}, splitList(opts.legacyManagers)...), // empty hands over none

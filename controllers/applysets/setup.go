@@ -43,7 +43,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
-	"github.com/applyset-operator/applyset-operator/internal/buildgate"
 	"github.com/applyset-operator/applyset-operator/internal/declared"
 	"github.com/applyset-operator/applyset-operator/internal/depwatch"
 	"github.com/applyset-operator/applyset-operator/internal/fetchpolicy"
@@ -101,6 +100,9 @@ type Options struct {
 	// namespace's turn; 0 means as many as fit in half the container's
 	// memory (buildgate.DefaultSlots).
 	MaxBuilds int
+	// BuildCache bounds the bytes of the builds kept for sets reading the
+	// same files of an artifact; 0 keeps none.
+	BuildCache int64
 	// ExternalArtifactHosts are the hosts, also allowed by ArtifactPolicy,
 	// whose ExternalArtifacts may be fetched from any path rather than their
 	// object's own only; nil frees none (--external-artifact-hosts).
@@ -187,7 +189,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	decisions := windows.NewCache()
 	watches := newDependencyWatches(metadataClients(mgr.GetConfig()), opts.DependencyWatches)
 	artifacts := &declared.Artifacts{Policy: opts.ArtifactPolicy, ExternalArtifactHosts: opts.ExternalArtifactHosts,
-		BuildMemory: opts.BuildMemory, Builds: newBuildGate(mgr, opts)}
+		BuildMemory: opts.BuildMemory, Builds: newBuildGate(mgr, opts), Cache: kbuild.NewCache(opts.BuildCache), Observe: observeBuild}
 	for _, k := range kinds {
 		if err := mgr.GetFieldIndexer().IndexField(context.Background(), k.newSet(), sourceIndex, func(obj client.Object) []string {
 			sources := obj.(applyv1alpha1.Set).GetSources()
@@ -240,15 +242,6 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 }
 
 // newBuildGate hands out the slots the builds of both kinds' sets run in.
-func newBuildGate(mgr ctrl.Manager, opts Options) *buildgate.Gate {
-	slots := opts.MaxBuilds
-	if slots <= 0 {
-		slots = buildgate.DefaultSlots(kbuild.Footprint(cmp.Or(opts.BuildMemory, kbuild.DefaultMaxMemory)))
-	}
-	mgr.GetLogger().WithName("applysets").Info("Running kustomize builds of oci and flux sources a few at a time", "maxBuilds", slots)
-	return buildgate.New(slots, buildgate.DefaultMaxWait)
-}
-
 // othersAnnotationsChanged passes updates that change the set's annotations
 // other than the ApplySet contract's, which the reconciler writes itself: a
 // person's annotation asks for a reconcile, the set's own hints do not.

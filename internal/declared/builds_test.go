@@ -24,7 +24,9 @@ import (
 	"time"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/artifact"
 	"github.com/applyset-operator/applyset-operator/internal/buildgate"
+	"github.com/applyset-operator/applyset-operator/internal/kbuild"
 )
 
 // TestGatherWaitsForABuildSlot: a set's build runs in one of the slots of
@@ -50,5 +52,54 @@ func TestGatherWaitsForABuildSlot(t *testing.T) {
 	leave()
 	if got, err := GatherWith(context.Background(), reader, set, DefaultLimits, artifacts); err != nil || len(got.Inputs) != 1 {
 		t.Fatalf("with the slot free: %+v, %v", got.Inputs, err)
+	}
+}
+
+// TestGatherSharesABuildOfTheSameFiles: a second set reading the same files
+// of an artifact takes the first one's build, without waiting for a slot;
+// other files build again, and a set with fewer bytes left than the build
+// holds is refused as its own build would be.
+func TestGatherSharesABuildOfTheSameFiles(t *testing.T) {
+	kustomized := func(value string) (*artifact.Tree, error) {
+		return artifact.NewTree(map[string][]byte{
+			"deploy/kustomization.yaml": []byte("resources: [a.yaml]\nnamePrefix: x-\n"),
+			"deploy/a.yaml":             []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: " + value + "}\n"),
+		})
+	}
+	artifacts := &Artifacts{Cache: kbuild.NewCache(1 << 20), Builds: buildgate.New(1, 50*time.Millisecond)}
+	var built, cached int
+	artifacts.Observe = func(hit bool) {
+		if hit {
+			cached++
+		} else {
+			built++
+		}
+	}
+	ctx := context.Background()
+	roomy := share{bytes: 1 << 20, line: "shop"}
+	first, _ := kustomized("one")
+	docs, err := artifacts.build(ctx, first, "deploy", roomy)
+	if err != nil || len(docs) != 1 || !strings.Contains(string(docs[0].Data), "name: x-a") {
+		t.Fatalf("first build: %v, %v", docs, err)
+	}
+	leave, err := artifacts.Builds.Enter(ctx, "other") // every slot taken
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, _ := kustomized("one")
+	if again, err := artifacts.build(ctx, same, "deploy", share{bytes: 1 << 20, line: "web"}); err != nil || string(again[0].Data) != string(docs[0].Data) {
+		t.Fatalf("the same files: %v, %v; want the first build, without a slot", again, err)
+	}
+	leave()
+	var limit *kbuild.LimitError
+	if _, err := artifacts.build(ctx, same, "deploy", share{bytes: 10, line: "web"}); !errors.As(err, &limit) {
+		t.Errorf("a set with 10 bytes left: %v, want the build refused at its bound", err)
+	}
+	other, _ := kustomized("two")
+	if got, err := artifacts.build(ctx, other, "deploy", roomy); err != nil || !strings.Contains(string(got[0].Data), "k: two") {
+		t.Fatalf("other files: %v, %v", got, err)
+	}
+	if built != 2 || cached != 2 {
+		t.Errorf("built %d and took %d from the cache, want 2 and 2", built, cached)
 	}
 }

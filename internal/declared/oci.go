@@ -65,6 +65,11 @@ type Artifacts struct {
 	// taking the namespaces of the sets whose builds wait in turn; nil
 	// lets every build run at once (a preview's one set).
 	Builds *buildgate.Gate
+	// Cache, when set, keeps recent reads of artifacts, so that sets
+	// reading the same files share one build; nil builds every time.
+	Cache *kbuild.Cache
+	// Observe, when set, is told of every read: from Cache or built.
+	Observe func(cached bool)
 	// ExternalArtifactHosts are the hosts, also allowed by Policy, whose
 	// ExternalArtifacts may be fetched from any path; every other flux
 	// artifact only from its object's own path. nil allows none.
@@ -204,18 +209,51 @@ func (a *Artifacts) buildLimits(left share) kbuild.Limits {
 	return kbuild.Limits{MaxObjects: max(maxObjects, 1), MaxBytes: max(left.bytes, 1), MaxDepth: maxKustomizeNest, MaxMemory: a.BuildMemory}
 }
 
-// build reads the documents of an artifact's path, in one of the slots of
-// a.Builds. A wait for a slot too long to hold a worker for leaves the
-// artifact unavailable for now: the set tries again, with backoff.
+// build reads the documents of an artifact's path, from a.Cache when a set
+// read the same files before, or else in one of the slots of a.Builds. A
+// wait for a slot too long to hold a worker for leaves the artifact
+// unavailable for now: the set tries again, with backoff.
 func (a *Artifacts) build(ctx context.Context, files *artifact.Tree, path string, left share) ([]kbuild.Document, error) {
+	limits := a.buildLimits(left)
+	var key kbuild.Key
+	if a.Cache != nil {
+		key = kbuild.KeyOf(files, path, limits)
+		if docs, ok, err := a.cached(key, limits); ok {
+			return docs, err
+		}
+	}
 	if a.Builds != nil {
 		leave, err := a.Builds.Enter(ctx, left.line)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", err, ErrArtifactUnavailable)
 		}
 		defer leave()
+		// Another set may have built the same while this one waited.
+		if docs, ok, err := a.cached(key, limits); ok {
+			return docs, err
+		}
 	}
-	return kbuild.Read(ctx, files, path, a.buildLimits(left))
+	docs, err := kbuild.Read(ctx, files, path, limits)
+	if err == nil {
+		a.Cache.Add(key, docs)
+	}
+	a.observe(false)
+	return docs, err
+}
+
+// cached looks key up in a.Cache, counting a hit.
+func (a *Artifacts) cached(key kbuild.Key, limits kbuild.Limits) ([]kbuild.Document, bool, error) {
+	docs, ok, err := a.Cache.Get(key, limits)
+	if ok {
+		a.observe(true)
+	}
+	return docs, ok, err
+}
+
+func (a *Artifacts) observe(cached bool) {
+	if a.Observe != nil {
+		a.Observe(cached)
+	}
 }
 
 // ociOrigin is how the origins of an oci source's objects begin: the

@@ -48,6 +48,7 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/depwatch"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
+	"github.com/applyset-operator/applyset-operator/internal/reqcount"
 	"github.com/applyset-operator/applyset-operator/internal/tracing"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
@@ -250,7 +251,7 @@ func run(opts options) error {
 	if err != nil {
 		return fmt.Errorf("loading kubeconfig: %w", err)
 	}
-	cfg = tracing.WrapConfig(cfg)
+	cfg = reqcount.WrapConfig(tracing.WrapConfig(cfg))
 	cfg.QPS, cfg.Burst = float32(opts.kubeAPIQPS), opts.kubeAPIBurst
 	if err := opts.replicas.identify(cfg); err != nil {
 		return err

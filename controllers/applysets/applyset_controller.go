@@ -44,6 +44,7 @@ import (
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/declared"
 	"github.com/applyset-operator/applyset-operator/internal/replicas"
+	"github.com/applyset-operator/applyset-operator/internal/reqcount"
 	"github.com/applyset-operator/applyset-operator/internal/requeue"
 	"github.com/applyset-operator/applyset-operator/internal/tracing"
 	"github.com/applyset-operator/applyset-operator/internal/windows"
@@ -101,6 +102,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	defer func() { setReconcileDuration.WithLabelValues(r.groupKind.Kind).Observe(time.Since(started).Seconds()) }()
 	ctx, span := r.traceReconcile(ctx, req)
 	defer span.End()
+	ctx, _ = reqcount.Into(ctx)
 	set, err := r.read(ctx, req.NamespacedName)
 	if err != nil {
 		if apierrors.IsNotFound(err) {
@@ -133,6 +135,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 
 	before := reportedOf(set)
 	o, onlyHealth := r.recheck(ctx, rec)
+	r.counted(ctx, "recheck")
 	if !onlyHealth {
 		weight := r.inputWeight(set)
 		if err := r.inputs.Acquire(ctx, weight); err != nil {

@@ -146,12 +146,12 @@ func (rec *record) writeStatus(ctx context.Context, to *applyv1alpha1.ApplySetSt
 	if err := rec.saveChunks(ctx, placed); err != nil {
 		return err
 	}
-	rec.r.timed("chunks", time.Since(writing))
+	rec.r.timed(ctx, "chunks", time.Since(writing))
 	writing = time.Now()
 	if err := rec.patchStatus(ctx, to); err != nil {
 		return err
 	}
-	rec.r.timed("status", time.Since(writing))
+	rec.r.timed(ctx, "status", time.Since(writing))
 	rec.collect(ctx, before)
 	return nil
 }

@@ -19,6 +19,7 @@ package applysets
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -75,7 +76,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, rec *record) outcome {
 		{"engine", r.enginePhase}, {"approval", r.approvalPhase}, {"dependencies", r.dependenciesPhase}, {"windows", r.windowsPhase},
 		{"run", r.runPhase}}
 	for _, p := range phases {
-		if !phaseSpan(ctx, p.name, s, p.run) {
+		ok := phaseSpan(ctx, p.name, s, p.run)
+		r.counted(ctx, strings.ReplaceAll(p.name, " ", "-"))
+		if !ok {
 			break
 		}
 	}

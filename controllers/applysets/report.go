@@ -17,6 +17,7 @@ limitations under the License.
 package applysets
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -30,6 +31,7 @@ import (
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/metrics"
+	"github.com/applyset-operator/applyset-operator/internal/reqcount"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/text"
@@ -209,16 +211,33 @@ var (
 			"inspect, check, write (each group), prune, narrow-hints, chunks and status.",
 		Buckets: prometheus.ExponentialBuckets(0.001, 4, 10),
 	}, []string{setKindLabel, "step"})
+	reconcileStepRequests = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "applyset_operator_reconcile_step_requests",
+		Help: "Requests to the API server one step of a set's reconcile made: the steps of " +
+			"applyset_operator_reconcile_step_seconds, the phases before them (check-parent, compile-checks, actor, authority, engine, " +
+			"approval, dependencies, windows), recheck (of the members' health) and run (the run's requests outside its steps).",
+		Buckets: prometheus.ExponentialBuckets(1, 4, 8),
+	}, []string{setKindLabel, "step"})
 )
 
 func init() {
 	metrics.MustRegister(objectsTotal, conflictsTotal, foreignObjects, approvalAwaitingSince, approvalWaitSeconds, setReconcileDuration,
-		reconcileStepSeconds)
+		reconcileStepSeconds, reconcileStepRequests)
 }
 
-// timed records how long a step of a reconcile of the reconciler's kind took.
-func (r *Reconciler) timed(step string, took time.Duration) {
+// timed records how long a step of a reconcile of the reconciler's kind
+// took, and the requests it made.
+func (r *Reconciler) timed(ctx context.Context, step string, took time.Duration) {
 	reconcileStepSeconds.WithLabelValues(r.groupKind.Kind, step).Observe(took.Seconds())
+	r.counted(ctx, step)
+}
+
+// counted records the requests a step of the reconcile of ctx made: those
+// since the last step it counted.
+func (r *Reconciler) counted(ctx context.Context, step string) {
+	if c := reqcount.From(ctx); c != nil {
+		reconcileStepRequests.WithLabelValues(r.groupKind.Kind, step).Observe(float64(c.Take()))
+	}
 }
 
 func recordMetrics(kind string, set applyv1alpha1.Set, o outcome) {

@@ -73,7 +73,7 @@ func phaseSpan(ctx context.Context, name string, s *scope, p phase) bool {
 // the run reports when it ends.
 func (r *Reconciler) timedIn(ctx context.Context) func(step string, took time.Duration) {
 	return func(step string, took time.Duration) {
-		r.timed(step, took)
+		r.timed(ctx, step, took)
 		if !trace.SpanFromContext(ctx).IsRecording() {
 			return
 		}

@@ -50,6 +50,7 @@ import (
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/controlplane"
+	"github.com/applyset-operator/applyset-operator/internal/reqcount"
 )
 
 // Env is a running control plane with a client that knows every type the
@@ -189,7 +190,8 @@ func (e *Env) startManager(cfg *rest.Config, adjust func(*ctrl.Options), setup f
 	if adjust != nil {
 		adjust(&opts)
 	}
-	mgr, err := ctrl.NewManager(cfg, opts)
+	// As the manager's main does: each reconcile counts its requests.
+	mgr, err := ctrl.NewManager(reqcount.WrapConfig(rest.CopyConfig(cfg)), opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("creating the manager: %w", err)
 	}

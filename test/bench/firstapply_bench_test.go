@@ -108,7 +108,7 @@ func firstApplyAgainstFloor(ctx context.Context, b *testing.B, operatorFirst boo
 		}
 		waitReady(ctx, b, set)
 		op = time.Since(start)
-		b.Logf("first apply, step by step: %s", stepTrace(stepsBefore, stepSums(b)))
+		b.Logf("first apply, step by step: %s", stepTrace(stepsBefore, stepSums(b), 1))
 		opCPU = readCPU(ctx, b).Sub(cpuBefore)
 		opRequests = diffCounts(before, requestCounts(ctx, b), map[string]float64{"POST": 1}) // the set's creation
 		after := requestsByResource(ctx, b)

@@ -58,7 +58,7 @@ func BenchmarkScaleFluxShape(b *testing.B) {
 		b.StopTimer()
 		ns := namespace(ctx, b, "flux-shape-")
 		heapBefore := liveHeap()
-		before, cpuBefore := requestsByResource(ctx, b), readCPU(ctx, b)
+		before, cpuBefore, stepsBefore := requestsByResource(ctx, b), readCPU(ctx, b), stepSums(b)
 		created := make([]time.Time, sets)
 		start := time.Now()
 		profiled := profileAPIServer(ctx, b)
@@ -85,6 +85,7 @@ func BenchmarkScaleFluxShape(b *testing.B) {
 			"POST applysets": float64(sets), // the benchmark's own
 		})
 		heapAfter := liveHeap()
+		b.Logf("requests per set, step by step (seconds summed over all sets): %s", stepTrace(stepsBefore, stepSums(b), sets))
 		floor, floorCPU := fluxShapeFloor(ctx, b, sets)
 		slices.Sort(readyAfter)
 		p50, p99 := readyAfter[len(readyAfter)/2], readyAfter[len(readyAfter)*99/100]

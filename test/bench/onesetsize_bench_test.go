@@ -96,7 +96,7 @@ func oneSetOfSize(b *testing.B, n int) {
 	cpu := readCPU(ctx, b).Sub(cpuBefore)
 	requests := diffCounts(before, requestCounts(ctx, b), map[string]float64{"POST": 1})
 	live, heap := peaks()
-	b.Logf("first apply of %d objects, step by step: %s", n, stepTrace(stepsBefore, stepSums(b)))
+	b.Logf("first apply of %d objects, step by step: %s", n, stepTrace(stepsBefore, stepSums(b), 1))
 	setBytes, err := json.Marshal(set)
 	if err != nil {
 		b.Fatal(err)
@@ -172,23 +172,44 @@ func oneSetOfSize(b *testing.B, n int) {
 }
 
 // steps are the steps of a reconcile in the order it takes them
-// (applyset_operator_reconcile_step_seconds).
-var steps = []string{"read", "plan-prune", "before-writes", "inspect", "check", "write", "prune", "narrow-hints", "chunks", "status"}
+// (applyset_operator_reconcile_step_seconds), and phases the parts of it
+// before them whose requests are counted too
+// (applyset_operator_reconcile_step_requests).
+var (
+	steps  = []string{"read", "plan-prune", "before-writes", "inspect", "check", "write", "prune", "narrow-hints", "chunks", "status"}
+	phases = []string{"recheck", "check-parent", "compile-checks", "actor", "authority", "engine", "approval", "dependencies", "windows", "run"}
+)
 
-// stepSums reads the seconds each step of the reconciles so far took.
-func stepSums(b *testing.B) map[string]float64 {
-	sums, err := testenv.HistogramSums("applyset_operator_reconcile_step_seconds", "step")
+// stepFigures are the sums, by step, of the seconds and requests of the
+// reconciles so far.
+type stepFigures struct{ seconds, requests map[string]float64 }
+
+// stepSums reads the seconds and requests of each step of the reconciles so far.
+func stepSums(b *testing.B) stepFigures {
+	seconds, err := testenv.HistogramSums("applyset_operator_reconcile_step_seconds", "step")
 	if err != nil {
 		b.Fatal(err)
 	}
-	return sums
+	requests, err := testenv.HistogramSums("applyset_operator_reconcile_step_requests", "step")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return stepFigures{seconds, requests}
 }
 
-// stepTrace says what each step took between two readings of stepSums.
-func stepTrace(before, after map[string]float64) string {
-	parts := make([]string, 0, len(steps))
+// stepTrace says what each step took and asked between two readings of
+// stepSums, per set of sets: the run's steps, then the phases before them
+// that made requests.
+func stepTrace(before, after stepFigures, sets int) string {
+	parts := make([]string, 0, len(steps)+len(phases))
 	for _, step := range steps {
-		parts = append(parts, fmt.Sprintf("%s %.2fs", step, after[step]-before[step]))
+		parts = append(parts, fmt.Sprintf("%s %.2fs %.1f req", step, after.seconds[step]-before.seconds[step],
+			(after.requests[step]-before.requests[step])/float64(sets)))
+	}
+	for _, phase := range phases {
+		if n := (after.requests[phase] - before.requests[phase]) / float64(sets); n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %.1f req", phase, n))
+		}
 	}
 	return strings.Join(parts, ", ")
 }

@@ -74,11 +74,11 @@ func (e example) String() string {
 }
 
 // documents are the Markdown files whose examples the suite runs, relative
-// to the checkout, in the order it runs them: the README, then every page
-// under docs/, then every page under examples/, each in lexical order of
-// its path.
+// to the checkout, in the order it runs them: the README, CONTRIBUTING.md
+// and SECURITY.md, then every page under docs/, then every page under
+// examples/, each in lexical order of its path.
 func documents(root string) ([]string, error) {
-	docs := []string{"README.md"}
+	docs := []string{"README.md", "CONTRIBUTING.md", "SECURITY.md"}
 	for _, dir := range []string{"docs", "examples"} {
 		pages, err := markdownUnder(root, dir)
 		if err != nil {

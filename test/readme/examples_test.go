@@ -74,12 +74,25 @@ func (e example) String() string {
 }
 
 // documents are the Markdown files whose examples the suite runs, relative
-// to the checkout, in the order it runs them: the README, then every page
-// under docs/ in lexical order of its path.
+// to the checkout, in the order it runs them: the README, CONTRIBUTING.md
+// and SECURITY.md, then every page under docs/, then every page under
+// examples/, each in lexical order of its path.
 func documents(root string) ([]string, error) {
-	docs := []string{"README.md"}
+	docs := []string{"README.md", "CONTRIBUTING.md", "SECURITY.md"}
+	for _, dir := range []string{"docs", "examples"} {
+		pages, err := markdownUnder(root, dir)
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, pages...)
+	}
+	return docs, nil
+}
+
+// markdownUnder lists the Markdown files under dir of the checkout, sorted.
+func markdownUnder(root, dir string) ([]string, error) {
 	var pages []string
-	err := filepath.WalkDir(filepath.Join(root, "docs"), func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || filepath.Ext(path) != ".md" {
 			return err
 		}
@@ -88,7 +101,7 @@ func documents(root string) ([]string, error) {
 		return err
 	})
 	slices.Sort(pages)
-	return append(docs, pages...), err
+	return pages, err
 }
 
 // allExamples reads the examples of every document, in order.

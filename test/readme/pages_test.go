@@ -94,6 +94,33 @@ func TestLinksResolve(t *testing.T) {
 	}
 }
 
+// remoteBase matches a kustomize base or component of this repository
+// fetched from GitHub, with its query.
+var remoteBase = regexp.MustCompile(`github\.com/applyset-operator/applyset-operator/+config/[^\s,\]"']*`)
+
+// A remote base of this repository names a release: without a ref it is
+// whatever main is, manifests and image tag alike, the day it is built.
+func TestRemoteBasesArePinned(t *testing.T) {
+	root := checkout(t)
+	docs, err := documents(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range docs {
+		data, err := os.ReadFile(filepath.Join(root, doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			for _, base := range remoteBase.FindAllString(line, -1) {
+				if !regexp.MustCompile(`\?ref=v[0-9]+\.[0-9]+\.[0-9]+$`).MatchString(base) {
+					t.Errorf("%s:%d: %s names no release: end it with ?ref=vX.Y.Z", doc, i+1, base)
+				}
+			}
+		}
+	}
+}
+
 type link struct {
 	line   int
 	target string

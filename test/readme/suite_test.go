@@ -45,8 +45,8 @@ import (
 var (
 	// root is the checkout; work is the directory the examples run in, laid
 	// out as a checkout after `make run`: bin/ with the kubectl plugins,
-	// bin/local/kubeconfig, bin/k8s/<version>/, and config/ and test/ of the
-	// checkout.
+	// bin/local/kubeconfig, bin/k8s/<version>/, and config/, test/ and
+	// examples/ of the checkout.
 	root, work string
 	// home is the examples' HOME: no kubeconfig of the person running the
 	// suite is in reach.
@@ -100,7 +100,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	version := kubernetesVersion()
 	Expect(os.MkdirAll(filepath.Join(bin, "k8s"), 0o755)).To(Succeed())
 	Expect(os.Symlink(rl.BinaryDir, filepath.Join(bin, "k8s", version))).To(Succeed())
-	for _, dir := range []string{"config", "test"} {
+	for _, dir := range []string{"config", "test", "examples"} {
 		Expect(os.Symlink(filepath.Join(root, dir), filepath.Join(work, dir))).To(Succeed())
 	}
 	writeOfflineTools()

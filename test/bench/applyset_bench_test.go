@@ -361,7 +361,10 @@ func startSetOperator(b *testing.B) {
 // waits until they have made a set Ready.
 func runSetOperator(b *testing.B, opts applysets.Options) {
 	opts.ToolingVersion, opts.DefaultServiceAccount = "v0.1.0", "default"
-	stop, err := env.RunManagerAs(operatorConfig(), func(o *ctrl.Options) { applysets.CacheOptions(&o.Cache) }, func(mgr ctrl.Manager) error {
+	stop, err := env.RunManagerAs(operatorConfig(), func(o *ctrl.Options) {
+		applysets.CacheOptions(&o.Cache)
+		withoutFloorSets(&o.Cache)
+	}, func(mgr ctrl.Manager) error {
 		return applysets.SetupWithManager(mgr, opts)
 	})
 	if err != nil {

@@ -87,6 +87,7 @@ func BenchmarkScaleFluxShape(b *testing.B) {
 		heapAfter := liveHeap()
 		b.Logf("requests per set, step by step (seconds summed over all sets): %s", stepTrace(stepsBefore, stepSums(b), sets))
 		floor, floorCPU := fluxShapeFloor(ctx, b, sets)
+		members := fluxShapeMemberFloor(ctx, b, declared)
 		slices.Sort(readyAfter)
 		p50, p99 := readyAfter[len(readyAfter)/2], readyAfter[len(readyAfter)*99/100]
 		b.Logf("%d sets of 4 objects in one namespace: all Ready after %s; per set p50 %s, p99 %s; "+
@@ -94,12 +95,16 @@ func BenchmarkScaleFluxShape(b *testing.B) {
 			sets, all.Round(10*time.Millisecond), p50.Round(10*time.Millisecond), p99.Round(10*time.Millisecond),
 			perSet(requests, sets), sum(requests)/float64(sets), heapBefore>>20, heapAfter>>20,
 			cpu.APIServer.Seconds(), cpu.Etcd.Seconds(), cpu.Self.Seconds())
-		b.Logf("floor: the same %d objects applied by no tool, as the ServiceAccount, %d at a time: %s "+
+		b.Logf("member floor: the %d sets created and their objects applied with their part-of label, %d at a time: %s "+
+			"(the operator took %.2f times as long)", sets, floorInFlight, members.Round(10*time.Millisecond), all.Seconds()/members.Seconds())
+		b.Logf("bare floor: the same %d objects applied by no tool, as the ServiceAccount, %d at a time: %s "+
 			"(the operator took %.2f times as long); CPU: API server %.1f s, etcd %.1f s, the applier %.1f s",
 			4*sets, floorInFlight, floor.Round(10*time.Millisecond), all.Seconds()/floor.Seconds(),
 			floorCPU.APIServer.Seconds(), floorCPU.Etcd.Seconds(), floorCPU.Self.Seconds())
 		b.ReportMetric(all.Seconds(), "all-ready-s")
 		b.ReportMetric(floor.Seconds(), "floor-s")
+		b.ReportMetric(members.Seconds(), "member-floor-s")
+		b.ReportMetric(all.Seconds()/members.Seconds(), "member-floor-ratio")
 		b.ReportMetric(p50.Seconds(), "p50-set-s")
 		b.ReportMetric(p99.Seconds(), "p99-set-s")
 		b.ReportMetric(sum(requests)/float64(sets), "requests/set")
@@ -125,6 +130,22 @@ func fluxShapeFloor(ctx context.Context, b *testing.B, sets int) (time.Duration,
 	before := readCPU(ctx, b)
 	took := applyFloor(ctx, b, impersonating(b, ns), floorInFlight, objs, ns)
 	return took, readCPU(ctx, b).Sub(before)
+}
+
+// fluxShapeMemberFloor creates the sets, each declaring declared[i], and
+// applies their objects with their part-of label, into a new namespace.
+func fluxShapeMemberFloor(ctx context.Context, b *testing.B, declared [][]applyv1alpha1.Resource) time.Duration {
+	b.Helper()
+	ns := namespace(ctx, b, "flux-shape-member-floor-")
+	sets := make([]*applyv1alpha1.ApplySet, len(declared))
+	members := make([][]map[string]any, len(declared))
+	for i := range declared {
+		name := fmt.Sprintf("app%d", i)
+		sets[i] = &applyv1alpha1.ApplySet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+		sets[i].Spec.Resources, sets[i].Spec.Wait = declared[i], ptr.To(false)
+		members[i] = fluxShapeObjects(name)
+	}
+	return memberFloor(ctx, b, sets, members, floorInFlight)
 }
 
 // fluxShapeObjects are the four objects of one set of Flux's benchmark.

@@ -44,7 +44,7 @@ func startReplicas(b *testing.B, n int) {
 		b.Fatal(err)
 	}
 	for i := range n {
-		stop, err := env.RunManager(func(mgr ctrl.Manager) error {
+		stop, err := env.RunManagerWith(func(o *ctrl.Options) { withoutFloorSets(&o.Cache) }, func(mgr ctrl.Manager) error {
 			m := &replicas.Roster{Reader: mgr.GetAPIReader(), Writer: mgr.GetClient(), Namespace: ns.Name,
 				Replica: fmt.Sprintf("r%d", i), Timing: replicas.DefaultTiming}
 			if err := mgr.Add(m); err != nil {

@@ -15,8 +15,9 @@ limitations under the License.
 */
 
 // Command benchtable reads the output of `go test -bench` and prints one
-// Markdown table: a row per benchmark, a column per unit, the mean of every
-// run. `make bench` ends with it.
+// Markdown table: a row per benchmark, a column per unit, the median of its
+// runs with their minimum and maximum where there are several (`-count`).
+// `make bench` ends with it.
 package main
 
 import (
@@ -38,11 +39,10 @@ func main() {
 	}
 }
 
-// row is one benchmark's mean value per unit.
+// row is one benchmark's values per unit, a value a run.
 type row struct {
 	name   string
-	sums   map[string]float64
-	counts map[string]int
+	values map[string][]float64
 }
 
 func render(in io.Reader, out io.Writer) error {
@@ -61,7 +61,7 @@ func render(in io.Reader, out io.Writer) error {
 		key := res.GetConfig("pkg") + " " + name
 		r := byKey[key]
 		if r == nil {
-			r = &row{name: name, sums: map[string]float64{}, counts: map[string]int{}}
+			r = &row{name: name, values: map[string][]float64{}}
 			byKey[key] = r
 			rows = append(rows, r)
 		}
@@ -69,8 +69,7 @@ func render(in io.Reader, out io.Writer) error {
 			if !slices.Contains(units, v.Unit) {
 				units = append(units, v.Unit)
 			}
-			r.sums[v.Unit] += v.Value
-			r.counts[v.Unit]++
+			r.values[v.Unit] = append(r.values[v.Unit], v.Value)
 		}
 	}
 	if err := reader.Err(); err != nil {
@@ -84,13 +83,29 @@ func render(in io.Reader, out io.Writer) error {
 	for _, r := range rows {
 		cells := make([]string, len(units))
 		for i, u := range units {
-			if n := r.counts[u]; n > 0 {
-				cells[i] = format(r.sums[u] / float64(n))
-			}
+			cells[i] = spread(r.values[u])
 		}
 		fmt.Fprintf(out, "| %s | %s |\n", r.name, strings.Join(cells, " | "))
 	}
 	return nil
+}
+
+// spread is the median of values, and their minimum and maximum when
+// there are several: "5 (4.85–5.15)". The median of an even count is the
+// mean of the middle two.
+func spread(values []float64) string {
+	switch len(values) {
+	case 0:
+		return ""
+	case 1:
+		return format(values[0])
+	}
+	v := slices.Sorted(slices.Values(values))
+	median := v[len(v)/2]
+	if len(v)%2 == 0 {
+		median = (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	return fmt.Sprintf("%s (%s–%s)", format(median), format(v[0]), format(v[len(v)-1]))
 }
 
 // withoutProcs drops the -GOMAXPROCS suffix of a benchmark's name.

@@ -168,6 +168,38 @@ func TestExitStatuses(t *testing.T) {
 		}
 	})
 	t.Run("release-finalizers asks", func(t *testing.T) { releaseAsks(t, e) })
+	t.Run("push and ui ask", func(t *testing.T) { pushAndUIAsk(t, e) })
+}
+
+// pushAndUIAsk: push writes to a registry and ui's page approves plans, so
+// both ask first; neither reaches a registry or serves when told no. The
+// registry named is unreachable: a push that went ahead would fail with 2.
+func pushAndUIAsk(t *testing.T, e *exitEnv) {
+	dir := t.TempDir()
+	if err := os.WriteFile(dir+"/cm.yaml", []byte(shopManifests), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	push := []string{"push", dir, "oci://127.0.0.1:1/app", "--tag", "v1", "--insecure"}
+	for _, tc := range []struct {
+		name string
+		in   func() io.Reader
+		args []string
+		code int
+		want []string
+	}{
+		{"push: no exits 3", func() io.Reader { return terminal(t, "n\n") }, push, cli.ExitDeclined, []string{"Push 1 files", "Nothing changed"}},
+		{"push: without a terminal or --yes, refused with exit 2", func() io.Reader { return strings.NewReader("y\n") }, push, cli.ExitFailure, []string{"--yes"}},
+		{"ui: no exits 3", func() io.Reader { return terminal(t, "n\n") }, []string{"ui"}, cli.ExitDeclined, []string{"Approve button", "Nothing changed"}},
+		{"ui: without a terminal or --yes, refused with exit 2", func() io.Reader { return strings.NewReader("") }, []string{"ui"}, cli.ExitFailure, []string{"--yes"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out := e.run(t, tc.in(), tc.args...)
+			want(t, code, tc.code, out, tc.want...)
+			if strings.Contains(out, "http://") || strings.Contains(out, "Pushed") {
+				t.Errorf("served or pushed without a yes:\n%s", out)
+			}
+		})
+	}
 }
 
 // releaseAsks lets a set being deleted go only when told to.

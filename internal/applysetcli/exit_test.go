@@ -18,6 +18,7 @@ package applysetcli
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"strings"
@@ -27,6 +28,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
@@ -39,6 +41,15 @@ type exitEnv struct{ env *testenv.Env }
 
 // run runs `kubectl applyset args...` -n shop reading in, and returns its
 // exit status and all it wrote.
+// runOut is run with standard output and error apart.
+func (e *exitEnv) runOut(t *testing.T, in io.Reader, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cmd := NewCommand(genericiooptions.IOStreams{In: in, Out: &out, ErrOut: &errOut})
+	cmd.SetArgs(append(args, "-n", "shop", "--kubeconfig", e.env.Kubeconfig))
+	return cli.Execute(t.Context(), cmd), out.String(), errOut.String()
+}
+
 func (e *exitEnv) run(t *testing.T, in io.Reader, args ...string) (int, string) {
 	t.Helper()
 	var out bytes.Buffer
@@ -159,6 +170,25 @@ func TestExitStatuses(t *testing.T) {
 		e.kubectl(t, "", "label", "configmap/copy", "-n", "shop", applyset.IDLabel+"="+id)
 		code, out := e.run(t, nil, "verify", "configmap/copy", "--fix", "--yes")
 		want(t, code, cli.ExitFindings, out, "not rewritten: its ID is not its own", "IDMismatch")
+	})
+	t.Run("verify --fix -o json|yaml: standard output is the document alone", func(t *testing.T) {
+		for _, format := range []string{"json", "yaml"} {
+			code, stdout, stderr := e.runOut(t, nil, "verify", "secret/web", "--fix", "--dry-run=server", "-o", format)
+			want(t, code, cli.ExitFindings, stderr, "hints rewritten (server dry run)")
+			var doc struct {
+				APIVersion string
+				Kind       string
+				Items      []map[string]any
+			}
+			// Strict: a line of progress above the document is a key too.
+			parse := yaml.UnmarshalStrict
+			if format == "json" {
+				parse = func(data []byte, v any, _ ...yaml.JSONOpt) error { return json.Unmarshal(data, v) }
+			}
+			if err := parse([]byte(stdout), &doc); err != nil || doc.Kind != "List" || len(doc.Items) != 1 {
+				t.Errorf("-o %s: standard output is not the list of one parent (%v):\n%s", format, err, stdout)
+			}
+		}
 	})
 	t.Run("verify --fix --yes: fixing everything exits 0", func(t *testing.T) {
 		code, out := e.run(t, nil, "verify", "secret/web", "--fix", "-y")

@@ -98,7 +98,13 @@ func runVerify(cmd *cobra.Command, o *cli.Options, flags *verifyFlags, args []st
 	}
 	checked := checkParents(c, &flags.scopeFlags, snap, only)
 	if flags.fix {
-		wrote, err := fixHints(cmd, o, c, flags.yes, &flags.dr, checked)
+		// Under -o standard output is the document alone, which a
+		// program parses: what the fix does goes to standard error.
+		progress := o.Streams.Out
+		if flags.output.Printed() {
+			progress = o.Streams.ErrOut
+		}
+		wrote, err := fixHints(cmd, o, c, progress, flags.yes, &flags.dr, checked)
 		if err != nil {
 			return err
 		}

@@ -65,7 +65,8 @@ may, its admission policies included, and approves nothing.`,
 
   # May I approve it? Nothing is approved
   kubectl applyset approve applyset/web -n shop --dry-run=server`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: o.CompleteParent(cli.OperatorSets),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.run(cmd, o, args[0])
 		},

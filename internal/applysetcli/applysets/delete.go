@@ -51,7 +51,8 @@ rights; the operator acts as the set's ServiceAccount. Then it deletes the set, 
 unless --yes; --dry-run=server stops after the preview.`,
 		Example: `  kubectl applyset delete applyset/web -n shop --dry-run=server
   kubectl applyset delete clusterapplyset/platform --yes`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: o.CompleteParent(cli.OperatorSets),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := o.Clients()
 			if err != nil {

@@ -41,8 +41,9 @@ goes at once and every member stays exactly as it is, label and all: for a set s
 deleting because the operator is gone (uninstalled first, scaled to zero) or cannot release
 its members. Nothing else is changed; a set that is not being deleted is refused. It asks
 first, unless --yes.`,
-		Example: `  kubectl applyset release-finalizers applyset/web -n shop --yes`,
-		Args:    cobra.ExactArgs(1),
+		Example:           `  kubectl applyset release-finalizers applyset/web -n shop --yes`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: o.CompleteParent(cli.OperatorSets),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := o.Clients()
 			if err != nil {

@@ -54,7 +54,8 @@ and nothing changes.`,
 		Example: `  kubectl applyset disband secret/web -n shop
   kubectl applyset disband applyset/web -n shop --yes
   kubectl applyset disband secret/web -n shop --dry-run=server`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: o.CompleteParent(cli.AnyParent),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := o.Clients()
 			if err != nil {

@@ -62,7 +62,8 @@ the findings the fix leaves, checked again after the rewrite: 0 when it fixed th
 
   # Repair the hint of one set kubectl wrote, after a look at the change
   kubectl applyset verify secret/web -n shop --fix`,
-		Args: cobra.MaximumNArgs(1),
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: o.CompleteParent(cli.AnyParent),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runVerify(cmd, o, &flags, args)
 		},

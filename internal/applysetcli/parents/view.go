@@ -106,7 +106,8 @@ func newViewCommand(o *cli.Options) *cobra.Command {
 
   # The second hundred members of a big set
   kubectl applyset view applyset/rbac -n platform --offset=100 --limit=100`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: o.CompleteParent(cli.AnyParent),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := page.validate(); err != nil {
 				return err

@@ -197,6 +197,13 @@ func TestExitStatuses(t *testing.T) {
 			t.Errorf("hint %q, want ConfigMap,ServiceAccount", hint)
 		}
 	})
+	t.Run("the operator's verbs refuse another tool's set with 2, before any write", func(t *testing.T) {
+		for _, verb := range []string{"delete", "approve", "release-finalizers"} {
+			code, out := e.run(t, nil, verb, "secret/web", "--yes")
+			want(t, code, cli.ExitFailure, out, "secret/web in namespace shop is not one of the operator's sets")
+		}
+		e.kubectl(t, "", "get", "secret/web", "-n", "shop") // still there
+	})
 	t.Run("release-finalizers asks", func(t *testing.T) { releaseAsks(t, e) })
 	t.Run("push and ui ask", func(t *testing.T) { pushAndUIAsk(t, e) })
 }

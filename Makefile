@@ -174,8 +174,9 @@ image: ## Build the manager image (static binary, user 65532) as a tarball into 
 	$(GO) run -C hack/tools ./image -binary $(CURDIR)/bin/image/manager -path /manager -tag $(IMG) -out $(abspath $(IMAGE_TAR))
 
 .PHONY: plugins
-plugins: ## Build the kubectl plugins into bin/ (put bin on PATH: kubectl applyset, kubectl feature-gates).
+plugins: ## Build the kubectl plugins into bin/ (put bin on PATH: kubectl applyset, kubectl feature-gates), and kubectl applyset's shell completion.
 	$(GO) build -o bin/kubectl-applyset ./cmd/kubectl-applyset
+	ln -sf kubectl-applyset bin/kubectl_complete-applyset
 	$(GO) build -o bin/kubectl-feature_gates ./cmd/kubectl-feature_gates
 
 .PHONY: build-installer

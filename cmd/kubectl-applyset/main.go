@@ -23,9 +23,11 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"time"
 	_ "time/tzdata" // A held set's next window is shown in its time zone, on any machine.
 
+	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli"
@@ -36,6 +38,8 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	cmd := applysetcli.NewCommand(genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
+	args := argsOf(os.Args)
+	cmd.SetArgs(args)
 	shutdown, err := tracing.Setup(ctx, "kubectl-applyset")
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "error: %v\n", err)
@@ -43,7 +47,7 @@ func main() {
 	}
 	// One trace a command: its requests to the API server are its spans,
 	// so a preview and the apply it approved compare span by span.
-	verb, _, err := cmd.Find(os.Args[1:])
+	verb, _, err := cmd.Find(args)
 	if err != nil || verb == nil {
 		verb = cmd // a usage error, which Execute reports
 	}
@@ -57,4 +61,19 @@ func main() {
 	cancel()
 	stop()
 	os.Exit(code)
+}
+
+// completer is the name kubectl runs a plugin's completion by: kubectl
+// applyset <Tab> runs kubectl_complete-applyset with the words typed after
+// applyset, the one being completed last. make plugins links it to this
+// binary.
+const completer = "kubectl_complete-applyset"
+
+// argsOf are the plugin's arguments: those of the command line, or, run as
+// the completer, cobra's request for the completions of them.
+func argsOf(argv []string) []string {
+	if filepath.Base(argv[0]) == completer {
+		return append([]string{cobra.ShellCompRequestCmd}, argv[1:]...)
+	}
+	return argv[1:]
 }

@@ -83,6 +83,7 @@ Exit status: 0 no differences, 1 differences, 2 an error.`,
 	cmd.Flags().StringSliceVarP(&d.files, "filename", "f", nil, "Files or directories of manifests, or - for standard input.")
 	cmd.Flags().BoolVarP(&d.recursive, "recursive", "R", false, "Read the directories of -f recursively.")
 	cmd.Flags().StringVar(&d.kubectl.Parent, "applyset", "", "The set's parent as kubectl's --applyset names it: NAME (a Secret), or TYPE/NAME.")
+	o.CompleteParentFlag(cmd, "applyset")
 	cmd.Flags().BoolVar(&d.kubectl.Prune, "prune", false, "Also show the members the apply would delete.")
 	cmd.Flags().StringVar(&d.kubectl.FieldManager, "field-manager", "kubectl", "The field manager the apply would use.")
 	cmd.Flags().BoolVar(&d.kubectl.ForceConflicts, "force-conflicts", false, "Preview an apply that takes fields other appliers own.")

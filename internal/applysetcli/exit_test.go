@@ -18,6 +18,7 @@ package applysetcli
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"strings"
@@ -27,6 +28,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
@@ -39,6 +41,15 @@ type exitEnv struct{ env *testenv.Env }
 
 // run runs `kubectl applyset args...` -n shop reading in, and returns its
 // exit status and all it wrote.
+// runOut is run with standard output and error apart.
+func (e *exitEnv) runOut(t *testing.T, in io.Reader, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cmd := NewCommand(genericiooptions.IOStreams{In: in, Out: &out, ErrOut: &errOut})
+	cmd.SetArgs(append(args, "-n", "shop", "--kubeconfig", e.env.Kubeconfig))
+	return cli.Execute(t.Context(), cmd), out.String(), errOut.String()
+}
+
 func (e *exitEnv) run(t *testing.T, in io.Reader, args ...string) (int, string) {
 	t.Helper()
 	var out bytes.Buffer
@@ -160,6 +171,25 @@ func TestExitStatuses(t *testing.T) {
 		code, out := e.run(t, nil, "verify", "configmap/copy", "--fix", "--yes")
 		want(t, code, cli.ExitFindings, out, "not rewritten: its ID is not its own", "IDMismatch")
 	})
+	t.Run("verify --fix -o json|yaml: standard output is the document alone", func(t *testing.T) {
+		for _, format := range []string{"json", "yaml"} {
+			code, stdout, stderr := e.runOut(t, nil, "verify", "secret/web", "--fix", "--dry-run=server", "-o", format)
+			want(t, code, cli.ExitFindings, stderr, "hints rewritten (server dry run)")
+			var doc struct {
+				APIVersion string
+				Kind       string
+				Items      []map[string]any
+			}
+			// Strict: a line of progress above the document is a key too.
+			parse := yaml.UnmarshalStrict
+			if format == "json" {
+				parse = func(data []byte, v any, _ ...yaml.JSONOpt) error { return json.Unmarshal(data, v) }
+			}
+			if err := parse([]byte(stdout), &doc); err != nil || doc.Kind != "List" || len(doc.Items) != 1 {
+				t.Errorf("-o %s: standard output is not the list of one parent (%v):\n%s", format, err, stdout)
+			}
+		}
+	})
 	t.Run("verify --fix --yes: fixing everything exits 0", func(t *testing.T) {
 		code, out := e.run(t, nil, "verify", "secret/web", "--fix", "-y")
 		want(t, code, 0, out, "hints rewritten", "no findings")
@@ -167,7 +197,46 @@ func TestExitStatuses(t *testing.T) {
 			t.Errorf("hint %q, want ConfigMap,ServiceAccount", hint)
 		}
 	})
+	t.Run("the operator's verbs refuse another tool's set with 2, before any write", func(t *testing.T) {
+		for _, verb := range []string{"delete", "approve", "release-finalizers"} {
+			code, out := e.run(t, nil, verb, "secret/web", "--yes")
+			want(t, code, cli.ExitFailure, out, "secret/web in namespace shop is not one of the operator's sets")
+		}
+		e.kubectl(t, "", "get", "secret/web", "-n", "shop") // still there
+	})
 	t.Run("release-finalizers asks", func(t *testing.T) { releaseAsks(t, e) })
+	t.Run("push and ui ask", func(t *testing.T) { pushAndUIAsk(t, e) })
+}
+
+// pushAndUIAsk: push writes to a registry and ui's page approves plans, so
+// both ask first; neither reaches a registry or serves when told no. The
+// registry named is unreachable: a push that went ahead would fail with 2.
+func pushAndUIAsk(t *testing.T, e *exitEnv) {
+	dir := t.TempDir()
+	if err := os.WriteFile(dir+"/cm.yaml", []byte(shopManifests), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	push := []string{"push", dir, "oci://127.0.0.1:1/app", "--tag", "v1", "--insecure"}
+	for _, tc := range []struct {
+		name string
+		in   func() io.Reader
+		args []string
+		code int
+		want []string
+	}{
+		{"push: no exits 3", func() io.Reader { return terminal(t, "n\n") }, push, cli.ExitDeclined, []string{"Push 1 files", "Nothing changed"}},
+		{"push: without a terminal or --yes, refused with exit 2", func() io.Reader { return strings.NewReader("y\n") }, push, cli.ExitFailure, []string{"--yes"}},
+		{"ui: no exits 3", func() io.Reader { return terminal(t, "n\n") }, []string{"ui"}, cli.ExitDeclined, []string{"Approve button", "Nothing changed"}},
+		{"ui: without a terminal or --yes, refused with exit 2", func() io.Reader { return strings.NewReader("") }, []string{"ui"}, cli.ExitFailure, []string{"--yes"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out := e.run(t, tc.in(), tc.args...)
+			want(t, code, tc.code, out, tc.want...)
+			if strings.Contains(out, "http://") || strings.Contains(out, "Pushed") {
+				t.Errorf("served or pushed without a yes:\n%s", out)
+			}
+		})
+	}
 }
 
 // releaseAsks lets a set being deleted go only when told to.

@@ -105,7 +105,7 @@ func TestHelpExits0(t *testing.T) {
 // TestEveryWriterTakesYes keeps the way past the question the same on every
 // verb that asks before it writes.
 func TestEveryWriterTakesYes(t *testing.T) {
-	writers := map[string]bool{"adopt": true, "approve": true, "delete": true, "disband": true, "release-finalizers": true, "verify": true}
+	writers := map[string]bool{"adopt": true, "approve": true, "delete": true, "disband": true, "push": true, "release-finalizers": true, "ui": true, "verify": true}
 	for _, verb := range NewCommand(genericiooptions.NewTestIOStreamsDiscard()).Commands() {
 		yes := verb.Flags().Lookup("yes")
 		switch {

@@ -82,7 +82,7 @@ func serveUI(b *testing.B, args ...string) string {
 	b.Helper()
 	out, errOut := &testenv.SyncBuffer{}, &testenv.SyncBuffer{}
 	cmd := applysetcli.NewCommand(genericiooptions.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut})
-	cmd.SetArgs(append([]string{"--kubeconfig", env.Kubeconfig, "ui"}, args...))
+	cmd.SetArgs(append([]string{"--kubeconfig", env.Kubeconfig, "ui", "--yes"}, args...))
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- cmd.ExecuteContext(ctx) }()

@@ -60,7 +60,7 @@ var _ = Describe("kubectl applyset diff of an ApplySet with an oci source", Orde
 		dockerDir := GinkgoT().TempDir()
 		Expect(os.WriteFile(filepath.Join(dockerDir, "config.json"), docker, 0o600)).To(Succeed())
 		GinkgoT().Setenv("DOCKER_CONFIG", dockerDir)
-		stdout, stderr, code := runPlugin(ctx, pluginDir, "", "push", dir, "oci://"+host+"/team/app", "--tag", "v1", "--insecure")
+		stdout, stderr, code := runPlugin(ctx, pluginDir, "", "push", dir, "oci://"+host+"/team/app", "--tag", "v1", "--insecure", "--yes")
 		Expect(code).To(BeZero(), stderr)
 		digest = strings.TrimSpace(stdout)
 		Expect(digest).To(HavePrefix("sha256:"))

@@ -154,7 +154,7 @@ var _ = Describe("kubectl applyset ui's identity", func() {
 // the URL it printed first.
 func runUI(ctx context.Context, dir, kubeconfig string) string {
 	GinkgoHelper()
-	cmd := exec.CommandContext(context.WithoutCancel(ctx), filepath.Join(dir, "kubectl-applyset"), "ui", "--kubeconfig", kubeconfig)
+	cmd := exec.CommandContext(context.WithoutCancel(ctx), filepath.Join(dir, "kubectl-applyset"), "ui", "--yes", "--kubeconfig", kubeconfig)
 	cmd.Stderr = GinkgoWriter
 	out, err := cmd.StdoutPipe()
 	Expect(err).NotTo(HaveOccurred())

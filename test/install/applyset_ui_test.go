@@ -123,7 +123,7 @@ func serveUI(ctx context.Context, args ...string) string {
 	GinkgoHelper()
 	out := &testenv.SyncBuffer{}
 	cmd := applysetcli.NewCommand(genericiooptions.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: GinkgoWriter})
-	cmd.SetArgs(append([]string{"--kubeconfig", env.Kubeconfig, "ui"}, args...))
+	cmd.SetArgs(append([]string{"--kubeconfig", env.Kubeconfig, "ui", "--yes"}, args...))
 	served, stop := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan error, 1)
 	go func() { done <- cmd.ExecuteContext(served) }()

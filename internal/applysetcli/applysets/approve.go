@@ -34,8 +34,6 @@ import (
 
 type approveOptions struct {
 	digest string
-	yes    bool
-	dr     cli.DryRun
 	hosts  ArtifactHosts
 }
 
@@ -65,47 +63,36 @@ may, its admission policies included, and approves nothing.`,
 
   # May I approve it? Nothing is approved
   kubectl applyset approve applyset/web -n shop --dry-run=server`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.run(cmd, o, args[0])
-		},
 	}
+	// A set whose first plan awaits approval is no parent yet.
+	cli.Verb{Sets: cli.OperatorSets, Unread: true, NotOperatorSet: "; only those await approval",
+		Writes: true, YesHelp: "Approve without asking.", Run: a.run}.Bind(o, cmd)
 	cmd.Flags().StringVar(&a.digest, "digest", "", "Approve this digest, which must be the one the set awaits, without a preview.")
-	cmd.Flags().BoolVarP(&a.yes, "yes", "y", false, "Approve without asking.")
-	a.dr.Add(cmd)
 	a.hosts.BindFlags(cmd.Flags())
 	return cmd
 }
 
-func (a *approveOptions) run(cmd *cobra.Command, o *cli.Options, arg string) error {
-	ctx := cmd.Context()
-	c, err := o.Clients()
-	if err != nil {
-		return err
-	}
-	ref, err := cli.ParentOf(c, arg)
-	if err != nil {
-		return err
-	}
-	name := cli.ParentName(ref) + cli.InNamespace(ref.Namespace)
+// run shows the plan the set s names awaits, unless --digest names it, and
+// approves it after asking.
+func (a *approveOptions) run(ctx context.Context, s *cli.Scope) error {
 	digest := a.digest
 	if digest == "" {
-		set, awaited, err := awaitingSet(ctx, c, ref)
+		set, awaited, err := awaitingSet(ctx, s.Clients, s.Ref)
 		if err != nil {
 			return err
 		}
-		if err := showPlan(ctx, o, c, set, ref.Type.GroupKind.Kind, awaited, a.hosts); err != nil {
+		if err := showPlan(ctx, s.Options, s.Clients, set, s.Ref.Type.GroupKind.Kind, awaited, a.hosts); err != nil {
 			return err
 		}
 		digest = awaited
 	}
-	if err := o.Confirm(a.yes || a.dr.Server(), fmt.Sprintf("Approve plan %s of %s?", digest, name)); err != nil {
+	if err := s.Confirm(fmt.Sprintf("Approve plan %s of %s?", digest, s.Name)); err != nil {
 		return err
 	}
-	if err := Approve(ctx, c, ref, digest, a.dr.Opts()...); err != nil {
+	if err := Approve(ctx, s.Clients, s.Ref, digest, s.DryRun.Opts()...); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.Streams.Out, "%s: approved plan %s%s\n", name, digest, a.dr.Suffix())
+	fmt.Fprintf(s.Streams.Out, "%s: approved plan %s%s\n", s.Name, digest, s.DryRun.Suffix())
 	return nil
 }
 

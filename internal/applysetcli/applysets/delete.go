@@ -28,17 +28,12 @@ import (
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
-	"github.com/applyset-operator/applyset-operator/internal/membership"
 	"github.com/applyset-operator/applyset-operator/internal/setrun"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
 func newDeleteCommand(o *cli.Options) *cobra.Command {
-	var (
-		yes bool
-		dr  cli.DryRun
-	)
 	cmd := &cobra.Command{
 		Use:   "delete PARENT",
 		Short: "Delete one of the operator's sets, after showing what its deletion does to each member",
@@ -51,54 +46,38 @@ rights; the operator acts as the set's ServiceAccount. Then it deletes the set, 
 unless --yes; --dry-run=server stops after the preview.`,
 		Example: `  kubectl applyset delete applyset/web -n shop --dry-run=server
   kubectl applyset delete clusterapplyset/platform --yes`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := o.Clients()
-			if err != nil {
-				return err
-			}
-			ref, err := cli.ResolveParent(cmd.Context(), c, args[0])
-			if err != nil {
-				return err
-			}
-			if !cli.IsOperatorSet(ref) {
-				return fmt.Errorf("%s is not one of the operator's sets: its members are deleted by the tool that applied them "+
-					"(kubectl delete), or kept with kubectl applyset disband", cli.ParentName(ref))
-			}
-			return deleteSet(cmd, o, c, ref, yes, &dr)
-		},
 	}
-	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "Delete without asking.")
-	dr.Add(cmd)
-	return cmd
+	return cli.Verb{Sets: cli.OperatorSets, Writes: true, YesHelp: "Delete without asking.", Run: deleteSet,
+		NotOperatorSet: ": its members are deleted by the tool that applied them (kubectl delete), or kept with kubectl applyset disband",
+	}.Bind(o, cmd)
 }
 
-func deleteSet(cmd *cobra.Command, o *cli.Options, c *cli.Clients, ref membership.ParentRef, yes bool, dr *cli.DryRun) error {
-	ctx := cmd.Context()
-	cl, err := c.Client()
+// deleteSet previews the deletion of the operator's set s names, then
+// deletes it, after asking.
+func deleteSet(ctx context.Context, s *cli.Scope) error {
+	cl, err := s.Clients.Client()
 	if err != nil {
 		return err
 	}
-	set, err := cli.OperatorSetOf(ctx, cl, ref)
+	set, err := cli.OperatorSetOf(ctx, cl, s.Ref)
 	if err != nil {
 		return err
 	}
-	name := cli.ParentName(ref) + cli.InNamespace(ref.Namespace)
-	if err := previewDeletion(ctx, o.Streams.Out, cl, set, ref.Key(), name); err != nil {
+	if err := previewDeletion(ctx, s.Streams.Out, cl, set, s.Ref.Key(), s.Name); err != nil {
 		return err
 	}
-	fmt.Fprintln(o.Streams.ErrOut, "Previewed with your rights; the operator acts as the set's ServiceAccount")
-	if dr.Server() {
-		return cl.Delete(ctx, set, &client.DeleteOptions{DryRun: dr.Opts()})
+	fmt.Fprintln(s.Streams.ErrOut, "Previewed with your rights; the operator acts as the set's ServiceAccount")
+	if s.DryRun.Server() {
+		return cl.Delete(ctx, set, &client.DeleteOptions{DryRun: s.DryRun.Opts()})
 	}
-	if err := o.Confirm(yes, "Delete "+name+"?"); err != nil {
+	if err := s.Confirm("Delete " + s.Name + "?"); err != nil {
 		return err
 	}
 	if err := cl.Delete(ctx, set); err != nil {
-		return fmt.Errorf("deleting %s: %w", name, err)
+		return fmt.Errorf("deleting %s: %w", s.Name, err)
 	}
-	fmt.Fprintf(o.Streams.Out, "%s deleted; the operator releases its members (kubectl wait --for=delete %s%s)\n",
-		name, cli.ParentName(ref), cli.NSFlag(ref.Namespace))
+	fmt.Fprintf(s.Streams.Out, "%s deleted; the operator releases its members (kubectl wait --for=delete %s%s)\n",
+		s.Name, cli.ParentName(s.Ref), cli.NSFlag(s.Ref.Namespace))
 	return nil
 }
 

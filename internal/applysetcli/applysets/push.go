@@ -50,6 +50,7 @@ type pushOptions struct {
 	created     string
 	annotations []string
 	maxInput    int64
+	yes         bool
 }
 
 func newPushCommand(o *cli.Options) *cobra.Command {
@@ -71,13 +72,15 @@ files inside DIR are archived as those files; links leading out of DIR or to dir
 devices and other special files are refused, and .git directories are left out.
 
 Credentials are yours: from DOCKER_CONFIG or ~/.docker/config.json and the credential
-helpers it names, as docker login wrote them.`,
+helpers it names, as docker login wrote them.
+
+It says what it will push and asks first, unless --yes: a tag that exists is overwritten.`,
 		Example: `  # Publish an overlay, tagged with the commit, from a Git checkout
   kubectl applyset push deploy/ oci://registry.example.com/team/app --tag "$(git rev-parse --short HEAD)" \
     --source "$(git config --get remote.origin.url)" --revision "main@sha1:$(git rev-parse HEAD)"
 
   # To a registry on this machine, over plain HTTP
-  kubectl applyset push deploy/ oci://127.0.0.1:5000/app --tag v1 --insecure`,
+  kubectl applyset push deploy/ oci://127.0.0.1:5000/app --tag v1 --insecure --yes`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return p.run(cmd.Context(), o, args[0], args[1])
@@ -90,6 +93,7 @@ helpers it names, as docker login wrote them.`,
 	cmd.Flags().StringVar(&p.created, "created", "", "The creation time: RFC 3339, or now; 1970-01-01T00:00:00Z if empty, for reproducible digests.")
 	cmd.Flags().StringArrayVar(&p.annotations, "annotation", nil, "A further manifest annotation, key=value; repeatable.")
 	cmd.Flags().Int64Var(&p.maxInput, "max-input-size", cli.DefaultMaxInput, "The most bytes the files of DIR may hold.")
+	cmd.Flags().BoolVarP(&p.yes, "yes", "y", false, "Push without asking.")
 	_ = cmd.MarkFlagRequired("tag")
 	return cmd
 }
@@ -105,6 +109,10 @@ func (p *pushOptions) run(ctx context.Context, o *cli.Options, dir, url string) 
 	}
 	if files.Len() == 0 {
 		return fmt.Errorf("reading %s: no files to push", dir)
+	}
+	question := fmt.Sprintf("Push %d files (%d bytes) of %s to %s:%s?", files.Len(), files.Size(), dir, url, p.tag)
+	if err := o.Confirm(p.yes, question); err != nil {
+		return err
 	}
 	// The person pushing reaches the registry as any of their tools would.
 	opts := ociartifact.Options{Policy: fetchpolicy.Unrestricted(), Insecure: p.insecure, UserDockerConfig: true}

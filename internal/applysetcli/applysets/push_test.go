@@ -63,7 +63,7 @@ func runPush(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	cmd := newCommand(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &stdout, ErrOut: &stderr})
-	cmd.SetArgs(append([]string{"push"}, args...))
+	cmd.SetArgs(append([]string{"push", "--yes"}, args...))
 	code := cli.Execute(context.Background(), cmd)
 	return stdout.String(), stderr.String(), code
 }

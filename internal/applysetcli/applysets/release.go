@@ -17,6 +17,7 @@ limitations under the License.
 package applysets
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -29,10 +30,6 @@ import (
 )
 
 func newReleaseFinalizersCommand(o *cli.Options) *cobra.Command {
-	var (
-		yes bool
-		dr  cli.DryRun
-	)
 	cmd := &cobra.Command{
 		Use:   "release-finalizers PARENT",
 		Short: "Let a set that is being deleted go without touching its members",
@@ -42,52 +39,40 @@ deleting because the operator is gone (uninstalled first, scaled to zero) or can
 its members. Nothing else is changed; a set that is not being deleted is refused. It asks
 first, unless --yes.`,
 		Example: `  kubectl applyset release-finalizers applyset/web -n shop --yes`,
-		Args:    cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := o.Clients()
-			if err != nil {
-				return err
-			}
-			// The set may never have become a parent: its finalizer is what matters.
-			ref, err := cli.ParentOf(c, args[0])
-			if err != nil {
-				return err
-			}
-			name := cli.ParentName(ref) + cli.InNamespace(ref.Namespace)
-			if !cli.IsOperatorSet(ref) {
-				return fmt.Errorf("%s is not one of the operator's sets, which alone carry its finalizer", name)
-			}
-			cl, err := c.Client()
-			if err != nil {
-				return err
-			}
-			set, err := cli.OperatorSetOf(cmd.Context(), cl, ref)
-			if err != nil {
-				return err
-			}
-			if set.GetDeletionTimestamp().IsZero() {
-				return fmt.Errorf("%s is not being deleted: delete it first (kubectl applyset delete shows what that does)", name)
-			}
-			base := set.DeepCopyObject().(client.Object)
-			if !controllerutil.RemoveFinalizer(set, applyv1alpha1.MembersFinalizer) {
-				fmt.Fprintf(o.Streams.Out, "%s carries no finalizer of the operator's\n", name)
-				return nil
-			}
-			question := fmt.Sprintf("Release the finalizer of %s? Its %d members stay as they are",
-				name, ptr.Deref(set.GetSetStatus().MemberCount, 0))
-			if err := o.Confirm(yes || dr.Server(), question); err != nil {
-				return err
-			}
-			// The resourceVersion makes the patch fail rather than drop a finalizer added meanwhile.
-			patch := client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})
-			if err := cl.Patch(cmd.Context(), set, patch, &client.PatchOptions{DryRun: dr.Opts()}); err != nil {
-				return fmt.Errorf("releasing the finalizer of %s: %w", name, err)
-			}
-			fmt.Fprintf(o.Streams.Out, "%s released: its %d members stay as they are%s\n", name, ptr.Deref(set.GetSetStatus().MemberCount, 0), dr.Suffix())
-			return nil
-		},
 	}
-	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "Release without asking.")
-	dr.Add(cmd)
-	return cmd
+	// The set may never have become a parent: its finalizer is what matters.
+	return cli.Verb{Sets: cli.OperatorSets, Unread: true, Writes: true, YesHelp: "Release without asking.", Run: releaseFinalizer,
+		NotOperatorSet: ", which alone carry its finalizer"}.Bind(o, cmd)
+}
+
+// releaseFinalizer removes the operator's finalizer from the set s names,
+// which is being deleted, after asking.
+func releaseFinalizer(ctx context.Context, s *cli.Scope) error {
+	cl, err := s.Clients.Client()
+	if err != nil {
+		return err
+	}
+	set, err := cli.OperatorSetOf(ctx, cl, s.Ref)
+	if err != nil {
+		return err
+	}
+	if set.GetDeletionTimestamp().IsZero() {
+		return fmt.Errorf("%s is not being deleted: delete it first (kubectl applyset delete shows what that does)", s.Name)
+	}
+	base := set.DeepCopyObject().(client.Object)
+	if !controllerutil.RemoveFinalizer(set, applyv1alpha1.MembersFinalizer) {
+		fmt.Fprintf(s.Streams.Out, "%s carries no finalizer of the operator's\n", s.Name)
+		return nil
+	}
+	members := ptr.Deref(set.GetSetStatus().MemberCount, 0)
+	if err := s.Confirm(fmt.Sprintf("Release the finalizer of %s? Its %d members stay as they are", s.Name, members)); err != nil {
+		return err
+	}
+	// The resourceVersion makes the patch fail rather than drop a finalizer added meanwhile.
+	patch := client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})
+	if err := cl.Patch(ctx, set, patch, &client.PatchOptions{DryRun: s.DryRun.Opts()}); err != nil {
+		return fmt.Errorf("releasing the finalizer of %s: %w", s.Name, err)
+	}
+	fmt.Fprintf(s.Streams.Out, "%s released: its %d members stay as they are%s\n", s.Name, members, s.DryRun.Suffix())
+	return nil
 }

@@ -74,6 +74,14 @@ func (o *Output) AddFlags(cmd *cobra.Command) {
 	o.flags.OutputFormat = &o.Format
 	o.flags.OutputFlagSpecified = func() bool { return o.Format != "" }
 	o.flags.TemplatePrinterFlags.AddFlags(cmd)
+	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		formats := o.formats()
+		values := make([]string, 0, len(formats))
+		for _, f := range formats {
+			values = append(values, strings.TrimSuffix(f, "..."))
+		}
+		return values, cobra.ShellCompDirectiveNoFileComp
+	})
 	args := cmd.Args
 	cmd.Args = func(c *cobra.Command, a []string) error {
 		if args != nil {

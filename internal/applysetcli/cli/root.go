@@ -126,7 +126,9 @@ func (o *Options) Clients() (*Clients, error) {
 // Confirm asks question before a write, unless yes (--yes, or a server dry
 // run, which writes nothing): nil goes on. An answer other than yes is
 // ExitDeclined. Without a terminal to ask on, the write is refused rather
-// than decided by whatever standard input holds: a script says --yes.
+// than decided by whatever standard input holds: a script says --yes. The
+// question goes to the error stream, as a progress line does, so that
+// standard output holds only what -o asked for.
 func (o *Options) Confirm(yes bool, question string) error {
 	if yes {
 		return nil
@@ -134,7 +136,7 @@ func (o *Options) Confirm(yes bool, question string) error {
 	if f, ok := o.Streams.In.(*os.File); !ok || !term.IsTerminal(int(f.Fd())) {
 		return fmt.Errorf("%q was not asked, as standard input is not a terminal: give --yes to go ahead; nothing changed", question)
 	}
-	fmt.Fprintf(o.Streams.Out, "%s [y/N]: ", question)
+	fmt.Fprintf(o.Streams.ErrOut, "%s [y/N]: ", question)
 	answer, _ := bufio.NewReader(o.Streams.In).ReadString('\n')
 	if answer = strings.ToLower(strings.TrimSpace(answer)); answer == "y" || answer == "yes" {
 		return nil

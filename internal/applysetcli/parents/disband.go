@@ -37,10 +37,6 @@ import (
 )
 
 func newDisbandCommand(o *cli.Options) *cobra.Command {
-	var (
-		yes bool
-		dr  cli.DryRun
-	)
 	cmd := &cobra.Command{
 		Use:   "disband PARENT",
 		Short: "Dissolve an ApplySet and keep its objects",
@@ -54,33 +50,25 @@ and nothing changes.`,
 		Example: `  kubectl applyset disband secret/web -n shop
   kubectl applyset disband applyset/web -n shop --yes
   kubectl applyset disband secret/web -n shop --dry-run=server`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := o.Clients()
-			if err != nil {
-				return err
-			}
-			ref, err := cli.ResolveParent(cmd.Context(), c, args[0])
-			if err != nil {
-				return err
-			}
-			if cli.IsOperatorSet(ref) {
-				return orphanAndDelete(cmd, o, c, ref, yes, &dr)
-			}
-			p, v, err := verifyParent(cmd.Context(), o.Streams.ErrOut, c, ref)
-			if err != nil {
-				return err
-			}
-			return disband(cmd, o, c, p, v, yes, &dr)
-		},
 	}
-	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "Disband without asking.")
-	dr.Add(cmd)
-	return cmd
+	return cli.Verb{Sets: cli.AnyParent, Writes: true, YesHelp: "Disband without asking.", Run: runDisband}.Bind(o, cmd)
 }
 
-func disband(cmd *cobra.Command, o *cli.Options, c *cli.Clients, p membership.Parent, v membership.Verdict, yes bool, dr *cli.DryRun) error {
-	name := cli.ParentName(p.Ref) + cli.InNamespace(p.Ref.Namespace)
+// runDisband disbands the set s names: the operator's the operator's way,
+// any other by its members' labels and its parent's contract.
+func runDisband(ctx context.Context, s *cli.Scope) error {
+	if cli.IsOperatorSet(s.Ref) {
+		return orphanAndDelete(ctx, s)
+	}
+	p, v, err := verifyParent(ctx, s.Streams.ErrOut, s.Clients, s.Ref)
+	if err != nil {
+		return err
+	}
+	return disband(ctx, s, p, v)
+}
+
+func disband(ctx context.Context, s *cli.Scope, p membership.Parent, v membership.Verdict) error {
+	name, c, dr := s.Name, s.Clients, s.DryRun
 	switch {
 	case !v.Parent.Trusted():
 		return fmt.Errorf("%s: its ID label is not its own, so the objects that carry that ID are not its members; nothing changed", name)
@@ -95,9 +83,9 @@ func disband(cmd *cobra.Command, o *cli.Options, c *cli.Clients, p membership.Pa
 		kinds.Insert(m.GroupKind)
 		namespaces.Insert(m.Namespace)
 	}
-	fmt.Fprintf(o.Streams.Out, "Disbanding %s: the %s label comes off %d members (%s), and the ApplySet labels and "+
+	fmt.Fprintf(s.Streams.Out, "Disbanding %s: the %s label comes off %d members (%s), and the ApplySet labels and "+
 		"annotations off the parent; every object stays.\n", name, applyset.PartOfLabel, len(names), text.Summarize(names, 10))
-	if err := o.Confirm(yes || dr.Server(), "Disband?"); err != nil {
+	if err := s.Confirm("Disband?"); err != nil {
 		return err
 	}
 	engine, err := c.Engine(identity.PluginFieldManager)
@@ -106,17 +94,17 @@ func disband(cmd *cobra.Command, o *cli.Options, c *cli.Clients, p membership.Pa
 	}
 	// A set without an inventory proves its members by who applied their label.
 	appliers := membership.NewAppliers(identity.TrustedAppliers()).Of(v.Parent.Tooling.Name)
-	cs, err := engine.Disband(cmd.Context(), apply.DisbandOptions{SetID: v.Parent.ID, Kinds: kinds,
+	cs, err := engine.Disband(ctx, apply.DisbandOptions{SetID: v.Parent.ID, Kinds: kinds,
 		Scope: applyset.Scope{Namespace: p.Ref.Namespace, AdditionalNamespaces: namespaces}, Proven: apply.LabelAppliedBy(appliers), DryRun: dr.Server()})
 	if err != nil {
 		return fmt.Errorf("%d members released, then: %w", cs.Count(apply.Disbanded), err)
 	}
-	if err := clearParent(cmd.Context(), c, p, dr); err != nil {
+	if err := clearParent(ctx, c, p, dr); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.Streams.Out, "%s disbanded: %d members released%s\n", name, cs.Count(apply.Disbanded), dr.Suffix())
+	fmt.Fprintf(s.Streams.Out, "%s disbanded: %d members released%s\n", name, cs.Count(apply.Disbanded), dr.Suffix())
 	if n := cs.Count(apply.Foreign); n > 0 {
-		fmt.Fprintf(o.Streams.Out, "Left %d objects with the label: no apply of %s wrote it (%s)\n", n, v.Parent.Tooling, foreignNames(cs))
+		fmt.Fprintf(s.Streams.Out, "Left %d objects with the label: no apply of %s wrote it (%s)\n", n, v.Parent.Tooling, foreignNames(cs))
 	}
 	return nil
 }
@@ -145,27 +133,27 @@ func clearParent(ctx context.Context, c *cli.Clients, p membership.Parent, dr *c
 // orphanAndDelete disbands one of the operator's own sets the operator's
 // way: it releases the members itself once the set is deleted with
 // deletionPolicy Orphan.
-func orphanAndDelete(cmd *cobra.Command, o *cli.Options, c *cli.Clients, ref membership.ParentRef, yes bool, dr *cli.DryRun) error {
-	name := cli.ParentName(ref) + cli.InNamespace(ref.Namespace)
-	fmt.Fprintf(o.Streams.Out, "Disbanding %s: deletionPolicy becomes Orphan and the set is deleted; "+
+func orphanAndDelete(ctx context.Context, s *cli.Scope) error {
+	name, c, ref, dr := s.Name, s.Clients, s.Ref, s.DryRun
+	fmt.Fprintf(s.Streams.Out, "Disbanding %s: deletionPolicy becomes Orphan and the set is deleted; "+
 		"the operator then removes the %s label from its members, which stay.\n", name, applyset.PartOfLabel)
-	if err := o.Confirm(yes || dr.Server(), "Disband?"); err != nil {
+	if err := s.Confirm("Disband?"); err != nil {
 		return err
 	}
 	resource := c.Dynamic.Resource(ref.Type.Resource).Namespace(ref.Namespace)
 	patch := fmt.Sprintf(`{"spec":{"deletionPolicy":%q}}`, applyv1alpha1.DeletionPolicyOrphan)
-	if _, err := resource.Patch(cmd.Context(), ref.Name, types.MergePatchType, []byte(patch),
+	if _, err := resource.Patch(ctx, ref.Name, types.MergePatchType, []byte(patch),
 		metav1.PatchOptions{FieldManager: identity.PluginFieldManager, DryRun: dr.Opts()}); err != nil {
 		return fmt.Errorf("setting deletionPolicy: Orphan on %s: %w", name, err)
 	}
-	if err := resource.Delete(cmd.Context(), ref.Name, metav1.DeleteOptions{DryRun: dr.Opts()}); err != nil {
+	if err := resource.Delete(ctx, ref.Name, metav1.DeleteOptions{DryRun: dr.Opts()}); err != nil {
 		return fmt.Errorf("deleting %s: %w", name, err)
 	}
 	if dr.Server() {
-		fmt.Fprintf(o.Streams.Out, "%s would be deleted with deletionPolicy Orphan%s\n", name, dr.Suffix())
+		fmt.Fprintf(s.Streams.Out, "%s would be deleted with deletionPolicy Orphan%s\n", name, dr.Suffix())
 		return nil
 	}
-	fmt.Fprintf(o.Streams.Out, "%s deleted with deletionPolicy Orphan; the operator releases its members "+
+	fmt.Fprintf(s.Streams.Out, "%s deleted with deletionPolicy Orphan; the operator releases its members "+
 		"(kubectl wait --for=delete %s%s)\n", name, cli.ParentName(ref), cli.NSFlag(ref.Namespace))
 	return nil
 }

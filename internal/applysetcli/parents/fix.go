@@ -19,6 +19,7 @@ package parents
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -83,27 +84,26 @@ func isUnvouched(unvouched []membership.Member, uid types.UID) bool {
 	return false
 }
 
-// fixHints shows the rewrites, asks, and applies them.
-// fixHints shows and makes the rewrites the checked parents need, and
+// fixHints shows on w and makes the rewrites the checked parents need, and
 // reports whether it wrote any.
-func fixHints(cmd *cobra.Command, o *cli.Options, c *cli.Clients, yes bool, dr *cli.DryRun, checked []checkedParent) (bool, error) {
+func fixHints(cmd *cobra.Command, o *cli.Options, c *cli.Clients, w io.Writer, yes bool, dr *cli.DryRun, checked []checkedParent) (bool, error) {
 	var fixes []*hintFix
 	for _, p := range checked {
 		fix, why := planFix(p)
 		name := cli.ParentName(p.Ref) + cli.InNamespace(p.Ref.Namespace)
 		switch {
 		case why != "":
-			fmt.Fprintf(o.Streams.Out, "%s: not rewritten: %s\n", name, why)
+			fmt.Fprintf(w, "%s: not rewritten: %s\n", name, why)
 		case fix == nil:
-			fmt.Fprintf(o.Streams.Out, "%s: hints already match its members\n", name)
+			fmt.Fprintf(w, "%s: hints already match its members\n", name)
 		default:
-			fmt.Fprintf(o.Streams.Out, "%s: %s %q -> %q, %s %q -> %q (field manager %s)\n", name,
+			fmt.Fprintf(w, "%s: %s %q -> %q, %s %q -> %q (field manager %s)\n", name,
 				applyset.GroupKindsAnnotation, fix.before[0], fix.after[0],
 				applyset.AdditionalNamespacesAnnotation, fix.before[1], fix.after[1], p.verdict.Parent.Tooling.ParentFieldManager())
 			fixes = append(fixes, fix)
 		}
 		if len(p.verdict.Unvouched) > 0 {
-			fmt.Fprintf(o.Streams.Out, "%s: %d members not counted: no apply of %s wrote their %s label\n",
+			fmt.Fprintf(w, "%s: %d members not counted: no apply of %s wrote their %s label\n",
 				name, len(p.verdict.Unvouched), p.verdict.Parent.Tooling.Name, applyset.PartOfLabel)
 		}
 	}
@@ -117,7 +117,7 @@ func fixHints(cmd *cobra.Command, o *cli.Options, c *cli.Clients, yes bool, dr *
 		if err := applyFix(cmd, c, fix, dr); err != nil {
 			return false, err
 		}
-		fmt.Fprintf(o.Streams.Out, "%s%s: hints rewritten%s\n", cli.ParentName(fix.parent.Ref), cli.InNamespace(fix.parent.Ref.Namespace), dr.Suffix())
+		fmt.Fprintf(w, "%s%s: hints rewritten%s\n", cli.ParentName(fix.parent.Ref), cli.InNamespace(fix.parent.Ref.Namespace), dr.Suffix())
 	}
 	return !dr.Server(), nil
 }

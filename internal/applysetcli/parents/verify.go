@@ -62,7 +62,8 @@ the findings the fix leaves, checked again after the rewrite: 0 when it fixed th
 
   # Repair the hint of one set kubectl wrote, after a look at the change
   kubectl applyset verify secret/web -n shop --fix`,
-		Args: cobra.MaximumNArgs(1),
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: o.CompleteParent(cli.AnyParent),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runVerify(cmd, o, &flags, args)
 		},
@@ -98,7 +99,13 @@ func runVerify(cmd *cobra.Command, o *cli.Options, flags *verifyFlags, args []st
 	}
 	checked := checkParents(c, &flags.scopeFlags, snap, only)
 	if flags.fix {
-		wrote, err := fixHints(cmd, o, c, flags.yes, &flags.dr, checked)
+		// Under -o standard output is the document alone, which a
+		// program parses: what the fix does goes to standard error.
+		progress := o.Streams.Out
+		if flags.output.Printed() {
+			progress = o.Streams.ErrOut
+		}
+		wrote, err := fixHints(cmd, o, c, progress, flags.yes, &flags.dr, checked)
 		if err != nil {
 			return err
 		}

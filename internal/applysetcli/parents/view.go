@@ -106,34 +106,24 @@ func newViewCommand(o *cli.Options) *cobra.Command {
 
   # The second hundred members of a big set
   kubectl applyset view applyset/rbac -n platform --offset=100 --limit=100`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := page.validate(); err != nil {
-				return err
-			}
-			c, err := o.Clients()
-			if err != nil {
-				return err
-			}
-			ref, err := cli.ResolveParent(cmd.Context(), c, args[0])
-			if err != nil {
-				return err
-			}
-			out, err := ViewOf(cmd.Context(), o.Streams.ErrOut, c, ref)
-			if err != nil {
-				return err
-			}
-			out = page.paged(out)
-			if !output.Printed() {
-				return printView(o.Streams.Out, out)
-			}
-			obj, err := cli.Object(cli.OutputAPIVersion, viewKind, out)
-			if err != nil {
-				return err
-			}
-			return output.Print(o.Streams.Out, obj)
-		},
+		// Checked before any request, as the flags are.
+		PreRunE: func(*cobra.Command, []string) error { return page.validate() },
 	}
+	cli.Verb{Sets: cli.AnyParent, Run: func(ctx context.Context, s *cli.Scope) error {
+		out, err := ViewOf(ctx, s.Streams.ErrOut, s.Clients, s.Ref)
+		if err != nil {
+			return err
+		}
+		out = page.paged(out)
+		if !output.Printed() {
+			return printView(s.Streams.Out, out)
+		}
+		obj, err := cli.Object(cli.OutputAPIVersion, viewKind, out)
+		if err != nil {
+			return err
+		}
+		return output.Print(s.Streams.Out, obj)
+	}}.Bind(o, cmd)
 	output.AddFlags(cmd)
 	cmd.Flags().IntVar(&page.offset, "offset", 0, "Skip this many members of the table first, to page through a big set.")
 	cmd.Flags().IntVar(&page.limit, "limit", 0, "List at most this many members (0: all). Health still counts every member.")

@@ -28,7 +28,10 @@ import (
 
 // NewCommand is the ui verb.
 func NewCommand(o *cli.Options) *cobra.Command {
-	var flags options
+	var (
+		flags options
+		yes   bool
+	)
 	cmd := &cobra.Command{
 		Use:   "ui",
 		Short: "Serve a web page of the ApplySets, their members and health, on 127.0.0.1",
@@ -39,14 +42,28 @@ as you: RBAC decides what the page shows. Nothing runs in the cluster.
 
 The first line of output is the URL to open. The server answers only on the loopback address
 (127.0.0.1, localhost or [::1]) and only requests that name it so in their Host header, which
-keeps other web sites your browser opens from reaching it. Ctrl-C stops it.`,
+keeps other web sites your browser opens from reaching it. Ctrl-C stops it.
+
+A plan's page has an Approve button, which writes the approval as you: ui asks before it
+serves such a page, unless --yes. --read-only serves the pages without it, and asks nothing.`,
 		Example: `  # Serve the sets of the current namespace on a free port, and open a browser
   kubectl applyset ui --open
+
+  # Only to look: no Approve button, and no question
+  kubectl applyset ui --read-only
 
   # Every namespace, on a chosen port
   kubectl applyset ui -A --port 8765`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkAddress(flags); err != nil {
+				return err
+			}
+			if !flags.ReadOnly {
+				if err := o.Confirm(yes, "The page approves plans as you when its Approve button is pressed. Serve it?"); err != nil {
+					return err
+				}
+			}
 			c, err := o.Clients()
 			if err != nil {
 				return err
@@ -69,6 +86,8 @@ keeps other web sites your browser opens from reaching it. Ctrl-C stops it.`,
 			"link of the pages carry it as the first segment of their path, and no cookie does. It is not the token the pages "+
 			"send to change anything, and --open never puts it on a command line.")
 	flags.Hosts.BindFlags(f)
+	f.BoolVarP(&yes, "yes", "y", false, "Serve the page, Approve buttons included, without asking.")
+	f.BoolVar(&flags.ReadOnly, "read-only", false, "Serve the pages without the Approve button; nothing is asked, and nothing written.")
 	f.StringVarP(&flags.Scope.Selector, "selector", "l", "", "Only parents whose labels match this selector (e.g. team=web).")
 	return cmd
 }

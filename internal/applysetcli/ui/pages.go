@@ -53,15 +53,17 @@ var staticFS embed.FS
 // pages renders the index and the sets' pages, each read afresh, as list
 // and view read them, when it is asked for.
 type pages struct {
-	c      *cli.Clients
-	scope  parents.Scope
-	hosts  applysets.ArtifactHosts // where a plan's preview may fetch artifacts from
-	token  string
-	errOut io.Writer
-	index  *template.Template
-	set    *template.Template
-	plan   *template.Template
-	failed *template.Template
+	c     *cli.Clients
+	scope parents.Scope
+	hosts applysets.ArtifactHosts // where a plan's preview may fetch artifacts from
+	token string
+	// readOnly refuses approvals: the user did not agree to them (ui --read-only).
+	readOnly bool
+	errOut   io.Writer
+	index    *template.Template
+	set      *template.Template
+	plan     *template.Template
+	failed   *template.Template
 }
 
 var funcs = template.FuncMap{
@@ -96,7 +98,7 @@ var funcs = template.FuncMap{
 // newPages parses the pages; base begins every link they carry: "", or the
 // read secret's segment when reading needs it (see guard.readSecret).
 func newPages(c *cli.Clients, o options, token, base string, errOut io.Writer) (*pages, error) {
-	p := &pages{c: c, scope: o.Scope, hosts: o.Hosts, token: token, errOut: errOut}
+	p := &pages{c: c, scope: o.Scope, hosts: o.Hosts, token: token, readOnly: o.ReadOnly, errOut: errOut}
 	// link is the link to a path of the server's routes: base and the path.
 	link := template.FuncMap{"link": func(path string) string { return base + path }}
 	var err error

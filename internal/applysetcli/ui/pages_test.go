@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"slices"
@@ -137,5 +138,21 @@ func TestPagesLinkUnderTheReadSecret(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A page served with --read-only approves nothing, whatever the request
+// carries, and says how to approve instead; it reads nothing to say so.
+func TestReadOnlyRefusesApproval(t *testing.T) {
+	p, err := newPages(nil, options{ReadOnly: true}, "token", "", io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := httptest.NewRequest(http.MethodPost, "/sets/shop/applyset.apply.applyset.dev/gated/approve", strings.NewReader("digest=sha256:ab"))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	w := httptest.NewRecorder()
+	p.serveApprove(w, r)
+	if w.Code != http.StatusForbidden || !strings.Contains(w.Body.String(), "--read-only") {
+		t.Errorf("status %d: %s", w.Code, w.Body)
 	}
 }

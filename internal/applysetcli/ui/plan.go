@@ -54,15 +54,26 @@ func (p *pages) servePlan(w http.ResponseWriter, r *http.Request) {
 	review, err := applysets.ReviewPlan(r.Context(), p.c, ref, p.hosts)
 	out := planPage{page: p.page("Plan of "+cli.ParentName(ref), nil), Parent: cli.ParentName(ref),
 		SetPath: setPathOf(ref.Namespace, cli.ParentName(ref)), Review: review}
-	if err != nil {
+	switch {
+	case err != nil:
 		out.Error = err.Error()
+	case p.readOnly && review.Awaited != "":
+		out.Error = errReadOnly.Error()
 	}
 	p.render(w, p.plan, out)
 }
 
+// errReadOnly is why a page served with --read-only approves nothing.
+var errReadOnly = errors.New("this page was served with --read-only, so it approves nothing: " +
+	"approve with kubectl applyset approve, or serve the page without --read-only")
+
 // serveApprove approves the digest the page showed, as kubectl applyset
 // approve --digest does: only when the set still awaits that very plan.
 func (p *pages) serveApprove(w http.ResponseWriter, r *http.Request) {
+	if p.readOnly {
+		http.Error(w, "Not approved: "+errReadOnly.Error(), http.StatusForbidden)
+		return
+	}
 	ref, err := p.setRef(r)
 	if err != nil {
 		http.Error(w, err.Error(), statusOf(err))

@@ -54,6 +54,8 @@ type options struct {
 	Hosts applysets.ArtifactHosts
 	// TokenInURL asks for the run's token to read pages too.
 	TokenInURL bool
+	// ReadOnly serves no Approve button and refuses approvals.
+	ReadOnly bool
 }
 
 // shutdownGrace is how long requests under way may take to end once the

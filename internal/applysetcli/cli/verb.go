@@ -1,0 +1,109 @@
+/*
+Copyright 2026 The applyset-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cli
+
+import (
+	"context"
+	"errors"
+
+	"github.com/spf13/cobra"
+
+	"github.com/applyset-operator/applyset-operator/internal/membership"
+)
+
+// Verb is the one scaffold of the verbs that act on one PARENT: it connects,
+// names the parent, refuses one the verb does not act on, and, for a verb
+// that writes, owns --yes, --dry-run and the question. Run does the verb's
+// own work with what the scaffold read, so that the cobra command is a thin
+// caller and the work a function of a Scope.
+type Verb struct {
+	// Sets are the parents the argument completes to, and, when
+	// OperatorSets, the only ones the verb takes.
+	Sets Sets
+	// Unread takes the argument as named, without reading it: one of the
+	// operator's sets need not be a parent yet (one not applied, or being
+	// deleted). Otherwise it must name a parent (ResolveParent).
+	Unread bool
+	// NotOperatorSet ends the error that refuses a parent of another tool,
+	// when Sets is OperatorSets: "NAME is not one of the operator's sets"
+	// and this.
+	NotOperatorSet string
+	// Writes adds --yes, with YesHelp, and --dry-run.
+	Writes  bool
+	YesHelp string
+	// Run does the verb's work.
+	Run func(ctx context.Context, s *Scope) error
+}
+
+// Scope is what a Verb's Run works on.
+type Scope struct {
+	*Options
+	Clients *Clients
+	Ref     membership.ParentRef
+	// Name names the parent in messages, with its namespace.
+	Name string
+	// DryRun is --dry-run; a verb that does not write never sends a dry run.
+	DryRun *DryRun
+	yes    bool
+}
+
+// Confirm asks question before a write, unless --yes or --dry-run=server,
+// as Options.Confirm does.
+func (s *Scope) Confirm(question string) error {
+	return s.Options.Confirm(s.yes || s.DryRun.Server(), question)
+}
+
+// Bind makes cmd run the verb on its one argument, with the verb's flags and
+// completion, and returns it.
+func (v Verb) Bind(o *Options, cmd *cobra.Command) *cobra.Command {
+	s := &Scope{Options: o, DryRun: &DryRun{}} // none until Add, for a verb that writes
+	cmd.Args = cobra.ExactArgs(1)
+	cmd.ValidArgsFunction = o.CompleteParent(v.Sets)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := v.scope(cmd.Context(), s, args[0]); err != nil {
+			return err
+		}
+		return v.Run(cmd.Context(), s)
+	}
+	if v.Writes {
+		cmd.Flags().BoolVarP(&s.yes, "yes", "y", false, v.YesHelp)
+		s.DryRun.Add(cmd)
+	}
+	return cmd
+}
+
+// scope connects and reads the parent arg names into s.
+func (v Verb) scope(ctx context.Context, s *Scope, arg string) error {
+	c, err := s.Options.Clients()
+	if err != nil {
+		return err
+	}
+	s.Clients = c
+	if v.Unread {
+		s.Ref, err = ParentOf(c, arg)
+	} else {
+		s.Ref, err = ResolveParent(ctx, c, arg)
+	}
+	if err != nil {
+		return err
+	}
+	s.Name = ParentName(s.Ref) + InNamespace(s.Ref.Namespace)
+	if v.Sets == OperatorSets && !IsOperatorSet(s.Ref) {
+		return errors.New(s.Name + " is not one of the operator's sets" + v.NotOperatorSet)
+	}
+	return nil
+}

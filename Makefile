@@ -122,7 +122,18 @@ test-e2e: ## Run the e2e suite: the operator installed from dist/install.yaml an
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" hack/e2e-cluster.sh run -- \
 		bin/e2e.test -test.v -test.timeout 20m -ginkgo.v $(if $(E2E_FOCUS),-ginkgo.focus '$(E2E_FOCUS)')
 
-.PHONY: reliability
+# The oldest Kubernetes the CRDs can be installed on (docs/reference/compatibility.md);
+# `make test-compat` runs the API's suites against it.
+COMPAT_KUBERNETES_VERSION ?= v1.35.4
+# More packages for it, e.g. ./test/install/ (long).
+COMPAT_PACKAGES ?=
+
+.PHONY: test-compat
+test-compat: ## Run the API's envtest suites (api/, test/validation; COMPAT_PACKAGES adds more) against COMPAT_KUBERNETES_VERSION's kube-apiserver, built like the default one.
+	assets="$$(KUBERNETES_VERSION=$(COMPAT_KUBERNETES_VERSION) hack/setup-control-plane.sh)" && \
+		KUBEBUILDER_ASSETS="$$assets" $(GO) test -count=1 -timeout 30m ./api/... ./test/validation/ $(COMPAT_PACKAGES)
+
+
 reliability: control-plane ## Run the reliability suite at scale: restarts over 1,000 objects 5 times, 50 sets of 100 at once, writers for a minute, one set of 100,000, the race hunt over 10 seeds.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" RELIABILITY_OBJECTS=$${RELIABILITY_OBJECTS:-1000} RELIABILITY_RUNS=$${RELIABILITY_RUNS:-5} \
 		RELIABILITY_SETS=$${RELIABILITY_SETS:-50} RELIABILITY_SET_OBJECTS=$${RELIABILITY_SET_OBJECTS:-100} RELIABILITY_WINDOW=$${RELIABILITY_WINDOW:-60} \

@@ -1,12 +1,23 @@
 # applyset-operator
 
-# The manager image, for deploying to a real cluster.
-IMG ?= applyset-operator:latest
-# The version of the Helm chart make build-installer writes (SemVer).
-VERSION ?= 0.1.0
-# Where `make image` writes the manager image, as a tarball `docker load` and
-# `ctr images import` read.
+# The version of this checkout: hack/version.sh, `git describe` of the newest v* tag.
+# It is stamped into the manager and the plugins (--version), and names the image
+# tag, the chart's version and appVersion and the install manifest's image.
+VERSION ?= $(shell hack/version.sh)
+VERSION := $(VERSION)
+# The manager's image, by the one name config/default, the chart and the docs use.
+IMAGE_REPO ?= ghcr.io/applyset-operator/applyset-operator
+IMG ?= $(IMAGE_REPO):$(VERSION)
+# The platforms of the image index `make image` and `make release` write.
+PLATFORMS ?= linux/amd64 linux/arm64
+# Where `make image` writes the manager image: an OCI image layout with an index of
+# PLATFORMS, as a tarball that `kind load image-archive`, `ctr images import`,
+# `docker load` and (unpacked) `crane push --index` read.
 IMAGE_TAR ?= bin/image/manager.tar
+# Where `make release` writes the release's assets.
+RELEASE_DIST ?= dist
+# Every binary names VERSION (internal/version).
+LDFLAGS := -X github.com/applyset-operator/applyset-operator/internal/version.stamped=$(VERSION)
 # Where the kustomize tree places the manager.
 NAMESPACE ?= applyset-operator-system
 
@@ -14,6 +25,8 @@ SHELL := /usr/bin/env bash
 .SHELLFLAGS := -o errexit -o pipefail -c
 
 GO ?= go
+# This machine's platform, for images only it runs.
+HOST_PLATFORM := linux/$(shell $(GO) env GOARCH)
 # CHROMIUM is the browser of the specs of kubectl applyset ui (hack/setup-chromium.sh
 # prints one); without it they are skipped, or fail where APPLYSET_REQUIRE_BROWSER is set.
 CHROMIUM ?=
@@ -105,14 +118,25 @@ ui-vendor: ## Vendor the web page's JavaScript libraries (hack/vendor-ui.sh) int
 # keeps Helm out of the operator's go.mod.
 .PHONY: test-e2e
 test-e2e: ## Run the e2e suite: the operator installed from dist/install.yaml and with the chart into a single-node cluster of its own (root; see docs/development.md).
-	$(MAKE) image IMG=applyset-operator:latest IMAGE_TAR=bin/image/manager.tar
-	$(MAKE) build-installer IMG=applyset-operator:latest
+	$(MAKE) image IMG=applyset-operator:latest IMAGE_TAR=bin/image/manager.tar PLATFORMS=$(HOST_PLATFORM)
+	$(MAKE) build-installer IMG=applyset-operator:latest RELEASE_DIST=dist
 	$(GO) build -C test/helm -o $(CURDIR)/bin/helm helm.sh/helm/v4/cmd/helm
 	$(GO) test -c -o bin/e2e.test ./test/e2e
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" hack/e2e-cluster.sh run -- \
 		bin/e2e.test -test.v -test.timeout 20m -ginkgo.v $(if $(E2E_FOCUS),-ginkgo.focus '$(E2E_FOCUS)')
 
-.PHONY: reliability
+# The oldest Kubernetes the CRDs can be installed on (docs/reference/compatibility.md);
+# `make test-compat` runs the API's suites against it.
+COMPAT_KUBERNETES_VERSION ?= v1.35.4
+# More packages for it, e.g. ./test/install/ (long).
+COMPAT_PACKAGES ?=
+
+.PHONY: test-compat
+test-compat: ## Run the API's envtest suites (api/, test/validation; COMPAT_PACKAGES adds more) against COMPAT_KUBERNETES_VERSION's kube-apiserver, built like the default one.
+	assets="$$(KUBERNETES_VERSION=$(COMPAT_KUBERNETES_VERSION) hack/setup-control-plane.sh)" && \
+		KUBEBUILDER_ASSETS="$$assets" $(GO) test -count=1 -timeout 30m ./api/... ./test/validation/ $(COMPAT_PACKAGES)
+
+
 reliability: control-plane ## Run the reliability suite at scale: restarts over 1,000 objects 5 times, 50 sets of 100 at once, writers for a minute, one set of 100,000, the race hunt over 10 seeds.
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" RELIABILITY_OBJECTS=$${RELIABILITY_OBJECTS:-1000} RELIABILITY_RUNS=$${RELIABILITY_RUNS:-5} \
 		RELIABILITY_SETS=$${RELIABILITY_SETS:-50} RELIABILITY_SET_OBJECTS=$${RELIABILITY_SET_OBJECTS:-100} RELIABILITY_WINDOW=$${RELIABILITY_WINDOW:-60} \
@@ -165,23 +189,34 @@ verify: manifests generate reference ## Fail when generated files (CRDs, RBAC, d
 
 .PHONY: build
 build: ## Build the manager binary into bin/manager.
-	$(GO) build -o bin/manager ./cmd/manager
+	$(GO) build -ldflags '$(LDFLAGS)' -o bin/manager ./cmd/manager
 
 .PHONY: image
-image: ## Build the manager image (static binary, user 65532) as a tarball into IMAGE_TAR, without a container engine.
+image: ## Build the manager image IMG (static binary, user 65532) for PLATFORMS as an image index tarball into IMAGE_TAR, without a container engine.
 	@mkdir -p bin/image $(dir $(IMAGE_TAR))
-	CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -o bin/image/manager ./cmd/manager
-	$(GO) run -C hack/tools ./image -binary $(CURDIR)/bin/image/manager -path /manager -tag $(IMG) -out $(abspath $(IMAGE_TAR))
+	@args=(); for platform in $(PLATFORMS); do arch=$${platform#linux/}; \
+		echo "building the manager for $$platform"; \
+		CGO_ENABLED=0 GOOS=linux GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/image/manager-$$arch ./cmd/manager && \
+		args+=(-platform "$$platform=$(CURDIR)/bin/image/manager-$$arch") || exit 1; \
+	done; \
+	written="$$($(GO) run -C hack/tools ./image "$${args[@]}" -path /manager -tag $(IMG) -out $(abspath $(IMAGE_TAR)))"; \
+	echo "$$written" > $(IMAGE_TAR).digest; \
+	echo "wrote $(IMAGE_TAR): $(IMG), an index of $(PLATFORMS), digest $${written##* }"; \
+	echo "  into kind:        kind load image-archive $(IMAGE_TAR)"; \
+	echo "  into containerd:  ctr -n k8s.io images import $(IMAGE_TAR)"; \
+	echo "  into Docker:      docker load -i $(IMAGE_TAR)"; \
+	echo "  to a registry:    mkdir -p bin/image/layout && tar -xf $(IMAGE_TAR) -C bin/image/layout && crane push --index bin/image/layout $(IMG)"; \
+	echo "  then deploy it:   make deploy IMG=$(IMG)"
 
 .PHONY: plugins
 plugins: ## Build the kubectl plugins into bin/ (put bin on PATH: kubectl applyset, kubectl feature-gates), and kubectl applyset's shell completion.
-	$(GO) build -o bin/kubectl-applyset ./cmd/kubectl-applyset
+	$(GO) build -ldflags '$(LDFLAGS)' -o bin/kubectl-applyset ./cmd/kubectl-applyset
 	ln -sf kubectl-applyset bin/kubectl_complete-applyset
-	$(GO) build -o bin/kubectl-feature_gates ./cmd/kubectl-feature_gates
+	$(GO) build -ldflags '$(LDFLAGS)' -o bin/kubectl-feature_gates ./cmd/kubectl-feature_gates
 
 .PHONY: build-installer
-build-installer: manifests ## Write the release's install artifacts from config/default: dist/install.yaml (with the image IMG) and the Helm chart dist/chart.
-	$(GO) run ./hack/build-installer -image $(IMG) -version $(VERSION) -out dist
+build-installer: manifests ## Write the release's install artifacts from config/default: dist/install.yaml (with the image IMG) and the Helm chart dist/chart, of VERSION.
+	$(GO) run ./hack/build-installer -image $(IMG) -version $(VERSION) -out $(RELEASE_DIST)
 
 PLUGIN_PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 PLUGIN_DIST ?= dist
@@ -195,23 +230,50 @@ plugin-archives: ## Build the release archives of kubectl applyset into dist/, a
 	@for archive in $(PLUGIN_ARCHIVES); do \
 		platform=$${archive##*/kubectl-applyset_}; platform=$${platform%.tar.gz}; \
 		os=$${platform%%_*}; arch=$${platform#*_}; dir=$$(mktemp -d); \
-		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -o $$dir/kubectl-applyset ./cmd/kubectl-applyset && \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $$dir/kubectl-applyset ./cmd/kubectl-applyset && \
 		cp LICENSE $$dir/ && tar -czf $$archive -C $$dir kubectl-applyset LICENSE && \
 		rm -rf $$dir && echo $$archive || exit 1; \
 	done
 
+# The release's image tarball, among its assets.
+RELEASE_IMAGE = $(RELEASE_DIST)/applyset-operator-image.tar
+
+.PHONY: release
+release: manifests ## Write the assets of the release VERSION=vX.Y.Z into RELEASE_DIST (dist): install.yaml (image by tag and digest), the packaged chart, the image index for PLATFORMS, the plugin archives and krew manifest, SHA256SUMS.
+	$(GO) run ./hack/release -check -version $(VERSION)
+	@case "$(abspath $(RELEASE_DIST))" in /|$(CURDIR)) echo "RELEASE_DIST=$(RELEASE_DIST) would remove too much"; exit 1;; esac
+	rm -rf $(RELEASE_DIST) && mkdir -p $(RELEASE_DIST)
+	$(MAKE) image IMAGE_TAR=$(RELEASE_IMAGE) IMG=$(IMAGE_REPO):$(VERSION)
+	digest="$$(awk '{print $$3}' $(RELEASE_IMAGE).digest)" && rm $(RELEASE_IMAGE).digest && \
+		$(GO) run ./hack/build-installer -image $(IMAGE_REPO):$(VERSION)@$$digest -version $(VERSION) -out $(RELEASE_DIST)
+	$(MAKE) plugin-archives PLUGIN_DIST=$(RELEASE_DIST)
+	$(GO) run ./hack/release -version $(VERSION) -dist $(RELEASE_DIST)
+
+# The agreement of a release's assets, checked in a clean clone of HEAD as a
+# release is made, with the Go build cache of this machine.
+RELEASE_CHECK_DIR ?= bin/release-check
+
+.PHONY: test-release
+test-release: ## Run make release VERSION=v0.1.0 in a clean clone of HEAD and check that every asset names that version and SHA256SUMS matches them.
+	rm -rf $(RELEASE_CHECK_DIR) && git clone -q --no-hardlinks . $(RELEASE_CHECK_DIR)
+	$(MAKE) -C $(RELEASE_CHECK_DIR) release VERSION=v0.1.0
+	RELEASE_DIST=$(abspath $(RELEASE_CHECK_DIR))/dist RELEASE_VERSION=v0.1.0 $(GO) test -count=1 ./test/release
+
 # NODE=1 makes `make run` start a single-node cluster whose Pods run (root; the e2e
 # cluster, hack/e2e-cluster.sh) and install the operator into it from a local image.
 NODE ?=
+# CLUSTER=current makes `make run` use the cluster the current kubeconfig reaches,
+# which it otherwise only offers at a terminal: it names the context and server first.
+CLUSTER ?=
 
 .PHONY: run
-run: build plugins control-plane ## Run the manager against the current cluster, or a local control plane when none is reachable; NODE=1: in a single-node cluster of its own (root).
+run: build plugins control-plane ## Run the manager on a local control plane; CLUSTER=current: against the cluster of the current kubeconfig; NODE=1: in a single-node cluster of its own (root).
 ifeq ($(NODE),)
 	$(GO) build -o bin/run-local ./hack/run-local
-	bin/run-local -- bin/manager --artifact-allowed-hosts=http://127.0.0.1,http://[::1] $(ARGS)
+	bin/run-local -cluster=$(CLUSTER) -- bin/manager --artifact-allowed-hosts=http://127.0.0.1,http://[::1] $(ARGS)
 else
-	$(MAKE) image IMG=controller:latest IMAGE_TAR=bin/image/manager.tar
-	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" hack/e2e-cluster.sh run -- hack/run-node.sh
+	$(MAKE) image IMAGE_TAR=bin/image/manager.tar PLATFORMS=$(HOST_PLATFORM)
+	IMG=$(IMG) KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" hack/e2e-cluster.sh run -- hack/run-node.sh
 endif
 
 ##@ Deployment
@@ -226,7 +288,7 @@ uninstall: ## Remove the CRDs (and with them every ApplySet and CustomFeatureGat
 
 .PHONY: deploy
 deploy: ## Deploy the operator (CRDs, RBAC, manager, webhooks) to the cluster of the current kubeconfig.
-	$(KUBECTL) kustomize config/default | sed 's#image: controller:latest#image: $(IMG)#' | \
+	$(KUBECTL) kustomize config/default | sed 's#image: $(IMAGE_REPO):.*#image: $(IMG)#' | \
 		$(KUBECTL) apply --server-side -f -
 
 .PHONY: undeploy

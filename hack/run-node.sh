@@ -2,8 +2,8 @@
 # `make run NODE=1`: the operator in a single-node cluster whose Pods run. Runs inside
 # the cluster of hack/e2e-cluster.sh (`hack/e2e-cluster.sh run -- hack/run-node.sh`),
 # which sets KUBECONFIG, CONTAINERD_ADDRESS and puts kubectl on PATH. It imports the
-# manager image `make image IMG=controller:latest` wrote into the node's containerd,
-# installs the operator as a user does, `kubectl apply --server-side -k config/default`,
+# manager image `make image` wrote into the node's containerd, installs the operator
+# as a user does, config/default with that image (IMG) applied server-side,
 # waits until it is available, then follows its log until Ctrl-C, which stops the
 # cluster.
 set -euo pipefail
@@ -17,8 +17,11 @@ log() { printf 'run-node: %s\n' "$*" >&2; }
 
 log "importing ${image} into the node's containerd"
 ctr images import "${image}" >/dev/null
-log "installing the operator: kubectl apply --server-side -k config/default"
-kubectl apply --server-side -k "${root}/config/default" >&2
+: "${IMG:?IMG names the image make image wrote}"
+log "installing the operator: config/default with the image ${IMG}, kubectl apply --server-side"
+kubectl kustomize "${root}/config/default" |
+  sed "s#image: ghcr.io/applyset-operator/applyset-operator:.*#image: ${IMG}#" |
+  kubectl apply --server-side -f - >&2
 log "waiting for the operator's Pod (the first start waits for its webhook certificate: a minute or two)"
 kubectl -n "${namespace}" rollout status "deployment/${deployment}" --timeout=5m >&2
 

@@ -14,8 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command kubectl-applyset is a kubectl plugin: `kubectl applyset list|view|
-// verify|disband` works on every ApplySet of a cluster, whatever tool wrote it.
+// Command kubectl-applyset is a kubectl plugin that works on every ApplySet
+// of a cluster, whatever tool wrote it, with the verbs adopt, approve,
+// delete, diff, disband, list, push, release-finalizers, ui, validate,
+// verify, version and view (docs/reference/plugin.md).
 package main
 
 import (

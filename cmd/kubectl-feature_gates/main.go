@@ -36,6 +36,7 @@ import (
 
 	featuresv1alpha1 "github.com/applyset-operator/applyset-operator/api/features/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/gatelist"
+	"github.com/applyset-operator/applyset-operator/internal/version"
 )
 
 func main() {
@@ -77,7 +78,11 @@ func newCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	}
 	connection.AddFlags(cmd.PersistentFlags())
 	cmd.Flags().StringVarP(&output, "output", "o", "", "Output format: wide, name, json or yaml.")
-	cmd.AddCommand(renderCommand(streams))
+	cmd.AddCommand(renderCommand(streams), version.Command("feature-gates", streams.Out))
+	// --version without -v, which is kubectl's verbosity.
+	cmd.Flags().Bool("version", false, "Print the plugin's version and exit.")
+	cmd.Version = version.String()
+	cmd.SetVersionTemplate(version.Line("kubectl-feature_gates"))
 	return cmd
 }
 

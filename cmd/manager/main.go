@@ -50,12 +50,9 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/membership"
 	"github.com/applyset-operator/applyset-operator/internal/reqcount"
 	"github.com/applyset-operator/applyset-operator/internal/tracing"
+	"github.com/applyset-operator/applyset-operator/internal/version"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
-
-// version is the operator's version, written into the tooling annotation of its
-// sets; release builds set it with -ldflags "-X main.version=vX.Y.Z".
-var version = "v0.1.0"
 
 var (
 	scheme   = runtime.NewScheme()
@@ -71,6 +68,7 @@ func init() {
 
 // options are the manager's command-line settings.
 type options struct {
+	printVersion            bool
 	metricsAddr             string
 	secureMetrics           bool
 	enableHTTP2             bool
@@ -113,6 +111,8 @@ type options struct {
 }
 
 func (o *options) bindFlags(fs *flag.FlagSet) {
+	fs.BoolVar(&o.printVersion, "version", false,
+		"Print the manager's version, the one its sets' tooling annotation names, and exit.")
 	fs.StringVar(&o.metricsAddr, "metrics-bind-address", "0",
 		"Address the metrics endpoint binds to, e.g. :8443 (HTTPS) or :8080 (HTTP); 0 disables it.")
 	fs.BoolVar(&o.secureMetrics, "metrics-secure", true,
@@ -186,6 +186,10 @@ func main() {
 	zapOpts := zap.Options{Development: false}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
+	if opts.printVersion {
+		fmt.Print(version.Line("applyset-operator"))
+		return
+	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 
 	if err := opts.validate(); err != nil {
@@ -335,7 +339,7 @@ func setupControllers(mgr ctrl.Manager, cfg *rest.Config, opts options, tlsOpts 
 			return err
 		}
 		if err := applysets.SetupWithManager(mgr, applysets.Options{Replicas: shared,
-			ToolingVersion: version, DefaultServiceAccount: opts.defaultServiceAccount, SingleTenant: opts.singleTenant,
+			ToolingVersion: version.String(), DefaultServiceAccount: opts.defaultServiceAccount, SingleTenant: opts.singleTenant,
 			MaxInputBytes: opts.maxSetInputSize.Value(), MaxObjects: opts.maxSetObjects, Concurrency: opts.setConcurrency,
 			ApplyConcurrency: opts.applyConcurrency, ArtifactPolicy: allowedHosts, ExternalArtifactHosts: externalHosts,
 			BuildMemory: opts.maxBuildMemory.Value(), MaxBuilds: opts.maxBuilds, BuildCache: opts.buildCache.Value(), MaxReconcileTime: opts.maxReconcileTime, MinInterval: opts.minInterval,

@@ -37,6 +37,7 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/controlplane"
 	"github.com/applyset-operator/applyset-operator/internal/replicas"
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
+	"github.com/applyset-operator/applyset-operator/internal/version"
 )
 
 // fastTiming keeps the spec short: failover takes LeaseDuration+Margin.
@@ -167,6 +168,6 @@ func startReplica(env *testenv.Env, ns, name string, keepOnStop bool) (func() er
 		if err := mgr.Add(m); err != nil {
 			return err
 		}
-		return applysets.SetupWithManager(mgr, applysets.Options{ToolingVersion: version, SingleTenant: true, Replicas: m})
+		return applysets.SetupWithManager(mgr, applysets.Options{ToolingVersion: version.String(), SingleTenant: true, Replicas: m})
 	})
 }

@@ -29,6 +29,7 @@ import (
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/controllers/applysets"
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
+	"github.com/applyset-operator/applyset-operator/internal/version"
 )
 
 var _ = Describe("a restarted operator", func() {
@@ -40,7 +41,7 @@ var _ = Describe("a restarted operator", func() {
 		start := func() func() error {
 			GinkgoHelper()
 			stop, err := env.RunManager(func(mgr ctrl.Manager) error {
-				return applysets.SetupWithManager(mgr, applysets.Options{ToolingVersion: version, SingleTenant: true})
+				return applysets.SetupWithManager(mgr, applysets.Options{ToolingVersion: version.String(), SingleTenant: true})
 			})
 			Expect(err).NotTo(HaveOccurred())
 			return stop

@@ -42,6 +42,7 @@ import (
 	"github.com/applyset-operator/applyset-operator/controllers/applysets"
 	"github.com/applyset-operator/applyset-operator/controllers/parents"
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
+	"github.com/applyset-operator/applyset-operator/internal/version"
 )
 
 const shardKey = "sharding.fluxcd.io/key"
@@ -140,7 +141,7 @@ func startShard(env *testenv.Env, args ...string) *shard {
 				return err
 			}
 		}
-		return applysets.SetupWithManager(mgr, applysets.Options{ToolingVersion: version, SingleTenant: true})
+		return applysets.SetupWithManager(mgr, applysets.Options{ToolingVersion: version.String(), SingleTenant: true})
 	})
 	return s
 }

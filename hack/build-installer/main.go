@@ -19,7 +19,7 @@ limitations under the License.
 // manager's image, and OUT/chart, a Helm chart rendered from the same
 // kustomize output (internal/release).
 //
-// Usage: build-installer -image IMAGE -version VERSION -out DIR
+// Usage: build-installer -image IMAGE -version vX.Y.Z -out DIR
 package main
 
 import (
@@ -27,23 +27,28 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/applyset-operator/applyset-operator/internal/controlplane"
 	"github.com/applyset-operator/applyset-operator/internal/release"
+	"github.com/applyset-operator/applyset-operator/internal/version"
 )
 
 func main() {
-	image := flag.String("image", "applyset-operator:latest", "The manager's image the install runs.")
-	version := flag.String("version", "0.1.0", "The chart's version (SemVer).")
+	image := flag.String("image", release.ImageRepository+":"+version.String(), "The manager's image the install runs.")
+	v := flag.String("version", version.String(), "The release's version, vX.Y.Z: the chart's version is the same without the v.")
 	out := flag.String("out", "dist", "Where to write install.yaml and chart/.")
 	flag.Parse()
-	if err := run(*image, *version, *out); err != nil {
+	if err := run(*image, *v, *out); err != nil {
 		fmt.Fprintf(os.Stderr, "build-installer: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(image, version, out string) error {
+func run(image, v, out string) error {
+	if err := version.Valid(v); err != nil {
+		return err
+	}
 	root, err := controlplane.Root()
 	if err != nil {
 		return err
@@ -59,7 +64,7 @@ func run(image, version, out string) error {
 		return err
 	}
 	chart := filepath.Join(out, "chart")
-	if err := release.Chart(root, chart, release.ChartOptions{Image: image, Version: version}); err != nil {
+	if err := release.Chart(root, chart, release.ChartOptions{Image: image, Version: strings.TrimPrefix(v, "v")}); err != nil {
 		return err
 	}
 	fmt.Printf("%s\n%s\n", filepath.Join(out, "install.yaml"), chart)

@@ -16,8 +16,10 @@ limitations under the License.
 
 // Command run-local runs the manager for development, as `make run` does.
 //
-// When the current kubeconfig reaches a cluster, the manager runs against it.
-// Otherwise run-local starts a local kube-apiserver, etcd and
+// The manager runs against the cluster of the current kubeconfig only with
+// -cluster=current (make run CLUSTER=current), or when a person at a
+// terminal answers yes to using it; it names that cluster's context and
+// server first. Otherwise run-local starts a local kube-apiserver, etcd and
 // kube-controller-manager with the project's CRDs, writes their kubeconfig to
 // bin/local/kubeconfig, runs the manager against them until interrupted, and
 // then stops everything it started. The manager's webhook is served on the
@@ -47,11 +49,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/util/cert"
 
 	"github.com/applyset-operator/applyset-operator/internal/controlplane"
@@ -65,6 +63,9 @@ func main() {
 	}
 	kubeconfigOut := flag.String("local-kubeconfig", filepath.Join("bin", "local", "kubeconfig"),
 		"Where to write the kubeconfig of the local control plane; kube-controller-manager's log goes beside it.")
+	cluster := flag.String("cluster", "",
+		"current: run the manager against the cluster the current kubeconfig reaches; local (the default): on a local "+
+			"control plane, even where a cluster is reachable, about which it asks at a terminal.")
 	pluginsDir := flag.String("plugins-dir", "bin",
 		"Where the kubectl plugins are built, to print the line that puts them on PATH.")
 	flag.Usage = func() {
@@ -76,13 +77,13 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(*kubeconfigOut, *pluginsDir, flag.Args()); err != nil {
+	if err := run(*kubeconfigOut, *pluginsDir, *cluster, flag.Args()); err != nil {
 		fmt.Fprintf(os.Stderr, "run-local: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(kubeconfigOut, pluginsDir string, manager []string) error {
+func run(kubeconfigOut, pluginsDir, cluster string, manager []string) error {
 	// Caught from the start, so that an interrupt while the control plane boots
 	// still stops it: its processes run in their own process groups.
 	signals := make(chan os.Signal, 2)
@@ -91,8 +92,12 @@ func run(kubeconfigOut, pluginsDir string, manager []string) error {
 	stop := newInterrupts()
 	go stop.watch(signals)
 
-	if host, ok := reachableCluster(); ok {
-		say("using the cluster of the current kubeconfig at %s", host)
+	cur, use, err := useCurrent(cluster, os.Stdin)
+	if err != nil {
+		return err
+	}
+	if use {
+		say("using the cluster of context %q at %s", cur.context, cur.host)
 		say("install the CRDs there first with `make install` if they are missing")
 		say("the webhooks are off: that cluster cannot call back into this machine (deploy with `make deploy` for them)")
 		if line := pathLine(pluginsDir); line != "" {
@@ -116,7 +121,7 @@ func run(kubeconfigOut, pluginsDir string, manager []string) error {
 	}
 	defer cmLog.Close()
 
-	say("no cluster is reachable through the current kubeconfig: starting a local control plane")
+	say("starting a local control plane")
 	say("(kube-apiserver, etcd and kube-controller-manager; its log goes to %s)", cmLogPath)
 	opts := controlplane.Options{ControllerManager: true, ControllerManagerLog: cmLog}
 	launcher := filepath.Join(filepath.Dir(kubeconfig), "launch")
@@ -274,26 +279,6 @@ func localWebhook(certDir string) ([]string, error) {
 // passes (make run ARGS=...) come later and win.
 func withFlags(manager []string, flags ...string) []string {
 	return append(append([]string{manager[0]}, flags...), manager[1:]...)
-}
-
-// reachableCluster reports whether the current kubeconfig names an API server
-// that answers, and its address.
-func reachableCluster() (string, bool) {
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
-		clientcmd.NewDefaultClientConfigLoadingRules(), &clientcmd.ConfigOverrides{}).ClientConfig()
-	if err != nil {
-		return "", false
-	}
-	cfg = rest.CopyConfig(cfg)
-	cfg.Timeout = 3 * time.Second
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return "", false
-	}
-	if _, err := dc.ServerVersion(); err != nil {
-		return "", false
-	}
-	return cfg.Host, true
 }
 
 // runManager runs the manager in its own process group, so that a Ctrl-C in the

@@ -32,6 +32,7 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/parents"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/ui"
+	"github.com/applyset-operator/applyset-operator/internal/version"
 )
 
 // NewCommand returns `kubectl applyset` with its verbs.
@@ -39,6 +40,15 @@ func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	cmd, o := cli.NewRoot(streams)
 	cmd.AddCommand(parents.Commands(o)...)
 	cmd.AddCommand(applysets.Commands(o)...)
-	cmd.AddCommand(newDiffCommand(o), adopt.NewCommand(o), ui.NewCommand(o))
+	cmd.AddCommand(newDiffCommand(o), adopt.NewCommand(o), ui.NewCommand(o), version.Command("applyset", streams.Out))
+	addVersionFlag(cmd)
 	return cmd
+}
+
+// addVersionFlag adds --version, which prints the version line and exits; it
+// has no -v, kubectl's verbosity.
+func addVersionFlag(cmd *cobra.Command) {
+	cmd.Flags().Bool("version", false, "Print the plugin's version and exit.")
+	cmd.Version = version.String()
+	cmd.SetVersionTemplate(version.Line("kubectl-applyset"))
 }

@@ -33,7 +33,7 @@ func TestNewCommandHasEveryVerb(t *testing.T) {
 	for _, c := range NewCommand(streams).Commands() {
 		got = append(got, c.Name())
 	}
-	want := []string{"adopt", "approve", "delete", "diff", "disband", "list", "push", "release-finalizers", "ui", "validate", "verify", "view"}
+	want := []string{"adopt", "approve", "delete", "diff", "disband", "list", "push", "release-finalizers", "ui", "validate", "verify", "version", "view"}
 	if !slices.Equal(got, want) {
 		t.Errorf("verbs %v, want %v", got, want)
 	}

@@ -164,7 +164,7 @@ func theManager(objs []*unstructured.Unstructured) (*unstructured.Unstructured, 
 		}
 	}
 	if found == nil {
-		return nil, fmt.Errorf("config/default has no Deployment whose %s container runs %s", managerContainer, placeholderImage)
+		return nil, fmt.Errorf("config/default has no Deployment whose %s container runs %s", managerContainer, ImageRepository)
 	}
 	return found, nil
 }

@@ -34,8 +34,9 @@ description: Applies declared sets of Kubernetes objects with server-side apply,
 type: application
 version: %s
 appVersion: %s
-# The CRDs' CEL rules use the list functions of Kubernetes 1.34.
-kubeVersion: ">=1.34.0-0"
+# The CRDs' CEL rules use the list functions Kubernetes lets CRDs use from 1.35
+# (docs/reference/compatibility.md).
+kubeVersion: ">=1.35.0-0"
 home: https://github.com/applyset-operator/applyset-operator
 sources:
 - https://github.com/applyset-operator/applyset-operator

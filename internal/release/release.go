@@ -39,9 +39,10 @@ import (
 )
 
 const (
-	// placeholderImage is the image config/manager names, which a release
-	// replaces with its own.
-	placeholderImage = "controller:latest"
+	// ImageRepository is the manager's image without its tag: config/default
+	// names it with the tag of its release, which a release replaces with
+	// its own.
+	ImageRepository = "ghcr.io/applyset-operator/applyset-operator"
 	// InstallNamespace is the namespace config/default installs into; the
 	// chart installs into the release's namespace instead.
 	InstallNamespace = "applyset-operator-system"
@@ -152,7 +153,7 @@ func SetImage(objs []*unstructured.Unstructured, image string) error {
 			return err
 		}
 		for _, c := range containers {
-			if c := c.(map[string]any); c["image"] == placeholderImage {
+			if c := c.(map[string]any); c["name"] == managerContainer && runsOurs(c) {
 				c["image"] = image
 			}
 		}
@@ -164,13 +165,20 @@ func SetImage(objs []*unstructured.Unstructured, image string) error {
 }
 
 // isManager says whether obj is a Deployment of the manager: one whose
-// manager container runs the placeholder image.
+// manager container runs the manager's image.
 func isManager(obj *unstructured.Unstructured) bool {
 	if obj.GetKind() != "Deployment" {
 		return false
 	}
 	c, _ := managerOf(obj)
-	return c != nil && c["image"] == placeholderImage
+	return c != nil && runsOurs(c)
+}
+
+// runsOurs says whether a container runs the manager's image, at any tag.
+func runsOurs(container map[string]any) bool {
+	image, _ := container["image"].(string)
+	repository, _, _ := splitImage(image)
+	return repository == ImageRepository
 }
 
 // managerOf returns the manager container of a Deployment and its index.

@@ -61,7 +61,7 @@ func writeChart(t *testing.T) (root, dir string) {
 func TestChartLintsClean(t *testing.T) {
 	_, dir := writeChart(t)
 	for _, values := range []map[string]any{nil, allComponents()} {
-		for _, version := range []string{"v1.34.0", "v1.37.1"} {
+		for _, version := range []string{"v1.35.0", "v1.37.1"} {
 			lint := action.NewLint()
 			lint.Strict = true
 			kube, err := common.ParseKubeVersion(version)

@@ -17,6 +17,8 @@ limitations under the License.
 // Command image writes a container image holding one static binary as an
 // image tarball (the `docker save` layout, which `docker load`, `ctr images
 // import` and `kind load image-archive` read), without a container engine.
+// With -platform it writes an image index of one such image a platform
+// instead (see index.go).
 // The image has the layout the Dockerfile's final stage gives: an empty base,
 // the binary at -path as the entrypoint, a numeric non-root user. Equal inputs
 // give an equal image digest: no timestamp depends on the build.
@@ -49,6 +51,8 @@ type options struct {
 	out    string
 	arch   string
 	args   stringList
+	// platforms, when given, make an image index of one image a binary.
+	platforms platformList
 }
 
 type stringList []string
@@ -65,6 +69,8 @@ func main() {
 	flag.StringVar(&o.out, "out", "", "the tarball to write (required)")
 	flag.StringVar(&o.arch, "arch", runtime.GOARCH, "the architecture the binary was built for")
 	flag.Var(&o.args, "arg", "an argument after the entrypoint (repeat for more)")
+	flag.Var(&o.platforms, "platform", "linux/ARCH=BINARY: an image of the index for that platform (repeat for more); "+
+		"with it -binary and -arch are not used, and -out is an OCI image layout with an index, as a tarball")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "image:", err)
@@ -73,10 +79,13 @@ func main() {
 }
 
 func run(o options) error {
-	if o.binary == "" || o.tag == "" || o.out == "" {
-		return errors.New("-binary, -tag and -out are required")
+	if (o.binary == "") == (len(o.platforms) == 0) || o.tag == "" || o.out == "" {
+		return errors.New("-tag, -out and either -binary or -platform are required")
 	}
-	if o.path == "" {
+	switch {
+	case o.path == "" && o.binary == "":
+		return errors.New("-path is required with -platform")
+	case o.path == "":
 		o.path = "/" + path.Base(o.binary)
 	}
 	ref, err := name.NewTag(o.tag)
@@ -86,26 +95,11 @@ func run(o options) error {
 	if err := checkNumericUser(o.user); err != nil {
 		return err
 	}
-	layer, err := binaryLayer(o.binary, o.path)
-	if err != nil {
-		return err
+	if len(o.platforms) > 0 {
+		return writeIndex(o, ref)
 	}
-	img, err := mutate.AppendLayers(mutate.MediaType(empty.Image, types.OCIManifestSchema1), layer)
+	img, err := newImage(o, o.binary, o.arch)
 	if err != nil {
-		return err
-	}
-	img = mutate.ConfigMediaType(img, types.OCIConfigJSON)
-	cfg, err := img.ConfigFile()
-	if err != nil {
-		return err
-	}
-	cfg = cfg.DeepCopy()
-	cfg.OS, cfg.Architecture = "linux", o.arch
-	cfg.Config.Entrypoint = []string{o.path}
-	cfg.Config.Cmd = o.args
-	cfg.Config.User = o.user
-	cfg.Config.WorkingDir = "/"
-	if img, err = mutate.ConfigFile(img, cfg); err != nil {
 		return err
 	}
 	tmp := o.out + ".tmp"
@@ -121,6 +115,31 @@ func run(o options) error {
 	}
 	fmt.Printf("%s %s %s\n", o.out, ref.Name(), digest)
 	return nil
+}
+
+// newImage is the image of one binary built for arch: the Dockerfile's
+// final stage.
+func newImage(o options, binary, arch string) (v1.Image, error) {
+	layer, err := binaryLayer(binary, o.path)
+	if err != nil {
+		return nil, err
+	}
+	img, err := mutate.AppendLayers(mutate.MediaType(empty.Image, types.OCIManifestSchema1), layer)
+	if err != nil {
+		return nil, err
+	}
+	img = mutate.ConfigMediaType(img, types.OCIConfigJSON)
+	cfg, err := img.ConfigFile()
+	if err != nil {
+		return nil, err
+	}
+	cfg = cfg.DeepCopy()
+	cfg.OS, cfg.Architecture = "linux", arch
+	cfg.Config.Entrypoint = []string{o.path}
+	cfg.Config.Cmd = o.args
+	cfg.Config.User = o.user
+	cfg.Config.WorkingDir = "/"
+	return mutate.ConfigFile(img, cfg)
 }
 
 // checkNumericUser refuses a user name: Kubernetes can enforce runAsNonRoot

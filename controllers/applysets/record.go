@@ -303,6 +303,10 @@ func (rec *record) spend(ctx context.Context, s setrun.Spending) error {
 		if err == nil {
 			status := rec.set.GetSetStatus()
 			status.Approval, status.Window = to.Approval.DeepCopy(), to.Window.DeepCopy()
+			if s.Approval {
+				// Admission wrote it with the approvedPlan this run spends.
+				rec.run.approvedBy = rec.set.GetAnnotations()[applyv1alpha1.ApprovedByAnnotation]
+			}
 			return nil
 		}
 		spent := approvalSequence(rec.stored)

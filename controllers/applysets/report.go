@@ -129,8 +129,8 @@ func (r *Reconciler) recordApproval(set applyv1alpha1.Set, o outcome) {
 		r.recorder.Eventf(set, nil, "Normal", applyv1alpha1.ReasonAwaitingApproval, "Plan", "%s",
 			text.Truncate(readyOf(set.GetSetStatus()).Message, maxEventMessage))
 	case a.spent:
-		r.recorder.Eventf(set, nil, "Normal", ReasonApprovedPlanApplied, "Apply", "Applied the approved plan %s (approval %d)",
-			a.digest, ptr.Deref(set.GetSetStatus().Approval.Sequence, 0))
+		r.recorder.Eventf(set, nil, "Normal", ReasonApprovedPlanApplied, "Apply", "Applied the approved plan %s (approval %d)%s",
+			a.digest, ptr.Deref(set.GetSetStatus().Approval.Sequence, 0), approverOf(set))
 	}
 }
 

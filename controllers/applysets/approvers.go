@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregv1 "k8s.io/api/admissionregistration/v1"
@@ -48,10 +49,13 @@ const (
 	maxApprover = 512
 )
 
-// approvers writes the approved-by annotation: the request's user on each
-// request that sets spec.approvedPlan to a new digest, the stored value on
-// any other, so that the annotation names who approved the digest set and
-// no one can write it for another.
+// approvers writes the approved-by annotation, "<digest> <user>": the
+// digest a request sets spec.approvedPlan to and the request's user, on
+// each request that approves a digest the set did not name; the stored
+// value on any other. The approval policy (config/policy/approval.yaml)
+// refuses any other value, so that a name is never forged even while this
+// webhook, which fails open, does not answer: an approval it did not name
+// is recorded without an approver.
 type approvers struct{}
 
 // Handle answers one create or update of a set that changes approvedPlan
@@ -69,10 +73,10 @@ func (approvers) Handle(_ context.Context, req admission.Request) admission.Resp
 			return admission.Errored(http.StatusBadRequest, err)
 		}
 	}
-	by, ok := approvedBy(approvalOf(old), approvalOf(object), req.UserInfo.Username)
-	if len(by) > maxApprover {
-		return admission.Denied(fmt.Sprintf("the approver's user name is %d bytes long; an approval records at most %d", len(by), maxApprover))
+	if n := len(req.UserInfo.Username); n > maxApprover {
+		return admission.Denied(fmt.Sprintf("the approver's user name is %d bytes long; an approval records at most %d", n, maxApprover))
 	}
+	by, ok := approvedBy(approvalOf(old), approvalOf(object), req.UserInfo.Username)
 	annotations := object.GetAnnotations()
 	if current, has := annotations[applyv1alpha1.ApprovedByAnnotation]; has == ok && current == by {
 		return admission.Allowed("")
@@ -111,21 +115,31 @@ func approvalOf(obj *unstructured.Unstructured) approval {
 }
 
 // approvedBy is the annotation a request from user leaves, given the
-// approval stored (old) and the one requested (next): user where the
-// request approves a digest the set did not name, else what was stored,
-// whatever the request wrote. Withdrawing an approval keeps the name, which
-// no run reads while approvedPlan is empty.
+// approval stored (old) and the one requested (next): the digest and user
+// where the request approves a digest the set did not name, else what was
+// stored, whatever the request wrote. Withdrawing an approval keeps the
+// name, which names a digest no longer approved.
 func approvedBy(old, next approval, user string) (by string, named bool) {
 	if next.plan != "" && next.plan != old.plan {
-		return user, true
+		return next.plan + " " + user, true
 	}
 	return old.by, old.named
 }
 
+// approverOf is who approved digest, as the annotation of set names them;
+// "" when it names another digest or none.
+func approverOf(set client.Object, digest string) string {
+	by, ok := strings.CutPrefix(set.GetAnnotations()[applyv1alpha1.ApprovedByAnnotation], digest+" ")
+	if !ok || digest == "" {
+		return ""
+	}
+	return by
+}
+
 // approversEntry is the webhook entry of approvers. It is sent only the
 // requests that change approvedPlan or the annotation, so the operator's
-// own writes never wait on it, and it fails closed: an approval that could
-// not be named, or a forged name, is refused while no replica answers.
+// own writes never wait on it, and it fails open, as the Validator does:
+// while no replica answers, approvals go through unnamed.
 func approversEntry(ep webhooks.Endpoint) *admissionv1ac.MutatingWebhookApplyConfiguration {
 	return admissionv1ac.MutatingWebhook().
 		WithName("approvers.apply.applyset.dev").
@@ -137,7 +151,7 @@ func approversEntry(ep webhooks.Endpoint) *admissionv1ac.MutatingWebhookApplyCon
 			WithResources("applysets", "clusterapplysets")).
 		WithMatchConditions(approvalTouched).
 		WithMatchPolicy(admissionregv1.Equivalent).
-		WithFailurePolicy(admissionregv1.Fail).
+		WithFailurePolicy(admissionregv1.Ignore).
 		WithSideEffects(admissionregv1.SideEffectClassNone).
 		WithReinvocationPolicy(admissionregv1.IfNeededReinvocationPolicy).
 		WithTimeoutSeconds(5).
@@ -176,10 +190,10 @@ func (r *Registrar) applyApprovers(ctx context.Context, owner *metav1ac.OwnerRef
 	return nil
 }
 
-// approverOf ends the message that tells of set's approved plan with who
-// approved it, where admission named them.
-func approverOf(set client.Object) string {
-	if by := set.GetAnnotations()[applyv1alpha1.ApprovedByAnnotation]; by != "" {
+// approvedByNote ends the message that tells of set's approved plan
+// digest with who approved it, where admission named them.
+func approvedByNote(set client.Object, digest string) string {
+	if by := approverOf(set, digest); by != "" {
 		return ", approved by " + by
 	}
 	return ""

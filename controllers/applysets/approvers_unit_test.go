@@ -25,6 +25,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
@@ -79,34 +80,53 @@ func admitted(t *testing.T, raw []byte, resp admission.Response) (string, bool) 
 }
 
 func TestApproversHandle(t *testing.T) {
-	alice, bob := "alice", "bob"
+	byAlice, byBob, byAliceB := digestA+" alice", digestA+" bob", digestB+" alice"
 	for _, tc := range []struct {
 		name      string
 		create    bool
 		old, next []byte
 		want      *string
 	}{
-		{"a create that approves names its user", true, nil, setJSON(digestA, &bob), &alice},
-		{"a create that approves nothing names no one", true, nil, setJSON("", &bob), nil},
-		{"an approval names its user, over what the request wrote", false, setJSON("", nil), setJSON(digestA, &bob), &alice},
-		{"a new approval names its user", false, setJSON(digestA, &bob), setJSON(digestB, &bob), &alice},
-		{"a write of the annotation alone puts back the stored one", false, setJSON(digestA, &bob), setJSON(digestA, &alice), &bob},
-		{"a removal of the annotation alone puts it back", false, setJSON(digestA, &bob), setJSON(digestA, nil), &bob},
-		{"an annotation written where none was is taken out", false, setJSON("", nil), setJSON("", &bob), nil},
-		{"withdrawing an approval keeps the name", false, setJSON(digestA, &bob), setJSON("", &bob), &bob},
+		{"a create that approves names its digest and user", true, nil, setJSON(digestA, &byBob), &byAlice},
+		{"a create that approves nothing names no one", true, nil, setJSON("", &byBob), nil},
+		{"an approval names its user, over what the request wrote", false, setJSON("", nil), setJSON(digestA, &byBob), &byAlice},
+		{"a new approval names its digest and user", false, setJSON(digestA, &byBob), setJSON(digestB, &byBob), &byAliceB},
+		{"a write of the annotation alone puts back the stored one", false, setJSON(digestA, &byBob), setJSON(digestA, &byAlice), &byBob},
+		{"a removal of the annotation alone puts it back", false, setJSON(digestA, &byBob), setJSON(digestA, nil), &byBob},
+		{"an annotation written where none was is taken out", false, setJSON("", nil), setJSON("", &byBob), nil},
+		{"withdrawing an approval keeps the name", false, setJSON(digestA, &byBob), setJSON("", &byBob), &byBob},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{Operation: admissionv1.Update,
-				UserInfo: authenticationv1.UserInfo{Username: alice}, Object: runtime.RawExtension{Raw: tc.next},
+				UserInfo: authenticationv1.UserInfo{Username: "alice"}, Object: runtime.RawExtension{Raw: tc.next},
 				OldObject: runtime.RawExtension{Raw: tc.old}}}
 			if tc.create {
 				req.Operation = admissionv1.Create
 			}
 			by, ok := admitted(t, tc.next, approvers{}.Handle(context.Background(), req))
-			if ok != (tc.want != nil) || ok && by != *tc.want {
-				t.Fatalf("approved-by = %q (present %v), want %v", by, ok, tc.want)
+			if want := ptr.Deref(tc.want, ""); ok != (tc.want != nil) || by != want {
+				t.Fatalf("approved-by = %q (present %v), want %q (present %v)", by, ok, want, tc.want != nil)
 			}
 		})
+	}
+}
+
+func TestApproverOf(t *testing.T) {
+	for _, tc := range []struct {
+		annotation, digest, want string
+	}{
+		{digestA + " alice", digestA, "alice"},
+		{digestA + " alice@example.com with spaces", digestA, "alice@example.com with spaces"},
+		{digestA + " alice", digestB, ""},
+		{"alice", digestA, ""},
+		{digestA + " alice", "", ""},
+		{"", digestA, ""},
+	} {
+		set := &applyv1alpha1.ApplySet{}
+		set.Annotations = map[string]string{applyv1alpha1.ApprovedByAnnotation: tc.annotation}
+		if got := approverOf(set, tc.digest); got != tc.want {
+			t.Errorf("approverOf(%q, %q) = %q, want %q", tc.annotation, tc.digest, got, tc.want)
+		}
 	}
 }
 
@@ -125,6 +145,7 @@ func TestApproversRefuseUnboundedNames(t *testing.T) {
 func FuzzApproversHandle(f *testing.F) {
 	bob := "bob"
 	f.Add(setJSON("", &bob), setJSON(digestA, &bob))
+	f.Add(setJSON(digestA, &bob), setJSON(digestA, nil))
 	f.Add(setJSON(digestA, nil), []byte(`{"metadata":{"annotations":null},"spec":null}`))
 	f.Fuzz(func(t *testing.T, old, next []byte) {
 		req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{Operation: admissionv1.Update,
@@ -135,7 +156,7 @@ func FuzzApproversHandle(f *testing.F) {
 			return
 		}
 		for _, p := range resp.Patches {
-			if v, ok := p.Value.(string); ok && strings.Contains(p.Path, "approved-by") && v != "alice" && v != "bob" {
+			if v, ok := p.Value.(string); ok && strings.Contains(p.Path, "approved-by") && !strings.HasSuffix(v, " alice") && v != "bob" {
 				t.Fatalf("patch %v names %q", p, v)
 			}
 		}

@@ -18,6 +18,7 @@ package applysets
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -79,7 +80,7 @@ var _ = Describe("History", func() {
 		alice, mallory := userIn(ctx, ns, "alice", "update", "approve"), userIn(ctx, ns, "mallory", "update")
 		set := newSet(ns, "approved", inlineConfigMap("a", "1"))
 		set.Spec.Approval = applyv1alpha1.ApprovalManual
-		set.Annotations = map[string]string{applyv1alpha1.ApprovedByAnnotation: "alice"}
+		set.Annotations = map[string]string{applyv1alpha1.ApprovedByAnnotation: "sha256:" + strings.Repeat("ab", 32) + " alice"}
 		Expect(mallory.Create(ctx, set)).To(Succeed())
 		Expect(set.Annotations).NotTo(HaveKey(applyv1alpha1.ApprovedByAnnotation), "a set was created naming an approver")
 		digest := awaiting(ctx, set)
@@ -89,7 +90,7 @@ var _ = Describe("History", func() {
 			return func() error {
 				latest := &applyv1alpha1.ApplySet{}
 				Expect(c.Get(ctx, client.ObjectKeyFromObject(set), latest)).To(Succeed())
-				latest.Annotations = map[string]string{applyv1alpha1.ApprovedByAnnotation: "bob"}
+				latest.Annotations = map[string]string{applyv1alpha1.ApprovedByAnnotation: digest + " bob"}
 				change(latest)
 				if err := c.Update(ctx, latest); err != nil {
 					return err
@@ -103,7 +104,7 @@ var _ = Describe("History", func() {
 
 		By("approving as alice, with another approver written beside")
 		Expect(forge(alice, func(s *applyv1alpha1.ApplySet) { s.Spec.ApprovedPlan = &digest })()).To(Succeed())
-		Expect(set.Annotations).To(HaveKeyWithValue(applyv1alpha1.ApprovedByAnnotation, "alice"))
+		Expect(set.Annotations).To(HaveKeyWithValue(applyv1alpha1.ApprovedByAnnotation, digest+" alice"))
 		readyFor(ctx, set)
 		Eventually(history(ctx, set)).Should(ContainElement(SatisfyAll(
 			HaveField("LastReconciledStatus", applyv1alpha1.ReasonSucceeded), HaveField("Plan", digest), HaveField("ApprovedBy", "alice"))))
@@ -112,7 +113,7 @@ var _ = Describe("History", func() {
 
 		By("writing another approver over the approved plan: the stored value is put back")
 		Expect(forge(alice, func(*applyv1alpha1.ApplySet) {})()).To(Succeed())
-		Expect(set.Annotations).To(HaveKeyWithValue(applyv1alpha1.ApprovedByAnnotation, "alice"))
+		Expect(set.Annotations).To(HaveKeyWithValue(applyv1alpha1.ApprovedByAnnotation, digest+" alice"))
 	})
 })
 

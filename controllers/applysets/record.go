@@ -304,8 +304,7 @@ func (rec *record) spend(ctx context.Context, s setrun.Spending) error {
 			status := rec.set.GetSetStatus()
 			status.Approval, status.Window = to.Approval.DeepCopy(), to.Window.DeepCopy()
 			if s.Approval {
-				// Admission wrote it with the approvedPlan this run spends.
-				rec.run.approvedBy = rec.set.GetAnnotations()[applyv1alpha1.ApprovedByAnnotation]
+				rec.run.approvedBy = approverOf(rec.set, s.Digest)
 			}
 			return nil
 		}

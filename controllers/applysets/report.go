@@ -144,7 +144,7 @@ func (r *Reconciler) recordApproval(ctx context.Context, set applyv1alpha1.Set, 
 			text.Truncate(readyOf(set.GetSetStatus()).Message, maxEventMessage))
 	case a.spent:
 		r.event(ctx, set, "Normal", ReasonApprovedPlanApplied, "Apply", "Applied the approved plan %s (approval %d)%s",
-			a.digest, ptr.Deref(set.GetSetStatus().Approval.Sequence, 0), approverOf(set))
+			a.digest, ptr.Deref(set.GetSetStatus().Approval.Sequence, 0), approvedByNote(set, a.digest))
 	}
 }
 

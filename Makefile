@@ -100,11 +100,14 @@ test: control-plane ## Run the unit tests, the envtest suites and the examples o
 	KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" $(GO) test -C test/helm ./...
 
 # The page's screenshots in docs/images/, taken by the browser specs of
-# test/install in the Chromium that hack/setup-chromium.sh finds or installs.
+# test/install in the Chromium that hack/setup-chromium.sh finds or installs,
+# and the waterfall of a reconcile's trace that test/tracing collects.
 .PHONY: screenshots
-screenshots: control-plane ## Regenerate the screenshots of kubectl applyset ui in docs/images/ with headless Chromium.
+screenshots: control-plane ## Regenerate the screenshots of kubectl applyset ui and of a trace in docs/images/ with headless Chromium.
 	chromium="$$(hack/setup-chromium.sh)" && KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" CHROMIUM="$$chromium" \
 		APPLYSET_REQUIRE_BROWSER=1 APPLYSET_DOCS_SCREENSHOTS=1 $(GO) test -count=1 ./test/install -ginkgo.focus 'in a browser'
+	chromium="$$(hack/setup-chromium.sh)" && KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" CHROMIUM="$$chromium" \
+		APPLYSET_DOCS_SCREENSHOTS=1 $(GO) test -count=1 ./test/tracing
 
 # The page's graph layout library, fetched with npm at its pinned version and
 # checked against its published digest; its files are committed, so building

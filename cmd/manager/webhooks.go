@@ -154,7 +154,7 @@ func setupWebhooks(mgr ctrl.Manager, o webhookOptions, backend featuregates.Back
 	}); err != nil {
 		return err
 	}
-	return applysets.SetupWebhook(mgr, server, &applysets.ValidationRegistrar{
+	return applysets.SetupWebhook(mgr, server, &applysets.Registrar{
 		Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Endpoint: ep,
 	})
 }

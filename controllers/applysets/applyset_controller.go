@@ -151,7 +151,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		changed = changes{next: o.inventory, placed: o.placed}
 		r.remember(ctx, set, o)
 	}
-	r.report(set, before, o)
+	r.report(ctx, set, before, o)
 	return r.result(ctx, set, o)
 }
 

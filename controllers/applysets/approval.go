@@ -185,15 +185,15 @@ func (a *awaitingDeletion) Error() string {
 // approvedDeletion records that the set's deletion was approved: that
 // approval covers every later pass of the same deletion (the inventory only
 // shrinks while the set is deleted).
-func (r *Reconciler) approvedDeletion(set applyv1alpha1.Set, digest string) {
+func (r *Reconciler) approvedDeletion(ctx context.Context, set applyv1alpha1.Set, digest string) {
 	status := set.GetSetStatus()
 	setApproval(status, outcome{now: r.now(), approval: &approvalOutcome{digest: digest, spent: true}})
 	status.Approval.DeletionApproved = ptr.To(true)
-	r.recorder.Eventf(set, nil, "Normal", ReasonApprovedPlanApplied, "Delete", "Deleting the members: approved plan %s", digest)
+	r.event(ctx, set, "Normal", ReasonApprovedPlanApplied, "Delete", "Deleting the members: approved plan %s", digest)
 }
 
 // markDeletionAwaiting shows the deletion's plan and says how to approve it.
-func (r *Reconciler) markDeletionAwaiting(set applyv1alpha1.Set, waiting *awaitingDeletion) {
+func (r *Reconciler) markDeletionAwaiting(ctx context.Context, set applyv1alpha1.Set, waiting *awaitingDeletion) {
 	status := set.GetSetStatus()
 	before := planDigest(status)
 	o := outcome{now: r.now(), dryRun: true, pruned: waiting.deletes,
@@ -202,6 +202,6 @@ func (r *Reconciler) markDeletionAwaiting(set applyv1alpha1.Set, waiting *awaiti
 	setApproval(status, o)
 	markAwaiting(status, set.GetGeneration(), waiting.Error())
 	if before != waiting.digest {
-		r.recorder.Eventf(set, nil, "Normal", applyv1alpha1.ReasonAwaitingApproval, "Delete", "%s", text.Truncate(waiting.Error(), maxEventMessage))
+		r.event(ctx, set, "Normal", applyv1alpha1.ReasonAwaitingApproval, "Delete", "%s", text.Truncate(waiting.Error(), maxEventMessage))
 	}
 }

@@ -309,7 +309,7 @@ func (rec *record) conflicted(ctx context.Context, err error) error {
 	msg := fmt.Sprintf("The set's status changed under each of %d writes of what this reconcile did (another writer, or a replica "+
 		"or shard taking the set over); the next reconcile reads the set from the API server and records again what it applies: %v",
 		maxRecordTries, err)
-	rec.r.recorder.Eventf(rec.set, nil, "Warning", applyv1alpha1.ReasonRecordConflict, "Record", "%s", text.Truncate(msg, maxEventMessage))
+	rec.r.event(ctx, rec.set, "Warning", applyv1alpha1.ReasonRecordConflict, "Record", "%s", text.Truncate(msg, maxEventMessage))
 	if _, liveErr := rec.live(ctx); liveErr == nil && reportedGeneration(rec.stored) <= rec.set.GetGeneration() {
 		to := rec.stored.DeepCopy()
 		setCondition(to, rec.set.GetGeneration(), applyv1alpha1.ConditionReady, metav1.ConditionFalse, applyv1alpha1.ReasonRecordConflict,

@@ -78,20 +78,20 @@ func (r *Reconciler) afterDeletion(ctx context.Context, s *scope) (reconcile.Res
 	set, d := s.set, s.del
 	switch {
 	case d.unsure != nil:
-		return r.deletionBlocked(set, d.unsure)
+		return r.deletionBlocked(ctx, set, d.unsure)
 	case d.kept != "":
-		r.recorder.Eventf(set, nil, "Normal", ReasonMembersKept, "Delete", "%s", text.Truncate(
+		r.event(ctx, set, "Normal", ReasonMembersKept, "Delete", "%s", text.Truncate(
 			fmt.Sprintf("Deleted without touching its %d members: %s", ptr.Deref(set.GetSetStatus().MemberCount, 0), d.kept), maxEventMessage))
 	case d.awaiting != nil:
-		r.markDeletionAwaiting(set, d.awaiting)
+		r.markDeletionAwaiting(ctx, set, d.awaiting)
 		return reconcile.Result{}, nil // approving changes the spec, which wakes the set
 	case s.o.err != nil && !r.namespaceTerminating(ctx, set):
-		return r.deletionBlocked(set, s.o.err)
+		return r.deletionBlocked(ctx, set, s.o.err)
 	case s.o.err != nil:
 		// The namespace is going, and with it the set's ServiceAccount and
 		// its RoleBindings: what lives in the namespace goes too, and
 		// waiting would hold the namespace forever.
-		r.recorder.Eventf(set, nil, "Warning", applyv1alpha1.ReasonDeletionBlocked, "Delete", "%s", text.Truncate(
+		r.event(ctx, set, "Warning", applyv1alpha1.ReasonDeletionBlocked, "Delete", "%s", text.Truncate(
 			"The namespace is being deleted; members outside it may be left: "+s.o.err.Error(), maxEventMessage))
 	case d.waiting != "":
 		// Members go in reverse apply order, each group once the one before
@@ -132,10 +132,10 @@ func (r *Reconciler) keepsMembers(ctx context.Context, set applyv1alpha1.Set) (s
 }
 
 // deletionBlocked keeps the set, and its finalizer, and says why.
-func (r *Reconciler) deletionBlocked(set applyv1alpha1.Set, err error) (reconcile.Result, error) {
+func (r *Reconciler) deletionBlocked(ctx context.Context, set applyv1alpha1.Set, err error) (reconcile.Result, error) {
 	setCondition(set.GetSetStatus(), set.GetGeneration(), applyv1alpha1.ConditionReady, metav1.ConditionFalse,
 		applyv1alpha1.ReasonDeletionBlocked, "Releasing the members before deletion failed: "+err.Error())
-	r.recorder.Eventf(set, nil, "Warning", applyv1alpha1.ReasonDeletionBlocked, "Delete", "%s", text.Truncate(err.Error(), maxEventMessage))
+	r.event(ctx, set, "Warning", applyv1alpha1.ReasonDeletionBlocked, "Delete", "%s", text.Truncate(err.Error(), maxEventMessage))
 	return reconcile.Result{}, err
 }
 
@@ -168,12 +168,12 @@ func (r *Reconciler) releasePhase(ctx context.Context, s *scope) bool {
 		return false
 	}
 	if a := res.Approval; a != nil && a.Spent {
-		r.approvedDeletion(s.set, a.Digest)
+		r.approvedDeletion(ctx, s.set, a.Digest)
 	}
 	if res.Err != nil {
 		return s.stop(applyv1alpha1.ReasonDeletionBlocked, false, res.Err)
 	}
-	r.recordRelease(s.set, res.Pruned)
+	r.recordRelease(ctx, s.set, res.Pruned)
 	s.del.waiting = waitingDeletes(res.Pruned)
 	if n := res.Pruned.Count(apply.Pruned); s.del.waiting == "" && n > 0 {
 		// Look again: the set goes once no member is left, finalizers and all.
@@ -183,7 +183,7 @@ func (r *Reconciler) releasePhase(ctx context.Context, s *scope) bool {
 }
 
 // recordRelease says what the deletion did to the members, and what it left.
-func (r *Reconciler) recordRelease(set applyv1alpha1.Set, cs apply.ChangeSet) {
+func (r *Reconciler) recordRelease(ctx context.Context, set applyv1alpha1.Set, cs apply.ChangeSet) {
 	msg := fmt.Sprintf("%d members pruned, %d disbanded", cs.Count(apply.Pruned), cs.Count(apply.Disbanded))
 	if skipped := skippedPrunes(cs); skipped != "" {
 		msg += "; kept " + skipped
@@ -192,7 +192,7 @@ func (r *Reconciler) recordRelease(set applyv1alpha1.Set, cs apply.ChangeSet) {
 		msg += fmt.Sprintf("; left alone %d objects that carry the set's label but that it did not apply", n)
 	}
 	if cs.Count(apply.Pruned)+cs.Count(apply.Disbanded)+cs.Count(apply.Skipped)+cs.Count(apply.Foreign) > 0 {
-		r.recorder.Eventf(set, nil, "Normal", ReasonReleased, "Delete", "%s", text.Truncate(msg, maxEventMessage))
+		r.event(ctx, set, "Normal", ReasonReleased, "Delete", "%s", text.Truncate(msg, maxEventMessage))
 	}
 }
 

@@ -17,6 +17,7 @@ limitations under the License.
 package applysets
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -65,7 +66,7 @@ func driftMessage(status *applyv1alpha1.ApplySetStatus) string {
 
 // recordDrift tells, once per change, the drift the set leaves in place:
 // a set that reports drift at each interval would otherwise repeat it.
-func (r *Reconciler) recordDrift(set applyv1alpha1.Set, before []applyv1alpha1.Drift) {
+func (r *Reconciler) recordDrift(ctx context.Context, set applyv1alpha1.Set, before []applyv1alpha1.Drift) {
 	now := reportedDrift(set.GetSetStatus().Drift)
 	if len(now) == 0 || slices.EqualFunc(reportedDrift(before), now, sameDrift) {
 		return
@@ -75,7 +76,7 @@ func (r *Reconciler) recordDrift(set applyv1alpha1.Set, before []applyv1alpha1.D
 		items = append(items, fmt.Sprintf("%s/%s %s/%s: %s changed %s", d.Group, d.Kind, d.Namespace, d.Name,
 			d.Manager, text.Summarize(d.Fields, maxEventFields)))
 	}
-	r.recorder.Eventf(set, nil, "Warning", ReasonDriftReported, "Apply", "%s", text.Truncate(
+	r.event(ctx, set, "Warning", ReasonDriftReported, "Apply", "%s", text.Truncate(
 		"Left in place (spec.driftPolicy Report): "+text.Summarize(items, 5)+
 			"; change the set to declare these values, set driftPolicy Correct to put them back, or list them in spec.ignoreFields",
 		maxEventMessage))

@@ -36,6 +36,9 @@ type run struct {
 	// nil when the run did nothing to the members.
 	declared string
 	counts   *applyv1alpha1.HistoryCounts
+	// approvedBy names who approved the plan the run spent, "" when it
+	// spent none.
+	approvedBy string
 }
 
 // ran records what the reconcile's outcome says of its run, for the
@@ -77,7 +80,7 @@ func (rec *record) addHistory(status *applyv1alpha1.ApplySetStatus) {
 	}
 	now := rec.r.now()
 	e := applyv1alpha1.HistoryEntry{Digest: rec.run.declared, LastReconciledStatus: ready.Reason, TotalReconciliations: 1,
-		ObservedGeneration: rec.set.GetGeneration(), Counts: rec.run.counts, TraceID: rec.run.traceID,
+		ObservedGeneration: rec.set.GetGeneration(), Counts: rec.run.counts, TraceID: rec.run.traceID, ApprovedBy: rec.run.approvedBy,
 		FirstReconciled:        &metav1.Time{Time: rec.run.started},
 		LastReconciled:         &metav1.Time{Time: rec.run.started},
 		LastReconciledDuration: &metav1.Duration{Duration: max(now.Sub(rec.run.started), 0).Round(time.Millisecond)}}
@@ -90,7 +93,8 @@ func (rec *record) addHistory(status *applyv1alpha1.ApplySetStatus) {
 // pushHistory adds e to history, newest first: the top entry counts it
 // when e declared the same and ended the same way, else e is a new entry
 // and the oldest beyond applyv1alpha1.MaxHistory go. A run that read no
-// declaration (a health check again) declared what the top entry did.
+// declaration (a health check again) declared what the top entry did, and
+// one that spent no approval keeps the entry's approver.
 func pushHistory(history []applyv1alpha1.HistoryEntry, e applyv1alpha1.HistoryEntry) []applyv1alpha1.HistoryEntry {
 	if len(history) > 0 {
 		top := history[0]
@@ -99,6 +103,9 @@ func pushHistory(history []applyv1alpha1.HistoryEntry, e applyv1alpha1.HistoryEn
 		}
 		if top.Digest == e.Digest && top.LastReconciledStatus == e.LastReconciledStatus {
 			e.FirstReconciled, e.TotalReconciliations = top.FirstReconciled, top.TotalReconciliations+1
+			if e.ApprovedBy == "" {
+				e.ApprovedBy = top.ApprovedBy
+			}
 			return append([]applyv1alpha1.HistoryEntry{e}, history[1:]...)
 		}
 	}

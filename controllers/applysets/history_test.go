@@ -18,6 +18,7 @@ package applysets
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -72,6 +73,47 @@ var _ = Describe("History", func() {
 			return set.ResourceVersion
 		}).WithTimeout(2*time.Second).Should(Equal(poked), "a steady set's reconcile wrote")
 		Expect(set.Status.History).To(Equal(h))
+	})
+
+	It("names the approver of an approved run, from the request that approved it, whatever annotation a user wrote", func(ctx context.Context) {
+		ns := newNamespace(ctx)
+		alice, mallory := userIn(ctx, ns, "alice", "update", "approve"), userIn(ctx, ns, "mallory", "update")
+		set := newSet(ns, "approved", inlineConfigMap("a", "1"))
+		set.Spec.Approval = applyv1alpha1.ApprovalManual
+		set.Annotations = map[string]string{applyv1alpha1.ApprovedByAnnotation: "sha256:" + strings.Repeat("ab", 32) + " alice"}
+		Expect(mallory.Create(ctx, set)).To(Succeed())
+		Expect(set.Annotations).NotTo(HaveKey(applyv1alpha1.ApprovedByAnnotation), "a set was created naming an approver")
+		digest := awaiting(ctx, set)
+
+		By("writing the annotation without approving: the stored value is put back")
+		forge := func(c client.Client, change func(*applyv1alpha1.ApplySet)) func() error {
+			return func() error {
+				latest := &applyv1alpha1.ApplySet{}
+				Expect(c.Get(ctx, client.ObjectKeyFromObject(set), latest)).To(Succeed())
+				latest.Annotations = map[string]string{applyv1alpha1.ApprovedByAnnotation: digest + " bob"}
+				change(latest)
+				if err := c.Update(ctx, latest); err != nil {
+					return err
+				}
+				*set = *latest
+				return nil
+			}
+		}
+		Eventually(forge(mallory, func(*applyv1alpha1.ApplySet) {})).Should(Succeed())
+		Expect(set.Annotations).NotTo(HaveKey(applyv1alpha1.ApprovedByAnnotation), "an author named an approver")
+
+		By("approving as alice, with another approver written beside")
+		Expect(forge(alice, func(s *applyv1alpha1.ApplySet) { s.Spec.ApprovedPlan = &digest })()).To(Succeed())
+		Expect(set.Annotations).To(HaveKeyWithValue(applyv1alpha1.ApprovedByAnnotation, digest+" alice"))
+		readyFor(ctx, set)
+		Eventually(history(ctx, set)).Should(ContainElement(SatisfyAll(
+			HaveField("LastReconciledStatus", applyv1alpha1.ReasonSucceeded), HaveField("Plan", digest), HaveField("ApprovedBy", "alice"))))
+		Expect(set.Status.History[len(set.Status.History)-1].ApprovedBy).To(BeEmpty(), "the entry awaiting approval names an approver")
+		Eventually(eventsOf(ctx, ns, set.Name, ReasonApprovedPlanApplied)).Should(ContainElement(HaveField("Note", ContainSubstring("approved by alice"))))
+
+		By("writing another approver over the approved plan: the stored value is put back")
+		Expect(forge(alice, func(*applyv1alpha1.ApplySet) {})()).To(Succeed())
+		Expect(set.Annotations).To(HaveKeyWithValue(applyv1alpha1.ApprovedByAnnotation, digest+" alice"))
 	})
 })
 

@@ -46,6 +46,13 @@ func TestPushHistory(t *testing.T) {
 	if len(h) != 3 || h[0].Digest != d2 || h[0].LastReconciledStatus != "Succeeded" || h[2].Digest != d1 {
 		t.Fatalf("history %+v; want the newest first, a check again naming the top entry's declaration", h)
 	}
+	approved := entry(d1, "Succeeded", t0.Add(4*time.Hour))
+	approved.ApprovedBy = "alice"
+	h = pushHistory(h, approved)
+	h = pushHistory(h, entry(d1, "Succeeded", t0.Add(5*time.Hour)))
+	if len(h) != 4 || h[0].ApprovedBy != "alice" || h[0].TotalReconciliations != 2 || h[1].ApprovedBy != "" {
+		t.Fatalf("history %+v; want the approved entry to keep its approver through a run that spent no approval", h)
+	}
 }
 
 // However many runs there are, the history keeps its bound, in entries and bytes.

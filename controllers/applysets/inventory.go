@@ -67,7 +67,7 @@ func (r *Reconciler) loadInventory(ctx context.Context, set applyv1alpha1.Set, s
 // toldLost tells that the set's inventory lost chunks: a Warning Event.
 func (r *Reconciler) toldLost(ctx context.Context, set applyv1alpha1.Set, lost error) {
 	log.FromContext(ctx).Info("The set's inventory lost chunks", "error", lost.Error())
-	r.recorder.Eventf(set, nil, "Warning", ReasonInventoryLost, "Apply", "%s", text.Truncate(lost.Error(), maxEventMessage))
+	r.event(ctx, set, "Warning", ReasonInventoryLost, "Apply", "%s", text.Truncate(lost.Error(), maxEventMessage))
 }
 
 // inventoryOwner is the set as the owner of its chunks, and where they live.

@@ -303,6 +303,9 @@ func (rec *record) spend(ctx context.Context, s setrun.Spending) error {
 		if err == nil {
 			status := rec.set.GetSetStatus()
 			status.Approval, status.Window = to.Approval.DeepCopy(), to.Window.DeepCopy()
+			if s.Approval {
+				rec.run.approvedBy = approverOf(rec.set, s.Digest)
+			}
 			return nil
 		}
 		spent := approvalSequence(rec.stored)

@@ -32,6 +32,7 @@ import (
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/metrics"
 	"github.com/applyset-operator/applyset-operator/internal/reqcount"
+	"github.com/applyset-operator/applyset-operator/internal/tracing"
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 	"github.com/applyset-operator/applyset-operator/pkg/text"
@@ -54,15 +55,27 @@ func reportedOf(set applyv1alpha1.Set) reported {
 
 // report tells one outcome everywhere it is told, together: the set's
 // status, the Events of what changed since before, and the metrics.
-func (r *Reconciler) report(set applyv1alpha1.Set, before reported, o outcome) {
+func (r *Reconciler) report(ctx context.Context, set applyv1alpha1.Set, before reported, o outcome) {
 	setStatus(set.GetSetStatus(), set.GetGeneration(), o)
-	r.recordOutcome(set, before.ready, o)
-	r.recordWindow(set, before.ready, o)
-	r.recordWarnings(set, before.warnings)
-	r.recordForeign(set, before.foreign, o)
-	r.recordDrift(set, before.drift)
+	r.recordOutcome(ctx, set, before.ready, o)
+	r.recordWindow(ctx, set, before.ready, o)
+	r.recordWarnings(ctx, set, before.warnings)
+	r.recordForeign(ctx, set, before.foreign, o)
+	r.recordDrift(ctx, set, before.drift)
 	recordMetrics(r.groupKind.Kind, set, o)
 	recordDriftMetric(r.groupKind.Kind, set, o)
+}
+
+// event records an Event about set. Within a trace its note ends with the
+// trace's ID, so that an Event leads to the spans of the run that told it;
+// a series of the same Event keeps its first note, and so its first trace.
+func (r *Reconciler) event(ctx context.Context, set applyv1alpha1.Set, eventType, reason, action, note string, args ...any) {
+	msg := fmt.Sprintf(note, args...)
+	if id := tracing.TraceID(ctx); id != "" {
+		suffix := " (trace " + id + ")"
+		msg = text.Truncate(msg, maxEventMessage-len(suffix)) + suffix
+	}
+	r.recorder.Eventf(set, nil, eventType, reason, action, "%s", msg)
 }
 
 // Reasons of Events only; the condition reasons, which Events carry too,
@@ -86,80 +99,80 @@ const (
 	ReasonArtifactChanged = "ArtifactChanged"
 )
 
-func (r *Reconciler) recordOutcome(set applyv1alpha1.Set, before *metav1.Condition, o outcome) {
-	r.recordApproval(set, o)
+func (r *Reconciler) recordOutcome(ctx context.Context, set applyv1alpha1.Set, before *metav1.Condition, o outcome) {
+	r.recordApproval(ctx, set, o)
 	for _, change := range o.artifactChanges {
-		r.recorder.Eventf(set, nil, "Normal", ReasonArtifactChanged, "Apply", "%s", text.Truncate("Applying "+change, maxEventMessage))
+		r.event(ctx, set, "Normal", ReasonArtifactChanged, "Apply", "%s", text.Truncate("Applying "+change, maxEventMessage))
 	}
 	if o.err != nil {
-		r.recorder.Eventf(set, nil, "Warning", o.reason, "Apply", "%s", text.Truncate(o.err.Error(), maxEventMessage))
+		r.event(ctx, set, "Warning", o.reason, "Apply", "%s", text.Truncate(o.err.Error(), maxEventMessage))
 		return
 	}
 	if o.dryRun {
 		return // a preview changes nothing; status.plan tells the rest
 	}
 	for _, c := range o.applied.Drift {
-		r.recorder.Eventf(set, nil, "Warning", ReasonDriftCorrected, "Apply", "%s",
+		r.event(ctx, set, "Warning", ReasonDriftCorrected, "Apply", "%s",
 			text.Truncate(fmt.Sprintf("%s: put back %s, changed by %s; list them in spec.ignoreFields to leave them to it",
 				c.Ref, text.Summarize(c.Fields, maxEventFields), c.Manager), maxEventMessage))
 	}
 	for _, c := range o.applied.Forced {
-		r.recorder.Eventf(set, nil, "Normal", ReasonOwnershipForced, "Apply", "%s",
+		r.event(ctx, set, "Normal", ReasonOwnershipForced, "Apply", "%s",
 			text.Truncate(fmt.Sprintf("%s: took %s from %s (spec.force)", c.Ref, text.Summarize(c.Fields, maxEventFields), c.Manager), maxEventMessage))
 	}
 	if handed := handedOver(o.applied); handed != "" {
-		r.recorder.Eventf(set, nil, "Normal", ReasonOwnershipHandedOver, "Apply", "%s", text.Truncate(
+		r.event(ctx, set, "Normal", ReasonOwnershipHandedOver, "Apply", "%s", text.Truncate(
 			"Took over the ownership of client-side applies, so the set owns exactly what it declares: "+handed, maxEventMessage))
 	}
 	if skipped := skippedPrunes(o.pruned); skipped != "" {
-		r.recorder.Eventf(set, nil, "Warning", applyv1alpha1.ReasonPruneSkipped, "Prune", "%s", text.Truncate("Kept "+skipped, maxEventMessage))
+		r.event(ctx, set, "Warning", applyv1alpha1.ReasonPruneSkipped, "Prune", "%s", text.Truncate("Kept "+skipped, maxEventMessage))
 	}
 	if n := o.applied.Count(apply.Created) + o.applied.Count(apply.Configured) + o.pruned.Count(apply.Pruned); n > 0 {
-		r.recorder.Eventf(set, nil, "Normal", ReasonApplied, "Apply", "%d created, %d configured, %d pruned",
+		r.event(ctx, set, "Normal", ReasonApplied, "Apply", "%d created, %d configured, %d pruned",
 			o.applied.Count(apply.Created), o.applied.Count(apply.Configured), o.pruned.Count(apply.Pruned))
 	}
-	r.recordHealthTransition(set, before, readyOf(set.GetSetStatus()))
+	r.recordHealthTransition(ctx, set, before, readyOf(set.GetSetStatus()))
 }
 
 // recordApproval tells, once per plan, that a plan awaits approval, and
 // that an approved plan was applied.
-func (r *Reconciler) recordApproval(set applyv1alpha1.Set, o outcome) {
+func (r *Reconciler) recordApproval(ctx context.Context, set applyv1alpha1.Set, o outcome) {
 	a := o.approval
 	switch {
 	case a == nil:
 	case a.awaiting && a.digest != a.before:
-		r.recorder.Eventf(set, nil, "Normal", applyv1alpha1.ReasonAwaitingApproval, "Plan", "%s",
+		r.event(ctx, set, "Normal", applyv1alpha1.ReasonAwaitingApproval, "Plan", "%s",
 			text.Truncate(readyOf(set.GetSetStatus()).Message, maxEventMessage))
 	case a.spent:
-		r.recorder.Eventf(set, nil, "Normal", ReasonApprovedPlanApplied, "Apply", "Applied the approved plan %s (approval %d)",
-			a.digest, ptr.Deref(set.GetSetStatus().Approval.Sequence, 0))
+		r.event(ctx, set, "Normal", ReasonApprovedPlanApplied, "Apply", "Applied the approved plan %s (approval %d)%s",
+			a.digest, ptr.Deref(set.GetSetStatus().Approval.Sequence, 0), approvedByNote(set, a.digest))
 	}
 }
 
 // recordWarnings tells, once, of inputs taken with a part left out.
-func (r *Reconciler) recordWarnings(set applyv1alpha1.Set, before []string) {
+func (r *Reconciler) recordWarnings(ctx context.Context, set applyv1alpha1.Set, before []string) {
 	now := set.GetSetStatus().Warnings
 	if len(now) == 0 || slices.Equal(before, now) {
 		return
 	}
-	r.recorder.Eventf(set, nil, "Warning", ReasonInputWarning, "Apply", "%s",
+	r.event(ctx, set, "Warning", ReasonInputWarning, "Apply", "%s",
 		text.Truncate("Took inputs with a part left out: "+strings.Join(now, "; "), maxEventMessage))
 }
 
 // recordHealthTransition tells, once, when a set starts waiting for its
 // members, when the wait fails, and when it ends well.
-func (r *Reconciler) recordHealthTransition(set applyv1alpha1.Set, before, after *metav1.Condition) {
+func (r *Reconciler) recordHealthTransition(ctx context.Context, set applyv1alpha1.Set, before, after *metav1.Condition) {
 	if after == nil || (before != nil && before.Reason == after.Reason) {
 		return
 	}
 	switch {
 	case after.Reason == applyv1alpha1.ReasonProgressing:
-		r.recorder.Eventf(set, nil, "Normal", applyv1alpha1.ReasonProgressing, "Wait", "%s", text.Truncate(after.Message, maxEventMessage))
+		r.event(ctx, set, "Normal", applyv1alpha1.ReasonProgressing, "Wait", "%s", text.Truncate(after.Message, maxEventMessage))
 	case after.Reason == applyv1alpha1.ReasonHealthCheckFailed:
-		r.recorder.Eventf(set, nil, "Warning", applyv1alpha1.ReasonHealthCheckFailed, "Wait", "%s", text.Truncate(after.Message, maxEventMessage))
+		r.event(ctx, set, "Warning", applyv1alpha1.ReasonHealthCheckFailed, "Wait", "%s", text.Truncate(after.Message, maxEventMessage))
 	case after.Status == metav1.ConditionTrue && before != nil &&
 		(before.Reason == applyv1alpha1.ReasonProgressing || before.Reason == applyv1alpha1.ReasonHealthCheckFailed):
-		r.recorder.Eventf(set, nil, "Normal", applyv1alpha1.ReasonSucceeded, "Wait", "%s", text.Truncate(after.Message, maxEventMessage))
+		r.event(ctx, set, "Normal", applyv1alpha1.ReasonSucceeded, "Wait", "%s", text.Truncate(after.Message, maxEventMessage))
 	}
 }
 
@@ -291,7 +304,7 @@ const ReasonForeignMembers = "ForeignMembers"
 
 // recordForeign tells, once for each, of objects that newly carry the set's
 // label without being its members.
-func (r *Reconciler) recordForeign(set applyv1alpha1.Set, before *applyv1alpha1.ForeignMembers, o outcome) {
+func (r *Reconciler) recordForeign(ctx context.Context, set applyv1alpha1.Set, before *applyv1alpha1.ForeignMembers, o outcome) {
 	known := sets.New[applyv1alpha1.ObjectReference]()
 	if before != nil {
 		for _, item := range before.Items {
@@ -307,7 +320,7 @@ func (r *Reconciler) recordForeign(set applyv1alpha1.Set, before *applyv1alpha1.
 	if len(fresh) == 0 {
 		return
 	}
-	r.recorder.Eventf(set, nil, "Warning", ReasonForeignMembers, "Prune", "%s", text.Truncate(fmt.Sprintf(
+	r.event(ctx, set, "Warning", ReasonForeignMembers, "Prune", "%s", text.Truncate(fmt.Sprintf(
 		"Left alone %s: they carry the set's %s label, but the set did not apply them; declare one in the set to adopt it, "+
 			"or remove its label", text.Summarize(fresh, 5), applyset.PartOfLabel), maxEventMessage))
 }

@@ -67,7 +67,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 			InventoryLayout: inventory.Layout{Inline: testLayout.inline, PerChunk: testLayout.perChunk}}); err != nil {
 			return err
 		}
-		if err := SetupWebhook(mgr, mgr.GetWebhookServer(), &ValidationRegistrar{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(),
+		if err := SetupWebhook(mgr, mgr.GetWebhookServer(), &Registrar{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(),
 			Endpoint: webhooks.Endpoint{URL: env.WebhookURL(), CABundle: env.WebhookCA()}}); err != nil {
 			return err
 		}

@@ -18,6 +18,7 @@ package applysets
 
 import (
 	"context"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -59,5 +60,23 @@ var _ = Describe("Traces", Serial, func() {
 		Expect(reconcile).NotTo(BeNil())
 		Expect(reconcile.Attributes()).To(ContainElements(attribute.String("applyset.name", "traced"),
 			attribute.String("applyset.namespace", ns), attribute.Int("applyset.applied", 1)))
+
+		By("naming the trace of the reconcile that applied in its Event")
+		Eventually(eventsOf(ctx, ns, set.Name, ReasonApplied)).Should(HaveLen(1))
+		note := eventsOf(ctx, ns, set.Name, ReasonApplied)()[0].Note
+		Expect(note).To(MatchRegexp(` \(trace [0-9a-f]{32}\)$`))
+		applying := note[len(note)-33 : len(note)-1]
+		Expect(reconcilesOf(spans, "traced")).To(ContainElement(applying), "the Event names a trace that is no reconcile of the set")
 	})
 })
+
+// reconcilesOf are the traces of the reconciles of the set named name.
+func reconcilesOf(spans *tracetest.InMemoryExporter, name string) []string {
+	var ids []string
+	for _, s := range spans.GetSpans().Snapshots() {
+		if s.Name() == "Reconcile ApplySet" && slices.Contains(s.Attributes(), attribute.String("applyset.name", name)) {
+			ids = append(ids, s.SpanContext().TraceID().String())
+		}
+	}
+	return ids
+}

@@ -88,21 +88,23 @@ func (v *Validator) Handle(_ context.Context, req admission.Request) admission.R
 	return admission.Allowed("")
 }
 
-// ValidationRegistrar keeps the ValidatingWebhookConfiguration of the
-// Validator in place, pointing at the manager's webhook server.
-type ValidationRegistrar struct {
+// Registrar keeps the configurations of the sets' webhooks in place,
+// pointing at the manager's webhook server: the ValidatingWebhookConfiguration
+// of the Validator (Configuration) and the MutatingWebhookConfiguration of
+// the approvers (ApproversConfiguration, approvers.go).
+type Registrar struct {
 	Client client.Client
 	// Reader reads the webhook Service's Namespace uncached.
-	Reader        client.Reader
-	Configuration string
-	Endpoint      webhooks.Endpoint
+	Reader                                client.Reader
+	Configuration, ApproversConfiguration string
+	Endpoint                              webhooks.Endpoint
 }
 
-// Reconcile applies the configuration, which the install ships: a missing
-// one is an error, retried, not created. Its one entry fails open: while no
-// replica answers, sets are admitted, and a bad expression stalls the set
-// at reconcile instead.
-func (r *ValidationRegistrar) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
+// Reconcile applies the configurations, which the install ships: a missing
+// one is an error, retried, not created. The Validator's entry fails open:
+// while no replica answers, sets are admitted, and a bad expression stalls
+// the set at reconcile instead. The approvers' fails closed.
+func (r *Registrar) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
 	if r.Endpoint.Pending() {
 		log.FromContext(ctx).V(1).Info("Waiting for the webhook certificate before writing the entry")
 		return reconcile.Result{}, nil // its CA's arrival queues the configuration again
@@ -138,7 +140,7 @@ func (r *ValidationRegistrar) Reconcile(ctx context.Context, _ reconcile.Request
 	if err := r.Client.Apply(ctx, config, client.FieldOwner(identity.WebhooksFieldManager), client.ForceOwnership); err != nil {
 		return reconcile.Result{}, fmt.Errorf("applying ValidatingWebhookConfiguration %s: %w", r.Configuration, err)
 	}
-	return reconcile.Result{}, nil
+	return reconcile.Result{}, r.applyApprovers(ctx, owner)
 }
 
 // judgedFieldsChanged sends the webhook only the writes that bring CEL
@@ -158,11 +160,14 @@ var judgedFieldsChanged = []*admissionv1ac.MatchConditionApplyConfiguration{
 			"object.?spec.?windows.orValue([]) != oldObject.?spec.?windows.orValue([]))"),
 }
 
-// SetupWithManager adds the registrar to mgr: it applies the configuration
-// at start, and again whenever someone changes it.
-func (r *ValidationRegistrar) SetupWithManager(mgr ctrl.Manager) error {
+// SetupWithManager adds the registrar to mgr: it applies the
+// configurations at start, and again whenever someone changes one.
+func (r *Registrar) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Configuration == "" {
 		r.Configuration = DefaultValidationConfiguration
+	}
+	if r.ApproversConfiguration == "" {
+		r.ApproversConfiguration = DefaultApproversConfiguration
 	}
 	key := reconcile.Request{NamespacedName: client.ObjectKey{Name: r.Configuration}}
 	return r.Endpoint.WatchCA(ctrl.NewControllerManagedBy(mgr), key).
@@ -174,13 +179,17 @@ func (r *ValidationRegistrar) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&admissionregv1.ValidatingWebhookConfiguration{},
 			handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request { return []reconcile.Request{key} }),
 			builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetName() == r.Configuration }))).
+		Watches(&admissionregv1.MutatingWebhookConfiguration{},
+			handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request { return []reconcile.Request{key} }),
+			builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetName() == r.ApproversConfiguration }))).
 		Complete(r)
 }
 
-// SetupWebhook serves the Validator at validationPath on server and adds
-// registrar to mgr. The manager serves it on its own server; tests pass
-// mgr.GetWebhookServer().
-func SetupWebhook(mgr ctrl.Manager, server webhook.Server, registrar *ValidationRegistrar) error {
+// SetupWebhook serves the Validator at validationPath and the approvers at
+// approversPath on server, and adds registrar to mgr. The manager serves
+// them on its own server; tests pass mgr.GetWebhookServer().
+func SetupWebhook(mgr ctrl.Manager, server webhook.Server, registrar *Registrar) error {
 	server.Register(validationPath, &webhook.Admission{Handler: &Validator{decoder: admission.NewDecoder(mgr.GetScheme())}})
+	server.Register(approversPath, &webhook.Admission{Handler: approvers{}})
 	return registrar.SetupWithManager(mgr)
 }

@@ -248,10 +248,10 @@ func untilWindowChange(o outcome, interval time.Duration) time.Duration {
 }
 
 // recordWindow tells, once, that windows began to hold the set.
-func (r *Reconciler) recordWindow(set applyv1alpha1.Set, before *metav1.Condition, o outcome) {
+func (r *Reconciler) recordWindow(ctx context.Context, set applyv1alpha1.Set, before *metav1.Condition, o outcome) {
 	if !o.held() || (before != nil && before.Reason == applyv1alpha1.ReasonOutsideWindow) {
 		return
 	}
-	r.recorder.Eventf(set, nil, "Normal", applyv1alpha1.ReasonOutsideWindow, "Apply", "%s",
+	r.event(ctx, set, "Normal", applyv1alpha1.ReasonOutsideWindow, "Apply", "%s",
 		text.Truncate(windowMessage(o), maxEventMessage))
 }

@@ -131,6 +131,10 @@ type Options struct {
 	// lines before it answers: the record of who wrote what.
 	AuditPolicy string
 	AuditLog    string
+	// Tracing, when set, is an apiserver.config.k8s.io TracingConfiguration
+	// (YAML) the API server exports its own spans under, joined to the
+	// traces of the requests that carry a W3C traceparent.
+	Tracing string
 	// Launcher, when set, is a directory whose etcd, kube-apiserver and
 	// kube-controller-manager are run in place of the real ones: programs
 	// that start them bound to their parent's life, as `make run` does, so
@@ -170,7 +174,7 @@ func StartWith(ctx context.Context, opts Options) (*ControlPlane, error) {
 	if opts.ControllerManager {
 		apiServer.Configure().Disable("disable-admission-plugins")
 	}
-	if err := audit(apiServer, certDir, opts); err != nil {
+	if err := errors.Join(audit(apiServer, certDir, opts), traced(apiServer, certDir, opts)); err != nil {
 		return nil, errors.Join(err, os.RemoveAll(certDir))
 	}
 	if opts.EtcdFront != nil {
@@ -223,6 +227,20 @@ func audit(apiServer *envtest.APIServer, dir string, opts Options) error {
 	args.Set("audit-log-path", opts.AuditLog)
 	args.Set("audit-log-format", "json")
 	args.Set("audit-log-mode", "blocking")
+	return nil
+}
+
+// traced writes opts.Tracing beside the certificates and has the API
+// server export its spans as it says.
+func traced(apiServer *envtest.APIServer, dir string, opts Options) error {
+	if opts.Tracing == "" {
+		return nil
+	}
+	config := filepath.Join(dir, "tracing.yaml")
+	if err := os.WriteFile(config, []byte(opts.Tracing), 0o600); err != nil {
+		return err
+	}
+	apiServer.Configure().Set("tracing-config-file", config)
 	return nil
 }
 

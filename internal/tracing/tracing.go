@@ -61,8 +61,9 @@ func Requested(getenv func(string) string) bool {
 
 // Setup installs, where the environment asks for traces, a tracer provider
 // that exports them over OTLP as service, and W3C trace context as the
-// propagator. It returns what flushes and stops the export; off, a
-// function that does nothing.
+// propagator. It returns what flushes and stops the export, and turns
+// traces off again: the no-op provider back, and no config wrapped after;
+// off, a function that does nothing.
 func Setup(ctx context.Context, service string) (shutdown func(context.Context) error, err error) {
 	if !Requested(os.Getenv) {
 		return func(context.Context) error { return nil }, nil
@@ -81,10 +82,15 @@ func Setup(ctx context.Context, service string) (shutdown func(context.Context) 
 	}
 	// Without a sampler option, the SDK reads OTEL_TRACES_SAMPLER and its argument.
 	provider := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter), sdktrace.WithResource(res))
+	before := otel.GetTracerProvider()
 	otel.SetTracerProvider(provider)
 	otel.SetTextMapPropagator(propagation.TraceContext{})
 	on.Store(true)
-	return provider.Shutdown, nil
+	return func(ctx context.Context) error {
+		on.Store(false)
+		otel.SetTracerProvider(before)
+		return provider.Shutdown(ctx)
+	}, nil
 }
 
 // newExporter is the OTLP exporter of the protocol the environment names.

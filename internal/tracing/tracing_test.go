@@ -120,6 +120,12 @@ func TestSetupExportsAndPropagates(t *testing.T) {
 	if err := shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	if WrapConfig(&rest.Config{}).WrapTransport != nil {
+		t.Error("a config was wrapped after the traces' shutdown")
+	}
+	if _, after := Tracer().Start(context.Background(), "after"); after.IsRecording() {
+		t.Error("a span was recorded after the traces' shutdown")
+	}
 
 	if id == "" || !strings.Contains(traceparent, id) {
 		t.Errorf("traceparent %q; want one of trace %s", traceparent, id)

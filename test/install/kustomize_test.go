@@ -81,9 +81,9 @@ var _ = Describe("The install path", func() {
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "applyset-operator-cluster-writer"}, &rbacv1.ClusterRole{})).NotTo(Succeed())
 
 		By("granting writes of the certificate Secret and the webhook configurations by name only (the configurations by server-side apply alone), and no create of any")
-		shipped := map[string]string{
-			"mutatingwebhookconfigurations":   featuregates.DefaultConfigurationName,
-			"validatingwebhookconfigurations": applysets.DefaultValidationConfiguration,
+		shipped := map[string][]string{
+			"mutatingwebhookconfigurations":   {featuregates.DefaultConfigurationName, applysets.DefaultApproversConfiguration},
+			"validatingwebhookconfigurations": {applysets.DefaultValidationConfiguration},
 		}
 		for _, rule := range role.Rules {
 			writes := slices.ContainsFunc(rule.Verbs, func(v string) bool { return v != "get" && v != "list" && v != "watch" })
@@ -95,10 +95,10 @@ var _ = Describe("The install path", func() {
 			if slices.Contains(rule.Resources, "secrets") {
 				Expect(writes).To(BeFalse(), "the operator may write every Secret: %v", rule)
 			}
-			for resource, name := range shipped {
+			for resource, names := range shipped {
 				if writes && slices.Contains(rule.Resources, resource) {
 					Expect(rule.Verbs).To(ConsistOf("patch"), "the operator may create or update whole %s", resource)
-					Expect(rule.ResourceNames).To(Equal([]string{name}), "the operator may write any of %s", resource)
+					Expect(rule.ResourceNames).To(HaveExactElements(BeElementOf(names)), "the operator may write any of %s", resource)
 				}
 			}
 		}
@@ -135,6 +135,7 @@ var _ = Describe("The install path", func() {
 		By("shipping the webhook configurations the operator fills in, under the names its role grants")
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: featuregates.DefaultConfigurationName}, &admissionv1.MutatingWebhookConfiguration{})).To(Succeed())
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: applysets.DefaultValidationConfiguration}, &admissionv1.ValidatingWebhookConfiguration{})).To(Succeed())
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: applysets.DefaultApproversConfiguration}, &admissionv1.MutatingWebhookConfiguration{})).To(Succeed())
 	})
 
 	It("adds the cluster-writer role for the opt-in modes through its component", func(ctx context.Context) {

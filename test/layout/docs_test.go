@@ -63,9 +63,11 @@ func TestDesignRecordsAreIndexed(t *testing.T) {
 	}
 }
 
-// screenshots are the pictures of kubectl applyset ui that make screenshots
-// takes in headless Chromium (test/install) and the docs show.
-var screenshots = []string{"docs/images/ui-sets-list.png", "docs/images/ui-set-failing-member.png", "docs/images/ui-plan.png"}
+// screenshots are the pictures of kubectl applyset ui, and of a trace, that
+// make screenshots takes in headless Chromium (test/install, test/tracing)
+// and the docs show.
+var screenshots = []string{"docs/images/ui-sets-list.png", "docs/images/ui-set-failing-member.png", "docs/images/ui-plan.png",
+	"docs/images/trace.png"}
 
 // TestScreenshotsExistAndAreShown keeps the page's screenshots in the tree,
 // PNGs of the specs' 1280x800 viewport, each shown by the README or a page of

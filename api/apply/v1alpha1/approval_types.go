@@ -40,6 +40,13 @@ const (
 // that says Auto (or Prune) is held to Manual.
 const ManualApprovalLabel = "apply.applyset.dev/approval"
 
+// ApprovedByAnnotation names the user who set spec.approvedPlan to its
+// value. Admission writes it, from the request's user, on every request
+// that changes approvedPlan, and puts back the stored value on any other
+// that changes it; the history entry of the run that applies the approved
+// plan names that user.
+const ApprovedByAnnotation = "apply.applyset.dev/approved-by"
+
 // ApprovalStatus is where a set stands with approvals.
 type ApprovalStatus struct {
 	// awaitingSince is when the plan in status.plan began to wait for

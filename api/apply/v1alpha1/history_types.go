@@ -85,6 +85,15 @@ type HistoryEntry struct {
 	// +kubebuilder:validation:Pattern=`^[a-f0-9]{32}$`
 	// +optional
 	TraceID string `json:"traceID,omitempty"`
+
+	// approvedBy is the user who approved the plan the entry's runs
+	// applied, where the set waited for approval: the approved-by
+	// annotation, which admission writes from the user of the request that
+	// set spec.approvedPlan.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	// +optional
+	ApprovedBy string `json:"approvedBy,omitempty"`
 }
 
 // HistoryCounts count what one run did to a set's members.

@@ -17,10 +17,12 @@ limitations under the License.
 package e2e
 
 import (
+	"cmp"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
+	"os"
 	"strings"
 	"time"
 
@@ -55,13 +57,18 @@ var _ = Describe("The operator installed from dist/install.yaml, then with the c
 		}
 		Expect(json.Unmarshal([]byte(out), &pod)).To(Succeed())
 		c := pod.Spec.Containers[0]
-		Expect(c.Image).To(Equal("applyset-operator:latest"))
+		Expect(c.Image).To(Equal(cmp.Or(os.Getenv("E2E_IMAGE"), "applyset-operator:latest")))
 		Expect(c.ImagePullPolicy).To(Equal("IfNotPresent"))
 		Expect(c.ReadinessProbe).NotTo(BeNil())
 		Expect(c.LivenessProbe).NotTo(BeNil())
 		Expect(pod.Status.Conditions).To(ContainElement(And(
 			HaveField("Type", "Ready"), HaveField("Status", "True"))))
 		Expect(pod.Status.ContainerStatuses[0].RestartCount).To(BeZero())
+
+		By("asking the running manager its version")
+		printed := run("kubectl", "exec", "-n", namespace, pods[0], "--", "/manager", "--version")
+		GinkgoWriter.Printf("the running manager: %s", printed)
+		Expect(printed).To(ContainSubstring(version()), "the manager of the release's image prints the release's version")
 	})
 
 	It("serves metrics over HTTPS only to clients the RBAC allows", func() {

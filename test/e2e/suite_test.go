@@ -24,6 +24,7 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,3 +84,12 @@ var _ = ReportAfterEach(func(report SpecReport) {
 		GinkgoWriter.Printf("$ kubectl %v\n%s\n", args, out)
 	}
 })
+
+// version is the version the manager under test was built as: E2E_VERSION
+// (make test-e2e sets it), or what hack/version.sh says of the checkout.
+func version() string {
+	if v := os.Getenv("E2E_VERSION"); v != "" {
+		return v
+	}
+	return strings.TrimSpace(run(filepath.Join(root, "hack", "version.sh")))
+}

@@ -159,7 +159,7 @@ func ReviewPlan(ctx context.Context, c *cli.Clients, ref membership.ParentRef, h
 func awaitingSet(ctx context.Context, c *cli.Clients, ref membership.ParentRef) (applyv1alpha1.Set, string, error) {
 	name := cli.ParentName(ref) + cli.InNamespace(ref.Namespace)
 	if !cli.IsOperatorSet(ref) {
-		return nil, "", fmt.Errorf("%s is not one of the operator's sets; only those await approval", name)
+		return nil, "", cli.NotOperatorSetError{Name: name, Instead: "; only those await approval"}
 	}
 	cl, err := c.Client()
 	if err != nil {

@@ -18,7 +18,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 
 	"github.com/spf13/cobra"
 
@@ -38,9 +37,9 @@ type Verb struct {
 	// operator's sets need not be a parent yet (one not applied, or being
 	// deleted). Otherwise it must name a parent (ResolveParent).
 	Unread bool
-	// NotOperatorSet ends the error that refuses a parent of another tool,
-	// when Sets is OperatorSets: "NAME is not one of the operator's sets"
-	// and this.
+	// NotOperatorSet ends the NotOperatorSetError that refuses a parent of
+	// another tool when Sets is OperatorSets: "NAME is not one of the
+	// operator's sets" and this.
 	NotOperatorSet string
 	// Writes adds --yes, with YesHelp, and --dry-run.
 	Writes  bool
@@ -103,7 +102,7 @@ func (v Verb) scope(ctx context.Context, s *Scope, arg string) error {
 	}
 	s.Name = ParentName(s.Ref) + InNamespace(s.Ref.Namespace)
 	if v.Sets == OperatorSets && !IsOperatorSet(s.Ref) {
-		return errors.New(s.Name + " is not one of the operator's sets" + v.NotOperatorSet)
+		return NotOperatorSetError{Name: s.Name, Instead: v.NotOperatorSet}
 	}
 	return nil
 }

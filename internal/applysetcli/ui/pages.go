@@ -325,7 +325,8 @@ type errNotFound struct{ error }
 // statusOf is the answer's status for an error reading from the API server.
 func statusOf(err error) int {
 	switch {
-	case errors.As(err, new(errNotFound)), errors.As(err, new(cli.NoParentError)), apierrors.IsNotFound(err):
+	case errors.As(err, new(errNotFound)), errors.As(err, new(cli.NoParentError)), errors.As(err, new(cli.NotOperatorSetError)),
+		apierrors.IsNotFound(err):
 		return http.StatusNotFound
 	case apierrors.IsForbidden(err):
 		return http.StatusForbidden

@@ -17,6 +17,7 @@ limitations under the License.
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -27,7 +28,11 @@ import (
 	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/applysets"
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/parents"
 )
 
@@ -159,3 +164,23 @@ func TestReadOnlyRefusesApproval(t *testing.T) {
 
 // noOwners says the members own nothing.
 func noOwners(rows []parents.MemberHealth) []string { return make([]string, len(rows)) }
+
+func TestStatusOf(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"no such parent", cli.NoParentError{}, http.StatusNotFound},
+		{"a parent of another tool where only the operator's sets will do", fmt.Errorf("approving: %w", cli.NotOperatorSetError{Name: "secret/web"}), http.StatusNotFound},
+		{"a path naming no parent", errNotFound{errors.New("bad path")}, http.StatusNotFound},
+		{"forbidden", apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, "web", errors.New("no")), http.StatusForbidden},
+		{"anything else the API server said", errors.New("connection refused"), http.StatusBadGateway},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := statusOf(tc.err); got != tc.want {
+				t.Errorf("statusOf(%v) = %d, want %d", tc.err, got, tc.want)
+			}
+		})
+	}
+}

@@ -57,9 +57,6 @@ type View struct {
 	Mirrors []string `json:"mirrors,omitempty"`
 }
 
-// viewKind is the kind of a View as -o json, yaml and the templates print it.
-const viewKind = "ParentView"
-
 // MemberHealth is a member and its health as kstatus judges it.
 type MemberHealth struct {
 	Kind      string `json:"kind"`
@@ -113,22 +110,10 @@ func newViewCommand(o *cli.Options) *cobra.Command {
 		// Checked before any request, as the flags are.
 		PreRunE: func(*cobra.Command, []string) error { return page.validate() },
 	}
-	cli.Verb{Sets: cli.AnyParent, Run: func(ctx context.Context, s *cli.Scope) error {
+	cli.Verb{Sets: cli.AnyParent, Output: output, Run: func(ctx context.Context, s *cli.Scope) (cli.Result, error) {
 		out, err := ViewOf(ctx, s.Streams.ErrOut, s.Clients, s.Ref, page)
-		if err != nil {
-			return err
-		}
-		out = page.paged(out)
-		if !output.Printed() {
-			return printView(s.Streams.Out, out)
-		}
-		obj, err := cli.Object(cli.OutputAPIVersion, viewKind, out)
-		if err != nil {
-			return err
-		}
-		return output.Print(s.Streams.Out, obj)
+		return page.paged(out), err
 	}}.Bind(o, cmd)
-	output.AddFlags(cmd)
 	cmd.Flags().IntVar(&page.Offset, "offset", 0, "Skip this many members of the table first, to page through a big set.")
 	cmd.Flags().IntVar(&page.Limit, "limit", 0, "List and judge at most this many members (0: all); the rest are counted, not judged.")
 	return cmd
@@ -169,6 +154,12 @@ func ViewOf(ctx context.Context, errOut io.Writer, c *cli.Clients, ref membershi
 	}
 	return out, nil
 }
+
+// Kind is the kind of a View as -o json, yaml and the templates print it.
+func (View) Kind() string { return "ParentView" }
+
+// Text prints the view for people.
+func (v View) Text(w io.Writer) error { return printView(w, v) }
 
 func printView(w io.Writer, v View) error {
 	fmt.Fprintf(w, "Parent:                %s%s\n", v.Parent, cli.InNamespace(v.Namespace))

@@ -89,7 +89,10 @@ func applyGroups(members []membership.Member, out []MemberHealth) error {
 func orderedMembers(members []membership.Member, out []MemberHealth) []int {
 	named := sets.New[apply.ObjectRef]()
 	for i := range members {
-		if deps, err := apply.ParseDependsOn(out[i].dependsOn); out[i].dependsOn != "" && err == nil {
+		if out[i].dependsOn == "" {
+			continue
+		}
+		if deps, err := apply.ParseDependsOn(out[i].dependsOn); err == nil { // Order says what is wrong with it
 			named.Insert(deps...)
 		}
 	}

@@ -66,7 +66,7 @@ may, its admission policies included, and approves nothing.`,
 	}
 	// A set whose first plan awaits approval is no parent yet.
 	cli.Verb{Sets: cli.OperatorSets, Unread: true, NotOperatorSet: "; only those await approval",
-		Writes: true, YesHelp: "Approve without asking.", Run: a.run}.Bind(o, cmd)
+		Writes: true, YesHelp: "Approve without asking.", Run: cli.AsItGoes(a.run)}.Bind(o, cmd)
 	cmd.Flags().StringVar(&a.digest, "digest", "", "Approve this digest, which must be the one the set awaits, without a preview.")
 	a.hosts.BindFlags(cmd.Flags())
 	return cmd
@@ -159,7 +159,7 @@ func ReviewPlan(ctx context.Context, c *cli.Clients, ref membership.ParentRef, h
 func awaitingSet(ctx context.Context, c *cli.Clients, ref membership.ParentRef) (applyv1alpha1.Set, string, error) {
 	name := cli.ParentName(ref) + cli.InNamespace(ref.Namespace)
 	if !cli.IsOperatorSet(ref) {
-		return nil, "", fmt.Errorf("%s is not one of the operator's sets; only those await approval", name)
+		return nil, "", cli.NotOperatorSetError{Name: name, Instead: "; only those await approval"}
 	}
 	cl, err := c.Client()
 	if err != nil {

@@ -47,7 +47,7 @@ unless --yes; --dry-run=server stops after the preview.`,
 		Example: `  kubectl applyset delete applyset/web -n shop --dry-run=server
   kubectl applyset delete clusterapplyset/platform --yes`,
 	}
-	return cli.Verb{Sets: cli.OperatorSets, Writes: true, YesHelp: "Delete without asking.", Run: deleteSet,
+	return cli.Verb{Sets: cli.OperatorSets, Writes: true, YesHelp: "Delete without asking.", Run: cli.AsItGoes(deleteSet),
 		NotOperatorSet: ": its members are deleted by the tool that applied them (kubectl delete), or kept with kubectl applyset disband",
 	}.Bind(o, cmd)
 }

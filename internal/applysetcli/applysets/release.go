@@ -41,7 +41,7 @@ first, unless --yes.`,
 		Example: `  kubectl applyset release-finalizers applyset/web -n shop --yes`,
 	}
 	// The set may never have become a parent: its finalizer is what matters.
-	return cli.Verb{Sets: cli.OperatorSets, Unread: true, Writes: true, YesHelp: "Release without asking.", Run: releaseFinalizer,
+	return cli.Verb{Sets: cli.OperatorSets, Unread: true, Writes: true, YesHelp: "Release without asking.", Run: cli.AsItGoes(releaseFinalizer),
 		NotOperatorSet: ", which alone carry its finalizer"}.Bind(o, cmd)
 }
 

@@ -32,10 +32,10 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 )
 
-// OutputAPIVersion is the apiVersion of what the plugin prints that is not
+// outputAPIVersion is the apiVersion of what the plugin prints that is not
 // a Kubernetes object nor a list of results (view's ParentView): the
 // printers, jsonpath and go-template need one. No API server serves it.
-const OutputAPIVersion = "applyset.dev/v1alpha1"
+const outputAPIVersion = "applyset.dev/v1alpha1"
 
 // Output is a verb's -o. The verb prints its own formats (its text, with
 // -o empty; a table's wide; name); the others are kubectl's print flags
@@ -151,9 +151,9 @@ func (o *Output) PrintList(w io.Writer, items any) error {
 	return o.Print(w, list)
 }
 
-// Object is v as JSON encodes it, with apiVersion and kind, for the
+// object is v as JSON encodes it, with apiVersion and kind, for the
 // printers; its fields are named as v's JSON names them.
-func Object(apiVersion, kind string, v any) (*unstructured.Unstructured, error) {
+func object(apiVersion, kind string, v any) (*unstructured.Unstructured, error) {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
@@ -171,7 +171,7 @@ func Object(apiVersion, kind string, v any) (*unstructured.Unstructured, error) 
 // asList wraps items as kubectl wraps the objects of a list: a v1 List,
 // its items empty rather than null when there are none.
 func asList(items any) (*unstructured.Unstructured, error) {
-	list, err := Object("v1", "List", struct {
+	list, err := object("v1", "List", struct {
 		Items any `json:"items"`
 	}{items})
 	if err == nil && list.Object["items"] == nil {

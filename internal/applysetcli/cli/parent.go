@@ -61,6 +61,19 @@ type NoParentError struct{ error }
 
 func (e NoParentError) Unwrap() error { return e.error }
 
+// NotOperatorSetError refuses a parent of another tool to what only the
+// operator's sets have: approval, deletion through the operator, a plan.
+type NotOperatorSetError struct {
+	// Name names the parent, with its namespace.
+	Name string
+	// Instead ends the message: why, or what to do instead.
+	Instead string
+}
+
+func (e NotOperatorSetError) Error() string {
+	return e.Name + " is not one of the operator's sets" + e.Instead
+}
+
 // ParentOf names a parent without reading it; a bare name is a Secret, as
 // for kubectl's --applyset.
 func ParentOf(c *Clients, arg string) (membership.ParentRef, error) {

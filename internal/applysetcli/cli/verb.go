@@ -18,7 +18,7 @@ package cli
 
 import (
 	"context"
-	"errors"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -27,9 +27,10 @@ import (
 
 // Verb is the one scaffold of the verbs that act on one PARENT: it connects,
 // names the parent, refuses one the verb does not act on, and, for a verb
-// that writes, owns --yes, --dry-run and the question. Run does the verb's
-// own work with what the scaffold read, so that the cobra command is a thin
-// caller and the work a function of a Scope.
+// that writes, owns --yes, --dry-run and the question; for a verb that
+// prints a result, -o. Run does the verb's own work with what the scaffold
+// read and returns its Result, so that the cobra command is a thin caller
+// and the work a function of a Scope.
 type Verb struct {
 	// Sets are the parents the argument completes to, and, when
 	// OperatorSets, the only ones the verb takes.
@@ -38,15 +39,25 @@ type Verb struct {
 	// operator's sets need not be a parent yet (one not applied, or being
 	// deleted). Otherwise it must name a parent (ResolveParent).
 	Unread bool
-	// NotOperatorSet ends the error that refuses a parent of another tool,
-	// when Sets is OperatorSets: "NAME is not one of the operator's sets"
-	// and this.
+	// NotOperatorSet ends the NotOperatorSetError that refuses a parent of
+	// another tool when Sets is OperatorSets: "NAME is not one of the
+	// operator's sets" and this.
 	NotOperatorSet string
 	// Writes adds --yes, with YesHelp, and --dry-run.
 	Writes  bool
 	YesHelp string
-	// Run does the verb's work.
-	Run func(ctx context.Context, s *Scope) error
+	// Output is the verb's -o, which prints Run's Result; nil for a verb
+	// that prints as it goes and returns none.
+	Output *Output
+	// Run does the verb's work, and returns what it found, or nil.
+	Run func(ctx context.Context, s *Scope) (Result, error)
+}
+
+// Result is what a verb found, for the scaffold to print: as text for
+// people, or, under -o, as a document of kind Kind.
+type Result interface {
+	Kind() string
+	Text(w io.Writer) error
 }
 
 // Scope is what a Verb's Run works on.
@@ -77,13 +88,32 @@ func (v Verb) Bind(o *Options, cmd *cobra.Command) *cobra.Command {
 		if err := v.scope(cmd.Context(), s, args[0]); err != nil {
 			return err
 		}
-		return v.Run(cmd.Context(), s)
+		r, err := v.Run(cmd.Context(), s)
+		if err != nil || r == nil {
+			return err
+		}
+		return v.print(s.Streams.Out, r)
 	}
 	if v.Writes {
 		cmd.Flags().BoolVarP(&s.yes, "yes", "y", false, v.YesHelp)
 		s.DryRun.Add(cmd)
 	}
+	if v.Output != nil {
+		v.Output.AddFlags(cmd)
+	}
 	return cmd
+}
+
+// print prints r as -o asks: as its text, or as a document.
+func (v Verb) print(w io.Writer, r Result) error {
+	if v.Output == nil || !v.Output.Printed() {
+		return r.Text(w)
+	}
+	obj, err := object(outputAPIVersion, r.Kind(), r)
+	if err != nil {
+		return err
+	}
+	return v.Output.Print(w, obj)
 }
 
 // scope connects and reads the parent arg names into s.
@@ -103,7 +133,13 @@ func (v Verb) scope(ctx context.Context, s *Scope, arg string) error {
 	}
 	s.Name = ParentName(s.Ref) + InNamespace(s.Ref.Namespace)
 	if v.Sets == OperatorSets && !IsOperatorSet(s.Ref) {
-		return errors.New(s.Name + " is not one of the operator's sets" + v.NotOperatorSet)
+		return NotOperatorSetError{Name: s.Name, Instead: v.NotOperatorSet}
 	}
 	return nil
+}
+
+// AsItGoes is the Run of a verb that prints as it goes, between its
+// questions, and returns no Result.
+func AsItGoes(run func(ctx context.Context, s *Scope) error) func(ctx context.Context, s *Scope) (Result, error) {
+	return func(ctx context.Context, s *Scope) (Result, error) { return nil, run(ctx, s) }
 }

@@ -51,7 +51,7 @@ and nothing changes.`,
   kubectl applyset disband applyset/web -n shop --yes
   kubectl applyset disband secret/web -n shop --dry-run=server`,
 	}
-	return cli.Verb{Sets: cli.AnyParent, Writes: true, YesHelp: "Disband without asking.", Run: runDisband}.Bind(o, cmd)
+	return cli.Verb{Sets: cli.AnyParent, Writes: true, YesHelp: "Disband without asking.", Run: cli.AsItGoes(runDisband)}.Bind(o, cmd)
 }
 
 // runDisband disbands the set s names: the operator's the operator's way,

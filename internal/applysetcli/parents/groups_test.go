@@ -69,3 +69,30 @@ func TestApplyGroups(t *testing.T) {
 		})
 	}
 }
+
+// TestApplyGroupsOfManyOfAKind: members without an annotation take their
+// kind's group, whether or not another names them, beside those with one.
+func TestApplyGroupsOfManyOfAKind(t *testing.T) {
+	member := func(group, kind, name string) membership.Member {
+		return membership.Member{GroupKind: schema.GroupKind{Group: group, Kind: kind}, Namespace: "shop", Name: name}
+	}
+	members := []membership.Member{
+		member("", "ConfigMap", "cm0"), member("", "ConfigMap", "cm1"), member("", "ConfigMap", "cm2"),
+		member("batch", "Job", "j0"), member("batch", "Job", "j1"), member("apps", "Deployment", "web"), member("", "ConfigMap", "cm3"),
+	}
+	out := make([]MemberHealth, len(members))
+	out[1].dependsOn = "batch/namespaces/shop/Job/j0" // cm1 after j0
+	out[4].dependsOn = "/namespaces/shop/ConfigMap/cm2"
+	if err := applyGroups(members, out); err != nil {
+		t.Fatal(err)
+	}
+	want := []int{1, 3, 1, 2, 2, 2, 1}
+	for i, m := range out {
+		if m.Group != want[i] {
+			t.Errorf("%s: group %d, want %d", members[i].Name, m.Group, want[i])
+		}
+	}
+	if got := out[4].DependsOn; len(got) != 1 || got[0] != "ConfigMap shop/cm2" {
+		t.Errorf("j1 depends on %v, want ConfigMap shop/cm2", got)
+	}
+}

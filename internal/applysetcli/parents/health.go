@@ -43,19 +43,33 @@ import (
 // like 52/59 ready, as the HEALTH column of kubectl get applysets reads. A set
 // can have no findings while its Deployments still roll out, and the reverse.
 
-// judge judges the health of every member, by checkers[i] for members[i]:
-// its set's checks, as the operator judges them. A member whose verdict its
-// metadata decides (a ConfigMap, a Secret, RBAC: health.JudgesByMetadata) is
-// judged from the metadata the snapshot listed, so a set of 100,000 of them
-// reads none whole. Of the others, a resource holding at least
-// listMembersAt is listed once, by the part-of label, in their namespace or
-// everywhere (as the snapshot listed it); any other member, and any a list
-// did not return, is read with a GET, a few at a time.
-func judge(ctx context.Context, c *cli.Clients, members []membership.Member, checkers []*health.Checker) []MemberHealth {
+// rowsOf is a row for each member, as its metadata has it: unjudged.
+func rowsOf(members []membership.Member) []MemberHealth {
 	out := make([]MemberHealth, len(members))
-	byResource := map[schema.GroupVersionResource][]int{}
 	for i, m := range members {
-		out[i] = MemberHealth{Kind: m.GroupKind.String(), Namespace: m.Namespace, Name: m.Name}
+		out[i] = MemberHealth{Kind: m.GroupKind.String(), Namespace: m.Namespace, Name: m.Name, dependsOn: m.DependsOn}
+	}
+	return out
+}
+
+// judge judges the health of the members at the indexes at, by checkers[i]
+// for members[i], into out[i]: its set's checks, as the operator judges them.
+// A member whose verdict its metadata decides (a ConfigMap, a Secret, RBAC:
+// health.JudgesByMetadata) is judged from the metadata the snapshot listed,
+// so a set of 100,000 of them reads none whole. Of the others, a resource
+// with at least listMembersAt members to judge, and most of the set's members
+// of it, is listed once, by the part-of label, in their namespace or
+// everywhere (as the snapshot listed it): a page of a big set is not worth
+// reading the whole set for. Any other member, and any a list did not
+// return, is read with a GET, a few at a time.
+func judge(ctx context.Context, c *cli.Clients, members []membership.Member, checkers []*health.Checker, out []MemberHealth, at []int) {
+	inSet := map[schema.GroupVersionResource]int{}
+	for _, m := range members {
+		inSet[m.Resource]++
+	}
+	byResource := map[schema.GroupVersionResource][]int{}
+	for _, i := range at {
+		m := members[i]
 		if checkers[i].JudgesByMetadata(m.GroupKind) {
 			out[i].judged(checkers[i], memberObject(m))
 			continue
@@ -63,11 +77,11 @@ func judge(ctx context.Context, c *cli.Clients, members []membership.Member, che
 		byResource[m.Resource] = append(byResource[m.Resource], i)
 	}
 	var read []int
-	for resource, at := range byResource {
-		if len(at) >= listMembersAt {
-			judgeListed(ctx, c, resource, at, out, checkers)
+	for resource, some := range byResource {
+		if len(some) >= listMembersAt && 2*len(some) >= inSet[resource] {
+			judgeListed(ctx, c, resource, some, out, checkers)
 		}
-		for _, i := range at {
+		for _, i := range some {
 			if out[i].Health == "" {
 				read = append(read, i)
 			}
@@ -90,6 +104,14 @@ func judge(ctx context.Context, c *cli.Clients, members []membership.Member, che
 		}()
 	}
 	wg.Wait()
+}
+
+// every is the indexes of n members: all of them.
+func every(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
 	return out
 }
 
@@ -192,7 +214,8 @@ func summarizeWithHealth(ctx context.Context, c *cli.Clients, checked []checkedP
 			checkers = append(checkers, checker)
 		}
 	}
-	judged := judge(ctx, c, members, checkers)
+	judged := rowsOf(members)
+	judge(ctx, c, members, checkers, judged, every(len(members)))
 	out := make([]Summary, len(checked))
 	for i, p := range checked {
 		out[i] = summarize(p.Parent, p.verdict)

@@ -44,6 +44,9 @@ type View struct {
 	// Listed says which members MemberList holds when the view was asked
 	// for a page of them (--offset, --limit); nil when it holds them all.
 	Listed *ListedMembers `json:"listed,omitempty"`
+	// Judged is how many members Health judged, when it judged fewer than
+	// all: those of the page listed. Nil when it judged every member.
+	Judged *int `json:"judged,omitempty"`
 	// Window is where one of the operator's sets stands with its delivery windows.
 	Window string `json:"window,omitempty"`
 	// History is what one of the operator's sets' last runs did, newest first.
@@ -53,9 +56,6 @@ type View struct {
 	// members, never written nor pruned for the set.
 	Mirrors []string `json:"mirrors,omitempty"`
 }
-
-// viewKind is the kind of a View as -o json, yaml and the templates print it.
-const viewKind = "ParentView"
 
 // MemberHealth is a member and its health as kstatus judges it.
 type MemberHealth struct {
@@ -87,14 +87,15 @@ func (m MemberHealth) Ref() string {
 
 func newViewCommand(o *cli.Options) *cobra.Command {
 	output := cli.NewOutput().WithColumns()
-	var page memberPage
+	var page Page
 	cmd := &cobra.Command{
 		Use:   "view PARENT",
 		Short: "Show one ApplySet: its contract fields, each member with its health, and the findings",
 		Long: "Show one ApplySet parent, whatever tool wrote it: its ID, tooling, hint kinds and namespaces, each member with " +
 			"its health as kstatus judges it and the proof that it is a member, and what verification found. For one of the " +
 			"operator's sets, also where it stands with its delivery windows and what its last runs did (status.history). " +
-			"--offset and --limit list one page of a big set's members; Health still counts them all.",
+			"--offset and --limit list one page of a big set's members: only those are read whole and judged, and Health " +
+			"says how many it judged of all (judged 100 of 5000); the rest are counted from their metadata.",
 		Example: `  # A set kubectl wrote with --applyset=secret/web
   kubectl applyset view secret/web -n shop
 
@@ -109,51 +110,40 @@ func newViewCommand(o *cli.Options) *cobra.Command {
 		// Checked before any request, as the flags are.
 		PreRunE: func(*cobra.Command, []string) error { return page.validate() },
 	}
-	cli.Verb{Sets: cli.AnyParent, Run: func(ctx context.Context, s *cli.Scope) error {
-		out, err := ViewOf(ctx, s.Streams.ErrOut, s.Clients, s.Ref)
-		if err != nil {
-			return err
-		}
-		out = page.paged(out)
-		if !output.Printed() {
-			return printView(s.Streams.Out, out)
-		}
-		obj, err := cli.Object(cli.OutputAPIVersion, viewKind, out)
-		if err != nil {
-			return err
-		}
-		return output.Print(s.Streams.Out, obj)
+	cli.Verb{Sets: cli.AnyParent, Output: output, Run: func(ctx context.Context, s *cli.Scope) (cli.Result, error) {
+		out, err := ViewOf(ctx, s.Streams.ErrOut, s.Clients, s.Ref, page)
+		return page.paged(out), err
 	}}.Bind(o, cmd)
-	output.AddFlags(cmd)
-	cmd.Flags().IntVar(&page.offset, "offset", 0, "Skip this many members of the table first, to page through a big set.")
-	cmd.Flags().IntVar(&page.limit, "limit", 0, "List at most this many members (0: all). Health still counts every member.")
+	cmd.Flags().IntVar(&page.Offset, "offset", 0, "Skip this many members of the table first, to page through a big set.")
+	cmd.Flags().IntVar(&page.Limit, "limit", 0, "List and judge at most this many members (0: all); the rest are counted, not judged.")
 	return cmd
 }
 
 // ViewOf is what view shows of the parent ref: its contract, each member
-// with its health and proof, and the findings, read as the user of c.
-func ViewOf(ctx context.Context, errOut io.Writer, c *cli.Clients, ref membership.ParentRef) (View, error) {
+// with its proof and apply group, and the findings, read as the user of c.
+// Only the members of page are read whole and judged; the others are
+// counted from the metadata listed, and Health says so: judged 200 of 100,000.
+func ViewOf(ctx context.Context, errOut io.Writer, c *cli.Clients, ref membership.ParentRef, page Page) (View, error) {
 	p, v, err := verifyParent(ctx, errOut, c, ref)
 	if err != nil {
 		return View{}, err
 	}
-	members := judge(ctx, c, v.Members, checkersFor(v.Members, checkerOf(ctx, c, ref)))
-	out := View{Summary: summarize(p, v), MemberList: members}
 	proofs, err := proofsOf(ctx, c, ref, v)
 	if err != nil {
 		return View{}, err
 	}
-	var counted []MemberHealth // as the operator counts them: see countedMembers
+	out := View{Summary: summarize(p, v), MemberList: rowsOf(v.Members)}
 	for i, m := range v.Members {
 		out.MemberList[i].Proof = proofs(m)
-		if !cli.IsOperatorSet(ref) || !out.MemberList[i].LabelOnly() {
-			counted = append(counted, out.MemberList[i])
-		}
 	}
-	out.Health = healthOf(counted)
 	if err := applyGroups(v.Members, out.MemberList); err != nil {
 		fmt.Fprintf(errOut, "Warning: the members are grouped by kind alone: %v\n", err)
 	}
+	members := inOrder(v.Members, out.MemberList, page.Order)
+	from, to := page.bounds(len(members))
+	judge(ctx, c, members, checkersFor(members, checkerOf(ctx, c, ref)), out.MemberList, span(from, to))
+	// As the operator counts them (see countedMembers): its sets count proven members only.
+	out.Health, out.Judged = judgedHealth(out.MemberList, from, to, !cli.IsOperatorSet(ref))
 	out.HintKinds = sorted(v.HintKinds, func(gk schema.GroupKind) string { return gk.String() })
 	out.AdditionalNamespaces = sets.List(v.Parent.Scope.AdditionalNamespaces)
 	if status := operatorStatus(ctx, c, ref); status != nil {
@@ -164,6 +154,12 @@ func ViewOf(ctx context.Context, errOut io.Writer, c *cli.Clients, ref membershi
 	}
 	return out, nil
 }
+
+// Kind is the kind of a View as -o json, yaml and the templates print it.
+func (View) Kind() string { return "ParentView" }
+
+// Text prints the view for people.
+func (v View) Text(w io.Writer) error { return printView(w, v) }
 
 func printView(w io.Writer, v View) error {
 	fmt.Fprintf(w, "Parent:                %s%s\n", v.Parent, cli.InNamespace(v.Namespace))

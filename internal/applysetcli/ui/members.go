@@ -83,39 +83,33 @@ type graphEdge struct {
 
 // inApplyOrder sorts members by apply group, then by kind, namespace and
 // name, as the set's page lists them; proven members before the rest.
-func inApplyOrder(members []parents.MemberHealth, owns []string) []member {
+func inApplyOrder(members []parents.MemberHealth) []member {
 	out := make([]member, len(members))
 	for i, m := range members {
 		out[i] = member{MemberHealth: m}
-		if i < len(owns) {
-			out[i].Owns = owns[i]
-		}
 	}
-	slices.SortStableFunc(out, func(a, b member) int {
-		return cmp.Or(cmp.Compare(foreignRank(a), foreignRank(b)), cmp.Compare(a.Group, b.Group),
-			cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
-	})
+	slices.SortStableFunc(out, func(a, b member) int { return parents.ApplyOrder(a.MemberHealth, b.MemberHealth) })
 	for i := range out {
 		out[i].ID = "member-" + strconv.Itoa(i+1)
 	}
 	return out
 }
 
-func foreignRank(m member) int {
-	if m.LabelOnly() {
-		return 1
-	}
-	return 0
-}
-
-// pageOf is page n (from 1) of the members, with what each owns, and the
-// graph of them all: one node a member when there are few, else one node per
-// group, kind and health.
-func pageOf(members []parents.MemberHealth, owns []string, n int) (memberPage, error) {
-	all := inApplyOrder(members, owns)
+// pageOf is page n (from 1) of the members, with what each member of the
+// page owns as ownsOf says, and the graph of them all: one node a member
+// when there are few, else one node per group, kind and health.
+func pageOf(members []parents.MemberHealth, n int, ownsOf func([]parents.MemberHealth) []string) (memberPage, error) {
+	all := inApplyOrder(members)
 	p := memberPage{Pages: max(1, (len(all)+pageSize-1)/pageSize)}
 	p.Page = min(max(n, 1), p.Pages)
 	p.Rows = all[min((p.Page-1)*pageSize, len(all)):min(p.Page*pageSize, len(all))]
+	rows := make([]parents.MemberHealth, len(p.Rows))
+	for i, m := range p.Rows {
+		rows[i] = m.MemberHealth
+	}
+	for i, owns := range ownsOf(rows) {
+		p.Rows[i].Owns = owns // p.Rows shares all's array: the graph shows it too
+	}
 	g := graphOf(all, p.Page)
 	p.Groups = len(g.Groups)
 	data, err := json.Marshal(g)
@@ -124,6 +118,12 @@ func pageOf(members []parents.MemberHealth, owns []string, n int) (memberPage, e
 	}
 	p.Graph = template.JS(data) //nolint:gosec // json.Marshal escapes <, > and &, so no text can end the script element
 	return p, nil
+}
+
+// pageAt is the page (from 1) that n asks for, as parents.Page takes
+// it: a page past the last is the last.
+func pageAt(n int) parents.Page {
+	return parents.Page{Offset: (max(n, 1) - 1) * pageSize, Limit: pageSize, Order: parents.ApplyOrder, Clamp: true}
 }
 
 func graphOf(all []member, page int) graph {
@@ -158,11 +158,15 @@ func graphOf(all []member, page int) graph {
 	return g
 }
 
+// notJudged is the health the graph shows for members off the page: only
+// the page's members are read whole and judged.
+const notJudged = "NotJudged"
+
 // aggregate draws a big set as one node per group, kind and health.
 func aggregate(g graph, all []member) graph {
 	at := map[graphNode]int{} // the node without its count -> its index
 	for _, m := range all {
-		key := graphNode{Label: m.Kind, Health: m.Health, Group: m.Group, Foreign: m.LabelOnly()}
+		key := graphNode{Label: m.Kind, Health: cmp.Or(m.Health, notJudged), Group: m.Group, Foreign: m.LabelOnly()}
 		i, ok := at[key]
 		if !ok {
 			i = len(g.Nodes)

@@ -175,17 +175,19 @@ func (p *pages) serveSet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var warnings bytes.Buffer
-	v, err := p.viewOf(r.Context(), &warnings, ref)
+	n, _ := strconv.Atoi(r.URL.Query().Get("page")) // anything else is the first page
+	v, err := p.viewOf(r.Context(), &warnings, ref, pageAt(n))
 	if err != nil {
 		p.fail(w, statusOf(err), "The ApplySet could not be read", err)
 		return
 	}
-	owns, err := childrenOf(r.Context(), p.c.Metadata, v.MemberList)
-	if err != nil {
-		fmt.Fprintf(&warnings, "Warning: what the members own is shown in part: %v\n", err)
-	}
-	n, _ := strconv.Atoi(r.URL.Query().Get("page")) // anything else is the first page
-	members, err := pageOf(v.MemberList, owns, n)
+	members, err := pageOf(v.MemberList, n, func(rows []parents.MemberHealth) []string {
+		owns, err := childrenOf(r.Context(), p.c.Metadata, rows)
+		if err != nil {
+			fmt.Fprintf(&warnings, "Warning: what the members own is shown in part: %v\n", err)
+		}
+		return owns
+	})
 	if err != nil {
 		p.fail(w, http.StatusInternalServerError, "The members could not be drawn", err)
 		return
@@ -206,9 +208,10 @@ func (p *pages) serveSet(w http.ResponseWriter, r *http.Request) {
 	p.render(w, p.set, out)
 }
 
-// viewOf is view's account of the set ref. One of the operator's sets not
-// yet applied has no ID, nor members: it is shown as it is.
-func (p *pages) viewOf(ctx context.Context, warnings io.Writer, ref membership.ParentRef) (parents.View, error) {
+// viewOf is view's account of the set ref, the members of page judged. One
+// of the operator's sets not yet applied has no ID, nor members: it is
+// shown as it is.
+func (p *pages) viewOf(ctx context.Context, warnings io.Writer, ref membership.ParentRef, page parents.Page) (parents.View, error) {
 	if cli.IsOperatorSet(ref) {
 		meta, err := p.c.Metadata.Resource(ref.Type.Resource).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 		if err != nil {
@@ -218,7 +221,7 @@ func (p *pages) viewOf(ctx context.Context, warnings io.Writer, ref membership.P
 			return parents.View{Summary: parents.Summary{Namespace: ref.Namespace, Parent: cli.ParentName(ref), Created: meta.CreationTimestamp.Time}}, nil
 		}
 	}
-	return parents.ViewOf(ctx, warnings, p.c, ref)
+	return parents.ViewOf(ctx, warnings, p.c, ref, page)
 }
 
 // setRef reads the parent a set's path names, checked as names are.
@@ -322,7 +325,8 @@ type errNotFound struct{ error }
 // statusOf is the answer's status for an error reading from the API server.
 func statusOf(err error) int {
 	switch {
-	case errors.As(err, new(errNotFound)), errors.As(err, new(cli.NoParentError)), apierrors.IsNotFound(err):
+	case errors.As(err, new(errNotFound)), errors.As(err, new(cli.NoParentError)), errors.As(err, new(cli.NotOperatorSetError)),
+		apierrors.IsNotFound(err):
 		return http.StatusNotFound
 	case apierrors.IsForbidden(err):
 		return http.StatusForbidden

@@ -17,6 +17,7 @@ limitations under the License.
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -27,7 +28,11 @@ import (
 	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/applysets"
+	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/parents"
 )
 
@@ -42,7 +47,7 @@ func TestPagesRender(t *testing.T) {
 	for i := range members {
 		members[i] = parents.MemberHealth{Kind: "ConfigMap", Namespace: "shop", Name: fmt.Sprintf("c%03d", i), Health: "Current", Proof: "recorded", Group: i % 3}
 	}
-	page2, err := pageOf(members, nil, 2)
+	page2, err := pageOf(members, 2, noOwners)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +107,7 @@ func TestPagesLinkUnderTheReadSecret(t *testing.T) {
 	for i := range members {
 		members[i] = parents.MemberHealth{Kind: "ConfigMap", Namespace: "shop", Name: fmt.Sprintf("c%03d", i), Health: "Current", Group: i % 3}
 	}
-	page2, err := pageOf(members, nil, 2)
+	page2, err := pageOf(members, 2, noOwners)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,5 +159,28 @@ func TestReadOnlyRefusesApproval(t *testing.T) {
 	p.serveApprove(w, r)
 	if w.Code != http.StatusForbidden || !strings.Contains(w.Body.String(), "--read-only") {
 		t.Errorf("status %d: %s", w.Code, w.Body)
+	}
+}
+
+// noOwners says the members own nothing.
+func noOwners(rows []parents.MemberHealth) []string { return make([]string, len(rows)) }
+
+func TestStatusOf(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"no such parent", cli.NoParentError{}, http.StatusNotFound},
+		{"a parent of another tool where only the operator's sets will do", fmt.Errorf("approving: %w", cli.NotOperatorSetError{Name: "secret/web"}), http.StatusNotFound},
+		{"a path naming no parent", errNotFound{errors.New("bad path")}, http.StatusNotFound},
+		{"forbidden", apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, "web", errors.New("no")), http.StatusForbidden},
+		{"anything else the API server said", errors.New("connection refused"), http.StatusBadGateway},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := statusOf(tc.err); got != tc.want {
+				t.Errorf("statusOf(%v) = %d, want %d", tc.err, got, tc.want)
+			}
+		})
 	}
 }

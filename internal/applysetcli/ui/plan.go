@@ -47,8 +47,8 @@ func (p *pages) servePlan(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !cli.IsOperatorSet(ref) {
-		p.fail(w, http.StatusNotFound, "No plan", fmt.Errorf("%s is not one of the operator's sets: its tool applies it, "+
-			"so the operator has no plan of it", cli.ParentName(ref)))
+		err := cli.NotOperatorSetError{Name: cli.ParentName(ref), Instead: ": its tool applies it, so the operator has no plan of it"}
+		p.fail(w, statusOf(err), "No plan", err)
 		return
 	}
 	review, err := applysets.ReviewPlan(r.Context(), p.c, ref, p.hosts)

@@ -83,99 +83,21 @@ func WritesPartOf(e metav1.ManagedFieldsEntry) bool {
 	return e.FieldsV1 == nil || holds(e.FieldsV1.GetRawBytes(), partOfField)
 }
 
-// holds reports whether a FieldsV1 set holds the field at path: each key
-// a member of the object the key before names, as json.Unmarshal into maps
-// would find it (the last of a repeated key), without building the maps.
-// A set of 100,000 members is read for each page of them; decoding every
-// member's sets into maps was most of the time spent on them.
+// holds reports whether a FieldsV1 set holds the field at path.
 func holds(raw []byte, path []string) bool {
 	if !bytes.Contains(raw, []byte(path[len(path)-1])) {
 		return false // the common case, without decoding
 	}
-	if !json.Valid(raw) {
-		return false
-	}
 	for _, key := range path {
-		next, ok := memberOf(raw, key)
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(raw, &fields) != nil {
+			return false
+		}
+		next, ok := fields[key]
 		if !ok {
 			return false
 		}
 		raw = next
 	}
 	return true
-}
-
-// memberOf returns the value of the last member named key of raw, when raw
-// is a JSON object; raw is valid JSON.
-func memberOf(raw []byte, key string) (value []byte, found bool) {
-	i := skipSpace(raw, 0)
-	if i == len(raw) || raw[i] != '{' {
-		return nil, false
-	}
-	for i = skipSpace(raw, i+1); raw[i] != '}'; i = skipSpace(raw, i) {
-		if raw[i] == ',' {
-			i = skipSpace(raw, i+1)
-		}
-		end := valueEnd(raw, i)
-		name := raw[i+1 : end-1]
-		i = skipSpace(raw, skipSpace(raw, end)+1) // past the colon
-		vend := valueEnd(raw, i)
-		if nameIs(name, key) {
-			value, found = raw[i:vend], true
-		}
-		i = vend
-	}
-	return value, found
-}
-
-// nameIs reports whether a member's name, as raw JSON between its quotes,
-// is key once its escapes are read.
-func nameIs(name []byte, key string) bool {
-	if bytes.IndexByte(name, '\\') < 0 {
-		return string(name) == key
-	}
-	var s string
-	quoted := append(append([]byte{'"'}, name...), '"')
-	return json.Unmarshal(quoted, &s) == nil && s == key
-}
-
-// valueEnd is the index just after the JSON value that starts at i.
-func valueEnd(raw []byte, i int) int {
-	switch raw[i] {
-	case '"':
-		for j := i + 1; ; j++ {
-			switch raw[j] {
-			case '\\':
-				j++
-			case '"':
-				return j + 1
-			}
-		}
-	case '{', '[':
-		depth := 0
-		for j := i; ; j++ {
-			switch raw[j] {
-			case '"':
-				j = valueEnd(raw, j) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return j + 1
-				}
-			}
-		}
-	}
-	j := i
-	for j < len(raw) && strings.IndexByte(",}] \t\r\n", raw[j]) < 0 { // a number, true, false or null
-		j++
-	}
-	return j
-}
-
-func skipSpace(raw []byte, i int) int {
-	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\r' || raw[i] == '\n') {
-		i++
-	}
-	return i
 }

@@ -113,10 +113,11 @@ var _ = Describe("kubectl applyset health", Ordered, func() {
 			MatchRegexp(`(?m)^ServiceAccount\s+`+ns+`\s+few\s+Current`),
 			ContainSubstring("Health:                21/37 ready")))
 
-		// A page of the table: five rows, the health of all 37.
+		// A page of the table: five rows, and the health of those five alone, Deployments
+		// none of which is ready, judged and said so.
 		page := succeeds(ctx, "view", "secret/many", "-n", ns, "--offset=30", "--limit=5")
 		Expect(regexp.MustCompile(`(?m)^(ConfigMap|Deployment\.apps|ServiceAccount)\s+`+ns+`\s`).FindAllString(page, -1)).To(HaveLen(5))
-		Expect(page).To(And(ContainSubstring("Health:                21/37 ready"),
+		Expect(page).To(And(ContainSubstring("Health:                0/5 ready (judged 5 of 37)"),
 			ContainSubstring("Members 31 to 35 of 37 listed; --offset=35 for the next ones.")))
 	})
 

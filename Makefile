@@ -265,6 +265,7 @@ test-release: ## Run make release VERSION=v0.1.0 in a clean clone of HEAD and ch
 	rm -rf $(RELEASE_CHECK_DIR) && git clone -q --no-hardlinks . $(RELEASE_CHECK_DIR)
 	$(MAKE) -C $(RELEASE_CHECK_DIR) release VERSION=v0.1.0
 	RELEASE_DIST=$(abspath $(RELEASE_CHECK_DIR))/dist RELEASE_VERSION=v0.1.0 $(GO) test -count=1 ./test/release
+	rm -rf $(RELEASE_CHECK_DIR)
 
 # NODE=1 makes `make run` start a single-node cluster whose Pods run (root; the e2e
 # cluster, hack/e2e-cluster.sh) and install the operator into it from a local image.

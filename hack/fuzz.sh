@@ -8,7 +8,9 @@
 set -uo pipefail
 go=${GO:-go}
 fuzztime=${1:?usage: hack/fuzz.sh FUZZ_TIME}
-for dir in $(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do
+# Only the repository's own files: bin/ holds build outputs, a clean clone of
+# make test-release among them.
+for dir in $(git ls-files -- '*_test.go' | xargs grep -l '^func Fuzz' | xargs -n1 dirname | sed 's|^|./|' | sort -u); do
   for target in $(grep -h '^func Fuzz' "$dir"/*_test.go | sed 's/^func \(Fuzz[A-Za-z0-9_]*\).*/\1/'); do
     for attempt in 1 2 3; do
       echo "== $dir $target"

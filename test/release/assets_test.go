@@ -28,15 +28,16 @@ import (
 	"strings"
 	"testing"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 )
 
 // index is what an image tarball holds: the tag its index is named by, the
-// index's digest and the platforms of its images.
+// index's digest, the platforms of its images and the index itself.
 type index struct {
 	tag, digest string
 	platforms   []string
-	dir         string
+	images      v1.ImageIndex
 }
 
 // readIndex unpacks an image tarball and reads its OCI layout.
@@ -66,11 +67,12 @@ func readIndex(t *testing.T, tarball string) index {
 		t.Fatalf("the image's index.json names %+v (%v), want one index", named, err)
 	}
 	out := index{tag: named.Manifests[0].Annotations["org.opencontainers.image.ref.name"],
-		digest: named.Manifests[0].Digest.String(), dir: dir}
+		digest: named.Manifests[0].Digest.String()}
 	idx, err := top.ImageIndex(named.Manifests[0].Digest)
 	if err != nil {
 		t.Fatal(err)
 	}
+	out.images = idx
 	m, err := idx.IndexManifest()
 	if err != nil {
 		t.Fatal(err)
@@ -86,16 +88,7 @@ func readIndex(t *testing.T, tarball string) index {
 // managerOf is /manager of the image for linux/arch in an image tarball.
 func managerOf(t *testing.T, tarball, arch string) []byte {
 	t.Helper()
-	read := readIndex(t, tarball)
-	top, err := layout.ImageIndexFromPath(read.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	named, _ := top.IndexManifest()
-	idx, err := top.ImageIndex(named.Manifests[0].Digest)
-	if err != nil {
-		t.Fatal(err)
-	}
+	idx := readIndex(t, tarball).images
 	m, err := idx.IndexManifest()
 	if err != nil {
 		t.Fatal(err)

@@ -140,11 +140,7 @@ type Review struct {
 // c, as approve shows it before it asks: when a plan awaits approval, it
 // fails, saying why, unless the preview is that plan.
 func ReviewPlan(ctx context.Context, c *cli.Clients, ref membership.ParentRef, hosts ArtifactHosts) (Review, error) {
-	cl, err := c.Client()
-	if err != nil {
-		return Review{}, err
-	}
-	set, err := cli.OperatorSetOf(ctx, cl, ref)
+	_, set, err := c.OperatorSet(ctx, ref)
 	if err != nil {
 		return Review{}, err
 	}
@@ -161,11 +157,7 @@ func awaitingSet(ctx context.Context, c *cli.Clients, ref membership.ParentRef) 
 	if !cli.IsOperatorSet(ref) {
 		return nil, "", cli.NotOperatorSetError{Name: name, Instead: "; only those await approval"}
 	}
-	cl, err := c.Client()
-	if err != nil {
-		return nil, "", err
-	}
-	set, err := cli.OperatorSetOf(ctx, cl, ref)
+	_, set, err := c.OperatorSet(ctx, ref)
 	if err != nil {
 		return nil, "", err
 	}

@@ -55,11 +55,7 @@ unless --yes; --dry-run=server stops after the preview.`,
 // deleteSet previews the deletion of the operator's set s names, then
 // deletes it, after asking.
 func deleteSet(ctx context.Context, s *cli.Scope) error {
-	cl, err := s.Clients.Client()
-	if err != nil {
-		return err
-	}
-	set, err := cli.OperatorSetOf(ctx, cl, s.Ref)
+	cl, set, err := s.Clients.OperatorSet(ctx, s.Ref)
 	if err != nil {
 		return err
 	}

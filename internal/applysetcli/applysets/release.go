@@ -48,11 +48,7 @@ first, unless --yes.`,
 // releaseFinalizer removes the operator's finalizer from the set s names,
 // which is being deleted, after asking.
 func releaseFinalizer(ctx context.Context, s *cli.Scope) error {
-	cl, err := s.Clients.Client()
-	if err != nil {
-		return err
-	}
-	set, err := cli.OperatorSetOf(ctx, cl, s.Ref)
+	cl, set, err := s.Clients.OperatorSet(ctx, s.Ref)
 	if err != nil {
 		return err
 	}

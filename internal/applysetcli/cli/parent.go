@@ -144,6 +144,17 @@ func OperatorSetOf(ctx context.Context, cl client.Client, ref membership.ParentR
 	return set, nil
 }
 
+// OperatorSet connects as the user and reads one of the operator's sets,
+// giving the client for what the verb does next.
+func (c *Clients) OperatorSet(ctx context.Context, ref membership.ParentRef) (client.Client, applyv1alpha1.Set, error) {
+	cl, err := c.Client()
+	if err != nil {
+		return nil, nil, err
+	}
+	set, err := OperatorSetOf(ctx, cl, ref)
+	return cl, set, err
+}
+
 // MembersOf reads the members one of the operator's sets records, inline
 // or in chunks, as the user. Members of lost chunks are unproven, as the
 // operator takes them: the error says so, beside the others.

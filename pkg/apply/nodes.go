@@ -47,23 +47,23 @@ func nodeBound(doc []byte, most int64) int64 {
 			n += 3
 		case '&', '*':
 			if i == 0 || startsNode(doc[i-1]) {
-				var name string
-				name, i = nameAt(doc, i+1)
-				n += anchored(anchors, c, name, n)
+				n += anchored(anchors, c, nameAt(doc, i+1), n)
 			}
 		}
 	}
 	return n
 }
 
-// nameAt reads the anchor or alias name that starts at doc[i], and gives
-// the index of its last byte.
-func nameAt(doc []byte, i int) (string, int) {
+// nameAt reads the anchor or alias name that starts at doc[i]. The scan
+// goes on to read the name's bytes as well: what looked like an anchor may
+// be a plain scalar's "&" ("0 &: x" is the key "0 &"), and its "name" may
+// hold the indicators that introduce nodes.
+func nameAt(doc []byte, i int) string {
 	end := i
 	for end < len(doc) && !isBlank(doc[end]) && !isFlowIndicator(doc[end]) {
 		end++
 	}
-	return string(doc[i:end]), end - 1
+	return string(doc[i:end])
 }
 
 // anchored records an anchor (c '&') seen when n nodes were counted, and

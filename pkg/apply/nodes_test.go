@@ -57,6 +57,8 @@ func TestNodeBound(t *testing.T) {
 		"a star inside a word":            {"a: b*c\n", 3},
 		"an unknown alias":                {"a: *nowhere\n", 3},
 		"prose of bullets and ampersands": {"description: |\n  * one & two\n  * three &\n  * four\n", 3},
+		"an ampersand ending a plain key": {"0 &:", 3},
+		"a colon after an alias name":     {"a: &x: 1\n", 5},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -90,7 +92,7 @@ func FuzzNodeBound(f *testing.F) {
 	for _, seed := range []string{
 		"a: 1\n", "- a\n- [b, {c: d}]\n", `{"a":[1,2,{"b":null}]}`, "a: &x {b: [1, 2]}\nc: [*x, *x]\n",
 		"? a\n: b\n", "a: |\n  - x: y\n", "[a: b, c]", "{a, b: }", "- &a\n- *a\n", "a: 'x: y'\n",
-		"a: !!str &b c\nd: *b\n", "--- a\n--- b\n",
+		"a: !!str &b c\nd: *b\n", "--- a\n--- b\n", "0 &:",
 	} {
 		f.Add(seed)
 	}

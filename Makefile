@@ -118,20 +118,20 @@ screenshots: control-plane ## Regenerate the screenshots of kubectl applyset ui 
 ui-vendor: ## Vendor the web page's JavaScript libraries (hack/vendor-ui.sh) into internal/applysetcli/ui/static/vendor.
 	hack/vendor-ui.sh
 
-# The e2e suite installs from both release artifacts: dist/install.yaml with
-# kubectl, dist/chart with the helm CLI built from test/helm's module, which
-# keeps Helm out of the operator's go.mod. Its image has a local name, which
-# its overlays (test/e2e/testdata) map the one image name to, so that the node
-# never pulls it; the suite checks the running manager prints VERSION.
-E2E_IMG = applyset-operator:latest
+# The e2e suite installs a release as a user would: make release writes it
+# into E2E_DIST (its image for this machine's platform only), the suite
+# imports the image tarball into the node by the tag and digest install.yaml
+# and the chart name, so that the node never pulls it, and checks the running
+# manager prints VERSION. The helm CLI is built from test/helm's module, which
+# keeps Helm out of the operator's go.mod.
+E2E_DIST ?= bin/e2e-dist
 
 .PHONY: test-e2e
-test-e2e: ## Run the e2e suite: the operator installed from dist/install.yaml and with the chart into a single-node cluster of its own (root; see docs/development.md).
-	$(MAKE) image IMG=$(E2E_IMG) IMAGE_TAR=bin/image/manager.tar PLATFORMS=$(HOST_PLATFORM)
-	$(MAKE) build-installer IMG=$(E2E_IMG) RELEASE_DIST=dist
+test-e2e: ## Run the e2e suite: the operator installed from a release (make release VERSION into E2E_DIST, its image for this machine's platform) with install.yaml and with the chart, into a single-node cluster of its own (root; see docs/development.md).
+	$(MAKE) release VERSION=$(VERSION) RELEASE_DIST=$(E2E_DIST) PLATFORMS=$(HOST_PLATFORM)
 	$(GO) build -C test/helm -o $(CURDIR)/bin/helm helm.sh/helm/v4/cmd/helm
 	$(GO) test -c -o bin/e2e.test ./test/e2e
-	E2E_IMAGE=$(E2E_IMG) E2E_VERSION=$(VERSION) KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" hack/e2e-cluster.sh run -- \
+	E2E_DIST=$(abspath $(E2E_DIST)) E2E_VERSION=$(VERSION) KUBEBUILDER_ASSETS="$(CONTROL_PLANE)" hack/e2e-cluster.sh run -- \
 		bin/e2e.test -test.v -test.timeout 20m -ginkgo.v $(if $(E2E_FOCUS),-ginkgo.focus '$(E2E_FOCUS)')
 
 # The oldest Kubernetes the CRDs can be installed on (docs/reference/compatibility.md);

@@ -17,12 +17,10 @@ limitations under the License.
 package e2e
 
 import (
-	"cmp"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
-	"os"
 	"strings"
 	"time"
 
@@ -32,10 +30,10 @@ import (
 
 // The specs build on each other as a user's session would: install, use,
 // scale, uninstall; then the same with the Helm chart.
-var _ = Describe("The operator installed from dist/install.yaml, then with the chart", Ordered, func() {
+var _ = Describe("The operator installed from the release's install.yaml, then with its chart", Ordered, func() {
 	It("starts a Pod that becomes Ready through its probes", func() {
-		// The release's install.yaml (make build-installer), as a user installs it.
-		run("kubectl", "apply", "--server-side", "-f", installYAML)
+		// The release's install.yaml, as a user installs it.
+		run("kubectl", "apply", "--server-side", "-f", release.installYAML)
 		run("kubectl", "rollout", "status", "-n", namespace, "deployment/"+deployment, "--timeout", "3m")
 
 		pods := managerPods()
@@ -57,7 +55,7 @@ var _ = Describe("The operator installed from dist/install.yaml, then with the c
 		}
 		Expect(json.Unmarshal([]byte(out), &pod)).To(Succeed())
 		c := pod.Spec.Containers[0]
-		Expect(c.Image).To(Equal(cmp.Or(os.Getenv("E2E_IMAGE"), "applyset-operator:latest")))
+		Expect(c.Image).To(Equal(release.image))
 		Expect(c.ImagePullPolicy).To(Equal("IfNotPresent"))
 		Expect(c.ReadinessProbe).NotTo(BeNil())
 		Expect(c.LivenessProbe).NotTo(BeNil())
@@ -245,7 +243,7 @@ var _ = Describe("The operator installed from dist/install.yaml, then with the c
 		}
 	})
 
-	It("uninstalls dist/install.yaml as make undeploy does: every member keeps running, no webhook entry fails closed", func() {
+	It("uninstalls the release's install.yaml as make undeploy does: every member keeps running, no webhook entry fails closed", func() {
 		applyWorkload()
 		members := configMaps()
 		Expect(members).To(ContainElement("workload-config"))
@@ -257,18 +255,18 @@ var _ = Describe("The operator installed from dist/install.yaml, then with the c
 		// alone) its RBAC can go before the sets do, which leaves the CRDs
 		// waiting until the operator runs again (docs/operations/uninstall.md).
 		deleteSetCRDs()
-		run("kubectl", "delete", "-f", installYAML, "--ignore-not-found", "--timeout", "5m")
+		run("kubectl", "delete", "-f", release.installYAML, "--ignore-not-found", "--timeout", "5m")
 		expectUninstalled(members)
 		// A gated CRD outlives the operator, and writes to it go through.
 		run("kubectl", "create", "-f", "config/samples/try/widget.yaml")
 	})
 
 	It("installs with the Helm chart, takes the set's members back without touching them, and uninstalls keeping them", func() {
-		By("installing dist/chart with helm install")
-		run(helm, "install", "applyset-operator", "dist/chart", "-n", namespace, "--create-namespace")
+		By("installing the release's packaged chart with helm install")
+		run(helm, "install", "applyset-operator", release.chart, "-n", namespace, "--create-namespace")
 		run("kubectl", "rollout", "status", "-n", namespace, "deployment/"+deployment, "--timeout", "3m")
 		Expect(run("kubectl", "get", "deployment", "-n", namespace, deployment, "-o",
-			"jsonpath={.spec.template.spec.containers[0].image}")).To(Equal("applyset-operator:latest"))
+			"jsonpath={.spec.template.spec.containers[0].image}")).To(Equal(release.image))
 		expectWorkloadTakenBack()
 
 		By("deleting the set CRDs while the operator runs, then helm uninstall")
@@ -280,8 +278,8 @@ var _ = Describe("The operator installed from dist/install.yaml, then with the c
 		run("kubectl", "get", "crd", "customfeaturegates.features.applyset.dev")
 	})
 
-	It("installs from dist/install.yaml again and takes the members back, as the other specs find it", func() {
-		run("kubectl", "apply", "--server-side", "--force-conflicts", "-f", installYAML)
+	It("installs from the release's install.yaml again and takes the members back, as the other specs find it", func() {
+		run("kubectl", "apply", "--server-side", "--force-conflicts", "-f", release.installYAML)
 		run("kubectl", "rollout", "status", "-n", namespace, "deployment/"+deployment, "--timeout", "3m")
 		expectWorkloadTakenBack()
 	})
@@ -291,12 +289,8 @@ var _ = Describe("The operator installed from dist/install.yaml, then with the c
 // uninstalled: every later install takes them back untouched.
 var workloadPod, workloadGeneration string
 
-// installYAML is what make build-installer writes, and make test-e2e builds
-// before the suite; helm is the CLI built from test/helm's module.
-const (
-	installYAML = "dist/install.yaml"
-	helm        = "bin/helm"
-)
+// helm is the CLI make test-e2e builds from test/helm's module.
+const helm = "bin/helm"
 
 // deleteSetCRDs deletes the ApplySet and ClusterApplySet CRDs and waits
 // until they are gone: the operator, still running, lets every set go.

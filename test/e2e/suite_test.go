@@ -15,13 +15,14 @@ limitations under the License.
 */
 
 // Package e2e installs the operator into a real single-node cluster from
-// the release's artifacts, dist/install.yaml and the Helm chart dist/chart,
-// and checks it as a user would. It runs only inside the
+// a release's assets, as make release writes them: its install.yaml, its
+// packaged chart and its image tarball; and checks it as a user would. It runs only inside the
 // cluster hack/e2e-cluster.sh starts (`make test-e2e`), which sets
 // E2E_CLUSTER_STATE; elsewhere it is skipped.
 package e2e
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,12 +63,9 @@ var _ = BeforeSuite(func() {
 	}
 	root = dir
 
-	image := os.Getenv("E2E_IMAGE_TAR")
-	if image == "" {
-		image = filepath.Join(root, "bin", "image", "manager.tar")
-	}
-	By("importing the manager image into the node's containerd")
-	run("ctr", "images", "import", image)
+	release = readRelease(cmp.Or(os.Getenv("E2E_DIST"), filepath.Join(root, "dist")))
+	By("importing the release's image into the node's containerd")
+	release.importImage()
 })
 
 // dumpOnFailure leaves what a person needs to see in the test output.

@@ -42,11 +42,9 @@ GO_TEST_FLAGS ?= -race
 BENCH ?= .
 # How many times each API-server benchmark runs, and each scale benchmark
 # (BenchmarkScale*, minutes each); the table gives the median of the runs
-# with their minimum and maximum. A scale benchmark's second run in one
-# process is not yet independent of its first (the Flux-shaped sets' second
-# run asked 3.7 LISTs and GETs more a set), so it runs once unless asked.
+# with their minimum and maximum.
 BENCH_RUNS ?= 5
-BENCH_SCALE_RUNS ?= 1
+BENCH_SCALE_RUNS ?= 3
 # The scale benchmarks run in a full run, or when BENCH names one.
 BENCH_SCALE ?= $(if $(filter .,$(BENCH)),Scale,$(filter Scale%,$(BENCH)))
 # How long `make fuzz` runs each fuzz test.

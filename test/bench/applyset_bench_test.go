@@ -388,8 +388,9 @@ func operatorConfig() *rest.Config {
 	return cfg
 }
 
-// warmUp waits until the operator has started and made a set Ready, so that
-// its start (caches filling) is not counted as the first sets' time.
+// warmUp waits until the operator has started, made a set Ready and
+// reconciled every set it found, so that its start (caches filling, the
+// resync of earlier runs' sets) is not counted as the first sets' time.
 func warmUp(b *testing.B) {
 	b.Helper()
 	ctx := context.Background()
@@ -399,6 +400,7 @@ func warmUp(b *testing.B) {
 		b.Fatal(err)
 	}
 	waitSetReady(ctx, b, set, time.Minute)
+	waitIdle(b)
 }
 
 // impersonating returns an admin client that acts as the default

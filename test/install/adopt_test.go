@@ -138,7 +138,7 @@ var _ = Describe("kubectl applyset adopt", Ordered, func() {
 		parent := &corev1.Secret{}
 		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, parent)).To(Succeed())
 		Expect(parent.Labels).To(HaveKeyWithValue(applyset.IDLabel, id))
-		Expect(parent.Annotations).To(HaveKeyWithValue(applyset.ToolingAnnotation, "kubectl/v1.37.1"))
+		Expect(parent.Annotations).To(HaveKeyWithValue(applyset.ToolingAnnotation, kubectlTooling))
 		Expect(parent.Annotations).To(HaveKeyWithValue(applyset.GroupKindsAnnotation, "ConfigMap,Deployment.apps"))
 		Expect(parent.Annotations).To(HaveKeyWithValue(applyset.AdditionalNamespacesAnnotation, ""))
 		Expect(parent.ManagedFields).To(ConsistOf(HaveField("Manager", "kubectl-applyset")))

@@ -65,8 +65,8 @@ var _ = Describe("kubectl applyset health", Ordered, func() {
 
 		// No controller rolls the Deployment out in this API server: it stays InProgress.
 		Expect(succeeds(ctx, "list", "-n", ns)).To(And(
-			MatchRegexp(`(?m)^secret/roll\s+kubectl/v1\.37\.1\s+2\s+<none>\s+1/2 ready\s+`),
-			MatchRegexp(`(?m)^secret/calm\s+kubectl/v1\.37\.1\s+2\s+<none>\s+2/2 ready\s+`)))
+			MatchRegexp(`(?m)^secret/roll\s+`+toolingPattern()+`\s+2\s+<none>\s+1/2 ready\s+`),
+			MatchRegexp(`(?m)^secret/calm\s+`+toolingPattern()+`\s+2\s+<none>\s+2/2 ready\s+`)))
 		Expect(succeeds(ctx, "verify", "-n", ns)).To(And(
 			ContainSubstring("secret/roll in namespace "+ns+": no findings, 2 members, health 1/2 ready"),
 			ContainSubstring("secret/calm in namespace "+ns+": no findings, 2 members, health 2/2 ready")))
@@ -103,7 +103,7 @@ var _ = Describe("kubectl applyset health", Ordered, func() {
 		}
 		before := gets()
 		// No controller rolls the Deployments out in this API server: 21 of 37 are ready.
-		Expect(succeeds(ctx, "list", "-n", ns)).To(MatchRegexp(`(?m)^secret/many\s+kubectl/v1\.37\.1\s+37\s+<none>\s+21/37 ready\s+`))
+		Expect(succeeds(ctx, "list", "-n", ns)).To(MatchRegexp(`(?m)^secret/many\s+` + toolingPattern() + `\s+37\s+<none>\s+21/37 ready\s+`))
 		view := succeeds(ctx, "view", "secret/many", "-n", ns)
 		after := gets()
 		Expect(after["configmaps"]-before["configmaps"]).To(BeNumerically("<", 20), "the ConfigMaps were read one by one")

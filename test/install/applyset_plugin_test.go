@@ -83,7 +83,7 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 
 		table := succeeds(ctx, "list", "-n", shop)
 		Expect(table).To(MatchRegexp(`(?m)^NAME\s+TOOLING\s+MEMBERS\s+FINDINGS\s+HEALTH\s+AGE$`))
-		Expect(table).To(MatchRegexp(`(?m)^secret/web\s+kubectl/v1\.37\.1\s+2\s+<none>\s+2/2 ready\s+`))
+		Expect(table).To(MatchRegexp(`(?m)^secret/web\s+` + toolingPattern() + `\s+2\s+<none>\s+2/2 ready\s+`))
 
 		var list struct{ Items []map[string]any }
 		stdout, stderr, code := run(ctx, "", "list", "-A", "-o", "json")
@@ -95,7 +95,7 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 			HaveKeyWithValue("health", "2/2 ready"), Not(HaveKey("findings")))))
 
 		view := succeeds(ctx, "view", "secret/web", "-n", shop)
-		Expect(view).To(ContainSubstring("Tooling:               kubectl/v1.37.1"))
+		Expect(view).To(ContainSubstring("Tooling:               " + kubectlTooling))
 		Expect(view).To(ContainSubstring("Hint kinds:            ConfigMap,ServiceAccount"))
 		Expect(view).To(MatchRegexp(`(?m)^ConfigMap\s+` + shop + `\s+a\s+Current\s+applied`))
 		Expect(view).To(MatchRegexp(`(?m)^ServiceAccount\s+` + shop + `\s+b\s+Current`))
@@ -121,7 +121,7 @@ var _ = Describe("kubectl applyset", Ordered, func() {
 
 		table, code := plugin(ctx, "", "list", "-n", shop)
 		Expect(code).To(BeZero(), table)
-		Expect(table).To(MatchRegexp(`(?m)^secret/web\s+kubectl/v1\.37\.1\s+3\s+HintIncomplete,MemberOutOfScope\s+3/3 ready\s+`))
+		Expect(table).To(MatchRegexp(`(?m)^secret/web\s+` + toolingPattern() + `\s+3\s+HintIncomplete,MemberOutOfScope\s+3/3 ready\s+`))
 	})
 
 	It("repairs the hint with --fix under kubectl's field manager, and kubectl's next apply works", func(ctx context.Context) {

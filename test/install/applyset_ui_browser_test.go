@@ -97,7 +97,7 @@ var _ = Describe("kubectl applyset ui in a browser", Ordered, func() {
 		Expect(chromedp.Do(tab, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS("#sets")))).To(Succeed())
 		rows := run(tab, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#sets tbody tr")].map(tr => tr.innerText)`))
 		Expect(rows).To(ConsistOf(
-			MatchRegexp(`^`+ns+`\s+secret/web\s+kubectl/v1\.37\.1\s+1\s+<none>\s+1/1 ready\s+\S+$`),
+			MatchRegexp(`^`+ns+`\s+secret/web\s+`+toolingPattern()+`\s+1\s+<none>\s+1/1 ready\s+\S+$`),
 			MatchRegexp(`^`+ns+`\s+applyset\.apply\.applyset\.dev/shop\s+applyset-operator/v0\.1\.0\s+1\s+<none>\s+1/1 ready\s+\S+$`),
 		))
 		screenshot(tab, "sets-list")

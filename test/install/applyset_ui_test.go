@@ -79,7 +79,7 @@ var _ = Describe("kubectl applyset ui", Ordered, func() {
 		q := regexp.QuoteMeta
 		// The same rows and words as kubectl applyset list; no controller rolls the Deployment out here.
 		Expect(index).To(MatchRegexp(row(`<td>`+q(ns)+`</td>`, `<th scope="row"><a href="/sets/`+q(ns)+`/secret/web">secret/web</a></th>`,
-			`<td>kubectl/v1\.37\.1</td>`, `<td>2</td>`, `<td>&lt;none&gt;</td>`, `<td>1/2 ready</td>`, `<td>[^<]+</td>`)))
+			`<td>`+toolingPattern()+`</td>`, `<td>2</td>`, `<td>&lt;none&gt;</td>`, `<td>1/2 ready</td>`, `<td>[^<]+</td>`)))
 		Expect(index).To(MatchRegexp(row(`<td>`+q(ns)+`</td>`,
 			`<th scope="row"><a href="/sets/`+q(ns)+`/applyset\.apply\.applyset\.dev/shop">applyset\.apply\.applyset\.dev/shop</a></th>`,
 			`<td>applyset-operator/v0\.1\.0</td>`, `<td>1</td>`, `<td>&lt;none&gt;</td>`, `<td>1/1 ready</td>`, `<td>[^<]+</td>`)))

@@ -18,6 +18,8 @@ package install
 
 import (
 	"context"
+	"encoding/json"
+	"regexp"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -30,6 +32,10 @@ import (
 var (
 	env       *testenv.Env
 	k8sClient client.Client
+	// kubectlTooling is the tooling the kubectl of the control plane's
+	// version writes on the sets it applies: kubectl/v1.37.1, or the
+	// version make test-compat runs.
+	kubectlTooling string
 )
 
 func TestInstall(t *testing.T) {
@@ -40,4 +46,15 @@ func TestInstall(t *testing.T) {
 var _ = BeforeSuite(func(ctx context.Context) {
 	env = testenv.StartForSpecs(ctx)
 	k8sClient = env.Client
+	out, err := env.Kubectl(ctx, "", "version", "--client", "-o", "json")
+	Expect(err).NotTo(HaveOccurred(), out)
+	var version struct {
+		ClientVersion struct{ GitVersion string }
+	}
+	Expect(json.Unmarshal([]byte(out), &version)).To(Succeed())
+	Expect(version.ClientVersion.GitVersion).To(MatchRegexp(`^v1\.\d+\.\d+$`))
+	kubectlTooling = "kubectl/" + version.ClientVersion.GitVersion
 })
+
+// toolingPattern matches kubectlTooling in a regular expression.
+func toolingPattern() string { return regexp.QuoteMeta(kubectlTooling) }

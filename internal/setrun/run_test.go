@@ -81,9 +81,14 @@ func newCluster(t *testing.T, objects ...client.Object) *cluster {
 	c.client = fake.NewClientBuilder().WithScheme(scheme).WithRESTMapper(mapper).WithObjects(objects...).
 		WithInterceptorFuncs(interceptor.Funcs{
 			Create: func(ctx context.Context, cl client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-				if review, ok := obj.(*authorizationv1.SelfSubjectAccessReview); ok {
+				switch review := obj.(type) {
+				case *authorizationv1.SelfSubjectAccessReview:
 					a := review.Spec.ResourceAttributes
 					review.Status.Allowed = !c.deny[a.Verb+" "+a.Resource]
+					return nil
+				case *authorizationv1.SelfSubjectRulesReview:
+					// Rules this fake does not list: access reviews answer.
+					review.Status.Incomplete = true
 					return nil
 				}
 				c.wrote("create " + obj.GetName())

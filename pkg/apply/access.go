@@ -123,19 +123,29 @@ func deniedRead(err error, verb string, resource schema.GroupResource, namespace
 // checkAccess asks the API server, as the engine's identity, whether it may
 // do each of perms, and returns an *AccessError naming those it may not
 // (besides the reads already known to be denied). Each distinct permission is
-// asked once, and not at all while the identity's shared answers hold one.
+// asked once, and not at all while the identity's shared answers hold one. A
+// namespaced one is answered first by the identity's rules in its namespace,
+// one rules review for all of them (rules.go); what the rules do not grant,
+// and every cluster-scoped one, an access review answers.
 func (e *Engine) checkAccess(ctx context.Context, perms []Permission, denied ...Permission) error {
 	perms = slices.Clone(perms)
 	slices.SortFunc(perms, comparePermissions)
 	perms = slices.Compact(perms)
+	answers := e.permissions()
+	rules, err := e.rulesFor(ctx, answers, perms)
+	if err != nil {
+		return err
+	}
 	var mu sync.Mutex
 	missing := slices.Clone(denied)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(cmp.Or(e.Concurrency, DefaultConcurrency))
-	answers := e.permissions()
 	for _, p := range perms {
 		g.Go(func() error {
 			allowed, err := answers.answer(p, func() (bool, error) {
+				if rules[p.Namespace].allows(p) {
+					return true, nil
+				}
 				review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
 					ResourceAttributes: &authorizationv1.ResourceAttributes{
 						Verb: p.Verb, Group: p.Resource.Group, Resource: p.Resource.Resource, Namespace: p.Namespace,

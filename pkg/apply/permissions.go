@@ -40,6 +40,8 @@ type Permissions struct {
 
 	mu      sync.Mutex
 	answers map[Permission]answer
+	// rules are the identity's rules by namespace (rules.go).
+	rules map[string]namespaceRules
 	// forgotten counts Forget calls: an answer asked for before one is not kept.
 	forgotten uint64
 	// asking lets engines that miss the same answer at once ask once.
@@ -61,7 +63,7 @@ func NewPermissions(ttl time.Duration) *Permissions {
 func (c *Permissions) Forget() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.answers = nil
+	c.answers, c.rules = nil, nil
 	c.forgotten++
 }
 
@@ -119,4 +121,38 @@ func (c *Permissions) grantedRecently(p Permission, now time.Time) bool {
 	defer c.mu.Unlock()
 	a, ok := c.answers[p]
 	return ok && a.allowed && now.Sub(a.at) < grantLife
+}
+
+// rulesIn returns the identity's rules in namespace, reused for TTL, or
+// from review, which is asked once however many checks want it at once.
+// Rules asked for before a Forget are not kept, as answers are not.
+func (c *Permissions) rulesIn(namespace string, review func() (namespaceRules, error)) (namespaceRules, error) {
+	c.mu.Lock()
+	r, found := c.rules[namespace]
+	c.mu.Unlock()
+	if found && time.Since(r.at) < c.TTL {
+		return r, nil
+	}
+	v, err, _ := c.asking.Do("rules in "+namespace, func() (any, error) {
+		c.mu.Lock()
+		before := c.forgotten
+		c.mu.Unlock()
+		r, err := review()
+		if err != nil {
+			return r, err
+		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.forgotten == before {
+			if c.rules == nil {
+				c.rules = map[string]namespaceRules{}
+			}
+			c.rules[namespace] = r
+		}
+		return r, nil
+	})
+	if err != nil {
+		return namespaceRules{}, err
+	}
+	return v.(namespaceRules), nil
 }

@@ -128,6 +128,7 @@ var _ = Describe("Engines sharing one identity's permission answers", func() {
 	var (
 		ns, user string
 		reviews  atomic.Int32
+		rules    atomic.Int32
 	)
 	BeforeEach(func(ctx context.Context) {
 		namespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "shared-answers-"}}
@@ -146,6 +147,7 @@ var _ = Describe("Engines sharing one identity's permission answers", func() {
 			g.Expect(review.Status.Allowed).To(BeTrue())
 		}).Should(Succeed())
 		reviews.Store(0)
+		rules.Store(0)
 	})
 	engineWith := func(answers *Permissions) *Engine {
 		cfg := rest.CopyConfig(env.Config)
@@ -154,8 +156,11 @@ var _ = Describe("Engines sharing one identity's permission answers", func() {
 		Expect(err).NotTo(HaveOccurred())
 		c = interceptor.NewClient(c, interceptor.Funcs{
 			Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-				if _, ok := obj.(*authorizationv1.SelfSubjectAccessReview); ok {
+				switch obj.(type) {
+				case *authorizationv1.SelfSubjectAccessReview:
 					reviews.Add(1)
+				case *authorizationv1.SelfSubjectRulesReview:
+					rules.Add(1)
 				}
 				return c.Create(ctx, obj, opts...)
 			},
@@ -172,23 +177,39 @@ var _ = Describe("Engines sharing one identity's permission answers", func() {
 		return err
 	}
 
-	It("ask once for all of them, and again once the answers are forgotten", func(ctx context.Context) {
+	It("ask once for all of them, one rules review of the namespace, and again once the answers are forgotten", func(ctx context.Context) {
 		answers := NewPermissions(time.Minute)
 		Expect(apply(ctx, engineWith(answers), "one")).To(Succeed())
-		Expect(reviews.Load()).To(BeEquivalentTo(2), "create and patch of ConfigMaps")
+		Expect(rules.Load()).To(BeEquivalentTo(1), "the rules in the set's namespace")
+		Expect(reviews.Load()).To(BeZero(), "create and patch of ConfigMaps, which the rules grant")
 		Expect(apply(ctx, engineWith(answers), "two")).To(Succeed())
-		Expect(reviews.Load()).To(BeEquivalentTo(2), "a second engine of the identity asked again")
+		Expect(rules.Load()+reviews.Load()).To(BeEquivalentTo(1), "a second engine of the identity asked again")
 
 		answers.Forget()
 		Expect(apply(ctx, engineWith(answers), "three")).To(Succeed())
-		Expect(reviews.Load()).To(BeEquivalentTo(4))
+		Expect(rules.Load()).To(BeEquivalentTo(2))
+		Expect(reviews.Load()).To(BeZero())
 	})
 
 	It("ask every time without a lifetime", func(ctx context.Context) {
 		answers := NewPermissions(0)
 		Expect(apply(ctx, engineWith(answers), "one")).To(Succeed())
 		Expect(apply(ctx, engineWith(answers), "two")).To(Succeed())
-		Expect(reviews.Load()).To(BeEquivalentTo(4))
+		Expect(rules.Load()).To(BeEquivalentTo(2))
+	})
+
+	It("ask an access review of what the rules do not grant", func(ctx context.Context) {
+		answers := NewPermissions(time.Minute)
+		engine := engineWith(answers)
+		secrets := Permission{Verb: "create", Resource: schema.GroupResource{Resource: "secrets"}, Namespace: ns}
+		configMaps := Permission{Verb: "create", Resource: schema.GroupResource{Resource: "configmaps"}, Namespace: ns}
+		namespaces := Permission{Verb: "get", Resource: schema.GroupResource{Resource: "namespaces"}}
+		err := engine.checkAccess(ctx, []Permission{secrets, configMaps, namespaces})
+		var denied *AccessError
+		Expect(errors.As(err, &denied)).To(BeTrue(), "%v", err)
+		Expect(denied.Missing).To(ConsistOf(namespaces, secrets))
+		Expect(rules.Load()).To(BeEquivalentTo(1))
+		Expect(reviews.Load()).To(BeEquivalentTo(2), "the Secrets the rules do not grant, and the cluster-scoped namespaces")
 	})
 
 	It("refuse, writing nothing, once a revocation is forgotten into them", func(ctx context.Context) {

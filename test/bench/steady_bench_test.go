@@ -89,7 +89,7 @@ func writesByResource(ctx context.Context, b *testing.B) map[string]float64 {
 		default:
 			continue
 		}
-		if r := t.Labels["resource"]; r == "leases" || r == "events" || r == "selfsubjectaccessreviews" {
+		if r := t.Labels["resource"]; r == "leases" || r == "events" || r == "selfsubjectaccessreviews" || r == "selfsubjectrulesreviews" {
 			continue // the API server's own heartbeat, and the operator's Events and permission questions
 		}
 		out[t.Labels["verb"]+" "+t.Labels["resource"]+"/"+t.Labels["subresource"]] += t.Value

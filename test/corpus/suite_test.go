@@ -104,7 +104,7 @@ func (l *requestLog) add(r request) {
 
 // writesSince returns the mutating requests made since t, as "METHOD path",
 // leaving out Events and the permission questions (SelfSubjectAccessReviews
-// are POSTs that change nothing).
+// and SelfSubjectRulesReviews are POSTs that change nothing).
 func (l *requestLog) writesSince(t time.Time) []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -113,7 +113,8 @@ func (l *requestLog) writesSince(t time.Time) []string {
 		if r.at.Before(t) || r.method == http.MethodGet || r.method == http.MethodHead {
 			continue
 		}
-		if strings.Contains(r.path, "/events") || strings.HasSuffix(r.path, "/selfsubjectaccessreviews") {
+		if strings.Contains(r.path, "/events") || strings.HasSuffix(r.path, "/selfsubjectaccessreviews") ||
+			strings.HasSuffix(r.path, "/selfsubjectrulesreviews") {
 			continue
 		}
 		out = append(out, r.method+" "+r.path)

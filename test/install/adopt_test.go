@@ -19,6 +19,9 @@ package install
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -138,7 +141,8 @@ var _ = Describe("kubectl applyset adopt", Ordered, func() {
 		parent := &corev1.Secret{}
 		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, parent)).To(Succeed())
 		Expect(parent.Labels).To(HaveKeyWithValue(applyset.IDLabel, id))
-		Expect(parent.Annotations).To(HaveKeyWithValue(applyset.ToolingAnnotation, kubectlTooling))
+		// The kubectl of the plugin's client libraries, whatever the cluster's version.
+		Expect(parent.Annotations).To(HaveKeyWithValue(applyset.ToolingAnnotation, "kubectl/"+clientGoKubernetesVersion()))
 		Expect(parent.Annotations).To(HaveKeyWithValue(applyset.GroupKindsAnnotation, "ConfigMap,Deployment.apps"))
 		Expect(parent.Annotations).To(HaveKeyWithValue(applyset.AdditionalNamespacesAnnotation, ""))
 		Expect(parent.ManagedFields).To(ConsistOf(HaveField("Manager", "kubectl-applyset")))
@@ -362,4 +366,15 @@ func kubectlEntry(entries []metav1.ManagedFieldsEntry) string {
 		}
 	}
 	return "{}"
+}
+
+// clientGoKubernetesVersion is the Kubernetes version of the client-go the
+// plugin is built with, as go.mod requires it: v1.37.1 for client-go v0.37.1.
+func clientGoKubernetesVersion() string {
+	GinkgoHelper()
+	gomod, err := os.ReadFile(filepath.Join("..", "..", "go.mod"))
+	Expect(err).NotTo(HaveOccurred())
+	m := regexp.MustCompile(`(?m)^\s*k8s\.io/client-go v0\.(\d+\.\d+)\s*$`).FindSubmatch(gomod)
+	Expect(m).NotTo(BeNil(), "go.mod requires no k8s.io/client-go")
+	return "v1." + string(m[1])
 }

@@ -18,7 +18,6 @@ package cli
 
 import (
 	"context"
-	"io"
 
 	"github.com/spf13/cobra"
 
@@ -53,13 +52,6 @@ type Verb struct {
 	Run func(ctx context.Context, s *Scope) (Result, error)
 }
 
-// Result is what a verb found, for the scaffold to print: as text for
-// people, or, under -o, as a document of kind Kind.
-type Result interface {
-	Kind() string
-	Text(w io.Writer) error
-}
-
 // Scope is what a Verb's Run works on.
 type Scope struct {
 	*Options
@@ -92,7 +84,7 @@ func (v Verb) Bind(o *Options, cmd *cobra.Command) *cobra.Command {
 		if err != nil || r == nil {
 			return err
 		}
-		return v.print(s.Streams.Out, r)
+		return show(s.Streams, v.Output, r)
 	}
 	if v.Writes {
 		cmd.Flags().BoolVarP(&s.yes, "yes", "y", false, v.YesHelp)
@@ -102,18 +94,6 @@ func (v Verb) Bind(o *Options, cmd *cobra.Command) *cobra.Command {
 		v.Output.AddFlags(cmd)
 	}
 	return cmd
-}
-
-// print prints r as -o asks: as its text, or as a document.
-func (v Verb) print(w io.Writer, r Result) error {
-	if v.Output == nil || !v.Output.Printed() {
-		return r.Text(w)
-	}
-	obj, err := object(outputAPIVersion, r.Kind(), r)
-	if err != nil {
-		return err
-	}
-	return v.Output.Print(w, obj)
 }
 
 // scope connects and reads the parent arg names into s.

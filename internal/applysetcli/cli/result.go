@@ -64,14 +64,38 @@ type Check interface {
 	Found() bool
 }
 
-// show prints r as output asks, nil for text alone, and returns Findings()
-// for a Check that found something.
-func show(streams genericiooptions.IOStreams, output *Output, r Result) error {
+// Partial is a Result that may be partial: what could not be done ends the
+// verb with Err, an error, once the rest is printed.
+type Partial interface {
+	Result
+	Err() error
+}
+
+// Noted is a Result that tells people more than it prints (what was not
+// checked, a summary): its Notes go to standard error after it, whatever
+// the format.
+type Noted interface {
+	Result
+	Notes(w io.Writer) error
+}
+
+// Show prints r as output asks, nil for text alone, then its notes; it
+// returns a Partial's error, else findings() for a Check that found
+// something.
+func Show(streams genericiooptions.IOStreams, output *Output, r Result) error {
 	if err := write(streams, output, r); err != nil {
 		return err
 	}
+	if n, ok := r.(Noted); ok {
+		if err := n.Notes(streams.ErrOut); err != nil {
+			return err
+		}
+	}
+	if p, ok := r.(Partial); ok && p.Err() != nil {
+		return p.Err()
+	}
 	if c, ok := r.(Check); ok && c.Found() {
-		return Findings()
+		return findings()
 	}
 	return nil
 }

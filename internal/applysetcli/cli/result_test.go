@@ -18,6 +18,7 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"testing"
@@ -56,6 +57,17 @@ func (c checked) Nothing() string {
 	return ""
 }
 
+// previewed is a Check, Partial and Noted, as diff's preview is.
+type previewed struct {
+	differs bool
+	err     error
+}
+
+func (p previewed) Text(w io.Writer) error  { _, err := fmt.Fprintln(w, "+a"); return err }
+func (p previewed) Notes(w io.Writer) error { _, err := fmt.Fprintln(w, "1 to change"); return err }
+func (p previewed) Found() bool             { return p.differs }
+func (p previewed) Err() error              { return p.err }
+
 // TestScaffoldPrintsResults: the scaffolds print a Run's Result as its
 // text, as a document of its kind or a List of its items when -o asks, in
 // its own formats, or say on standard error that it holds nothing; a Check
@@ -63,24 +75,28 @@ func (c checked) Nothing() string {
 func TestScaffoldPrintsResults(t *testing.T) {
 	some := checked{{Parent: "secret/web"}}
 	for _, tc := range []struct {
-		name      string
-		output    *Output
-		format    string
-		result    Result
-		want      string
-		wantErr   string
-		wantFound bool
+		name     string
+		output   *Output
+		format   string
+		result   Result
+		want     string
+		wantErr  string
+		wantCode int
 	}{
-		{"a verb without -o", nil, "", found{Parent: "secret/web"}, "found secret/web\n", "", false},
-		{"text", NewOutput(), "", found{Parent: "secret/web"}, "found secret/web\n", "", false},
-		{"yaml", NewOutput(), "yaml", found{Parent: "secret/web"}, "apiVersion: applyset.dev/v1alpha1\nkind: Found\nparent: secret/web\n", "", false},
-		{"jsonpath", NewOutput(), "jsonpath={.kind} {.parent}", found{Parent: "secret/web"}, "Found secret/web", "", false},
-		{"a list as text", NewOutput("name"), "", some, "1 found\n", "", true},
-		{"a list as jsonpath", NewOutput("name"), "jsonpath={.kind} {.items[0].parent}", some, "List secret/web", "", true},
-		{"a list in its own format", NewOutput("name"), "name", some, "secret/web\n", "", true},
-		{"nothing as text", NewOutput("name"), "", checked{}, "", "Nothing found.\n", false},
-		{"nothing as json", NewOutput("name"), "jsonpath={.items}", checked{}, "[]", "", false},
-		{"nothing in its own format", NewOutput("name"), "name", checked{}, "", "", false},
+		{"a verb without -o", nil, "", found{Parent: "secret/web"}, "found secret/web\n", "", 0},
+		{"text", NewOutput(), "", found{Parent: "secret/web"}, "found secret/web\n", "", 0},
+		{"yaml", NewOutput(), "yaml", found{Parent: "secret/web"}, "apiVersion: applyset.dev/v1alpha1\nkind: Found\nparent: secret/web\n", "", 0},
+		{"jsonpath", NewOutput(), "jsonpath={.kind} {.parent}", found{Parent: "secret/web"}, "Found secret/web", "", 0},
+		{"a list as text", NewOutput("name"), "", some, "1 found\n", "", ExitFindings},
+		{"a list as jsonpath", NewOutput("name"), "jsonpath={.kind} {.items[0].parent}", some, "List secret/web", "", ExitFindings},
+		{"a list in its own format", NewOutput("name"), "name", some, "secret/web\n", "", ExitFindings},
+		{"nothing as text", NewOutput("name"), "", checked{}, "", "Nothing found.\n", 0},
+		{"nothing as json", NewOutput("name"), "jsonpath={.items}", checked{}, "[]", "", 0},
+		{"nothing in its own format", NewOutput("name"), "name", checked{}, "", "", 0},
+		{"notes after the text", nil, "", previewed{differs: true}, "+a\n", "1 to change\n", ExitFindings},
+		{"no differences", nil, "", previewed{}, "+a\n", "1 to change\n", 0},
+		{"a partial result is printed, then its error", nil, "", previewed{differs: true, err: errors.New("1 of 2 objects could not be previewed")},
+			"+a\n", "1 to change\n", ExitFailure},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.output != nil {
@@ -91,9 +107,9 @@ func TestScaffoldPrintsResults(t *testing.T) {
 				}
 			}
 			var out, errOut bytes.Buffer
-			err := show(genericiooptions.IOStreams{Out: &out, ErrOut: &errOut}, tc.output, tc.result)
-			if found := ExitCode(err) == ExitFindings; err != nil && !found || found != tc.wantFound {
-				t.Errorf("error %v, want findings: %v", err, tc.wantFound)
+			err := Show(genericiooptions.IOStreams{Out: &out, ErrOut: &errOut}, tc.output, tc.result)
+			if ExitCode(err) != tc.wantCode {
+				t.Errorf("error %v: exit status %d, want %d", err, ExitCode(err), tc.wantCode)
 			}
 			if out.String() != tc.want || errOut.String() != tc.wantErr {
 				t.Errorf("printed %q and %q on standard error, want %q and %q", out.String(), errOut.String(), tc.want, tc.wantErr)

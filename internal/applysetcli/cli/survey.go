@@ -120,7 +120,7 @@ func (v Survey) Bind(o *Options, cmd *cobra.Command) *cobra.Command {
 		if err != nil || r == nil {
 			return err
 		}
-		return show(s.Streams, v.Output, r)
+		return Show(s.Streams, v.Output, r)
 	}
 	s.Within.AddFlags(cmd)
 	if v.Output != nil {

@@ -84,7 +84,7 @@ func (v Verb) Bind(o *Options, cmd *cobra.Command) *cobra.Command {
 		if err != nil || r == nil {
 			return err
 		}
-		return show(s.Streams, v.Output, r)
+		return Show(s.Streams, v.Output, r)
 	}
 	if v.Writes {
 		cmd.Flags().BoolVarP(&s.yes, "yes", "y", false, v.YesHelp)

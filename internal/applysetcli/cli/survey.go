@@ -87,14 +87,11 @@ type Surveyed struct {
 	Only *membership.ParentRef
 	// DryRun is --dry-run; a verb that does not write never sends a dry run.
 	DryRun *DryRun
-	yes    bool
+	ask    *Ask
 }
 
-// Confirm asks question before a write, unless --yes or --dry-run=server,
-// as Options.Confirm does.
-func (s *Surveyed) Confirm(question string) error {
-	return s.Options.Confirm(s.yes || s.DryRun.Server(), question)
-}
+// Confirm asks question before a write, as Ask.Confirm does.
+func (s *Surveyed) Confirm(question string) error { return s.ask.Confirm(question) }
 
 // Includes reports whether p is one the verb looks at.
 func (s *Surveyed) Includes(p membership.Parent) bool {
@@ -106,7 +103,7 @@ func (s *Surveyed) Includes(p membership.Parent) bool {
 
 // Bind makes cmd run the survey, with its flags and completion, and returns it.
 func (v Survey) Bind(o *Options, cmd *cobra.Command) *cobra.Command {
-	s := &Surveyed{Options: o, DryRun: &DryRun{}} // none until Add, for a verb that writes
+	s := &Surveyed{Options: o, ask: &Ask{o: o, DryRun: &DryRun{}}} // none, for a verb that does not write
 	cmd.Args = cobra.NoArgs
 	if v.One {
 		cmd.Args = cobra.MaximumNArgs(1)
@@ -127,9 +124,9 @@ func (v Survey) Bind(o *Options, cmd *cobra.Command) *cobra.Command {
 		v.Output.AddFlags(cmd)
 	}
 	if v.Writes {
-		cmd.Flags().BoolVarP(&s.yes, "yes", "y", false, v.YesHelp)
-		s.DryRun.Add(cmd)
+		s.ask = o.AddAsk(cmd, v.YesHelp, true)
 	}
+	s.DryRun = s.ask.DryRun
 	return cmd
 }
 

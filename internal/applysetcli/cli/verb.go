@@ -61,19 +61,20 @@ type Scope struct {
 	Name string
 	// DryRun is --dry-run; a verb that does not write never sends a dry run.
 	DryRun *DryRun
-	yes    bool
+	ask    *Ask
 }
 
-// Confirm asks question before a write, unless --yes or --dry-run=server,
-// as Options.Confirm does.
-func (s *Scope) Confirm(question string) error {
-	return s.Options.Confirm(s.yes || s.DryRun.Server(), question)
-}
+// Confirm asks question before a write, as Ask.Confirm does.
+func (s *Scope) Confirm(question string) error { return s.ask.Confirm(question) }
 
 // Bind makes cmd run the verb on its one argument, with the verb's flags and
 // completion, and returns it.
 func (v Verb) Bind(o *Options, cmd *cobra.Command) *cobra.Command {
-	s := &Scope{Options: o, DryRun: &DryRun{}} // none until Add, for a verb that writes
+	s := &Scope{Options: o, ask: &Ask{o: o, DryRun: &DryRun{}}} // none, for a verb that does not write
+	if v.Writes {
+		s.ask = o.AddAsk(cmd, v.YesHelp, true)
+	}
+	s.DryRun = s.ask.DryRun
 	cmd.Args = cobra.ExactArgs(1)
 	cmd.ValidArgsFunction = o.CompleteParent(v.Sets)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -85,10 +86,6 @@ func (v Verb) Bind(o *Options, cmd *cobra.Command) *cobra.Command {
 			return err
 		}
 		return Show(s.Streams, v.Output, r)
-	}
-	if v.Writes {
-		cmd.Flags().BoolVarP(&s.yes, "yes", "y", false, v.YesHelp)
-		s.DryRun.Add(cmd)
 	}
 	if v.Output != nil {
 		v.Output.AddFlags(cmd)

@@ -64,6 +64,14 @@ type Check interface {
 	Found() bool
 }
 
+// Annotated is a Result whose notes go to standard error as its text is
+// written, each beside the part it is about, as diff's notes go beside its
+// diffs; its Text is the text alone.
+type Annotated interface {
+	Result
+	Annotate(out, notes io.Writer) error
+}
+
 // Partial is a Result that may be partial: what could not be done ends the
 // verb with Err, an error, once the rest is printed.
 type Partial interface {
@@ -114,6 +122,9 @@ func write(streams genericiooptions.IOStreams, output *Output, r Result) error {
 	if e, ok := r.(Empty); ok && e.Nothing() != "" {
 		_, err := fmt.Fprintln(streams.ErrOut, e.Nothing())
 		return err
+	}
+	if a, ok := r.(Annotated); ok {
+		return a.Annotate(streams.Out, streams.ErrOut)
 	}
 	return r.Text(streams.Out)
 }

@@ -57,7 +57,7 @@ func (c checked) Nothing() string {
 	return ""
 }
 
-// previewed is a Check, Partial and Noted, as diff's preview is.
+// previewed is a Check, Partial and Noted, as validate's verdicts are.
 type previewed struct {
 	differs bool
 	err     error
@@ -67,6 +67,17 @@ func (p previewed) Text(w io.Writer) error  { _, err := fmt.Fprintln(w, "+a"); r
 func (p previewed) Notes(w io.Writer) error { _, err := fmt.Fprintln(w, "1 to change"); return err }
 func (p previewed) Found() bool             { return p.differs }
 func (p previewed) Err() error              { return p.err }
+
+// annotated is Annotated: its notes go between its lines.
+type annotated struct{}
+
+func (annotated) Text(w io.Writer) error { _, err := fmt.Fprintln(w, "the text alone"); return err }
+func (annotated) Annotate(out, notes io.Writer) error {
+	fmt.Fprintln(out, "+a")
+	fmt.Fprintln(notes, "b: shown as declared")
+	_, err := fmt.Fprintln(out, "+b")
+	return err
+}
 
 // TestScaffoldPrintsResults: the scaffolds print a Run's Result as its
 // text, as a document of its kind or a List of its items when -o asks, in
@@ -94,6 +105,7 @@ func TestScaffoldPrintsResults(t *testing.T) {
 		{"nothing as json", NewOutput("name"), "jsonpath={.items}", checked{}, "[]", "", 0},
 		{"nothing in its own format", NewOutput("name"), "name", checked{}, "", "", 0},
 		{"notes after the text", nil, "", previewed{differs: true}, "+a\n", "1 to change\n", ExitFindings},
+		{"notes beside the text", nil, "", annotated{}, "+a\n+b\n", "b: shown as declared\n", 0},
 		{"no differences", nil, "", previewed{}, "+a\n", "1 to change\n", 0},
 		{"a partial result is printed, then its error", nil, "", previewed{differs: true, err: errors.New("1 of 2 objects could not be previewed")},
 			"+a\n", "1 to change\n", ExitFailure},

@@ -52,39 +52,24 @@ func (p *Preview) ReadPruned(ctx context.Context, c *cli.Clients) error {
 }
 
 // Text writes a unified diff per object that would change, as kubectl diff
-// does; the members the prune would delete as read by ReadPruned.
-func (p *Preview) Text(out io.Writer) error {
-	for _, ch := range p.Changes.Changes {
-		if ch.Action != apply.Created && ch.Action != apply.Configured {
-			continue
-		}
-		result := ch.Preview
-		if result == nil {
-			result = p.Declared[ch.Ref].Object
-		}
-		if err := writeDiff(out, ch.Ref, ch.Live, result); err != nil {
-			return err
-		}
-	}
-	for _, ch := range p.Pruned.Changes {
-		if ch.Action == apply.Pruned {
-			if err := writeDiff(out, ch.Ref, p.prunedLive[ch.Ref], nil); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
+// does, and nothing else.
+func (p *Preview) Text(out io.Writer) error { return p.Annotate(out, io.Discard) }
 
-// Notes write what else a person should know, in the order of the objects:
-// why one is not shown as the API server would make it, conflicts, members
-// kept, drift left in place, and a summary.
-func (p *Preview) Notes(notes io.Writer) error {
+// Annotate writes a unified diff per object that would change to out, as
+// Text does, and to notes what else a person should know, beside the
+// object it is about: why it is not shown as the API server would make it,
+// conflicts, members kept, drift left in place, and a summary.
+func (p *Preview) Annotate(out, notes io.Writer) error {
 	for _, ch := range p.Changes.Changes {
 		switch ch.Action {
 		case apply.Created, apply.Configured:
-			if ch.Preview == nil {
+			result := ch.Preview
+			if result == nil {
+				result = p.Declared[ch.Ref].Object
 				fmt.Fprintf(notes, "%s: shown as declared: %s\n", ch.Ref, ch.Reason)
+			}
+			if err := writeDiff(out, ch.Ref, ch.Live, result); err != nil {
+				return err
 			}
 		case apply.Recreated:
 			fmt.Fprintf(notes, "%s: %s may not change: the apply would delete the object and create it again\n", ch.Ref, strings.Join(ch.Fields, ", "))
@@ -96,6 +81,10 @@ func (p *Preview) Notes(notes io.Writer) error {
 	}
 	for _, ch := range p.Pruned.Changes {
 		switch ch.Action {
+		case apply.Pruned:
+			if err := writeDiff(out, ch.Ref, p.prunedLive[ch.Ref], nil); err != nil {
+				return err
+			}
 		case apply.Skipped:
 			fmt.Fprintf(notes, "%s: not pruned: %s\n", ch.Ref, ch.Reason)
 		case apply.Foreign:

@@ -31,11 +31,8 @@ import (
 // diffOptions are diff's flags: the manifests, and what each form of diff
 // reads besides.
 type diffOptions struct {
-	files     []string
-	recursive bool
 	// kubectl is the form for any parent: --applyset and the apply's flags.
-	kubectl  parents.ApplySetDiff
-	maxInput int64
+	kubectl parents.ApplySetDiff
 	// hosts are where the form for the operator's sets fetches artifacts.
 	hosts applysets.ArtifactHosts
 	// given tells whether a flag was given on the command line.
@@ -74,50 +71,40 @@ Exit status: 0 no differences, 1 differences, 2 an error.`,
 
   # ... whose flux source source-controller serves at an address reachable from here
   kubectl applyset diff -f applyset.yaml --artifact-allowed-hosts=http://source-controller.flux-system.svc.cluster.local.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			d.given = func(name string) bool { return cmd.Flags().Changed(name) }
-			return d.run(cmd.Context(), o)
-		},
 	}
-	cmd.Flags().StringSliceVarP(&d.files, "filename", "f", nil, "Files or directories of manifests, or - for standard input.")
-	cmd.Flags().BoolVarP(&d.recursive, "recursive", "R", false, "Read the directories of -f recursively.")
+	d.given = cmd.Flags().Changed
 	cmd.Flags().StringVar(&d.kubectl.Parent, "applyset", "", "The set's parent as kubectl's --applyset names it: NAME (a Secret), or TYPE/NAME.")
 	o.CompleteParentFlag(cmd, "applyset")
 	cmd.Flags().BoolVar(&d.kubectl.Prune, "prune", false, "Also show the members the apply would delete.")
 	cmd.Flags().StringVar(&d.kubectl.FieldManager, "field-manager", "kubectl", "The field manager the apply would use.")
 	cmd.Flags().BoolVar(&d.kubectl.ForceConflicts, "force-conflicts", false, "Preview an apply that takes fields other appliers own.")
-	cmd.Flags().Int64Var(&d.maxInput, "max-input-size", cli.DefaultMaxInput, "The most bytes -f, and the sources of the operator's sets, may read, after decompression.")
 	d.hosts.BindFlags(cmd.Flags())
-	_ = cmd.MarkFlagRequired("filename")
-	return cmd
+	return cli.Files{MaxInputHelp: "The most bytes -f, and the sources of the operator's sets, may read, after decompression.", Connects: true,
+		Run: func(ctx context.Context, f *cli.Read) (cli.Result, error) { return d.diff(ctx, f) }}.Bind(o, cmd)
 }
 
-func (d *diffOptions) run(ctx context.Context, o *cli.Options) error {
-	c, err := o.Clients()
-	if err != nil {
-		return err
-	}
-	inputs, err := cli.ReadManifests(d.files, d.recursive, o.Streams.In, d.maxInput)
-	if err != nil {
-		return err
-	}
-	var p *preview.Preview
+// diff previews the apply of the set the manifests are for: kubectl's to
+// the parent --applyset names, or the operator's of the sets they declare.
+func (d *diffOptions) diff(ctx context.Context, f *cli.Read) (*preview.Preview, error) {
+	var (
+		p   *preview.Preview
+		err error
+	)
 	switch {
 	case d.kubectl.Parent != "":
-		p, err = parents.PreviewApplySet(ctx, o, c, inputs, d.kubectl)
-	case applysets.DeclaresSets(inputs):
+		p, err = parents.PreviewApplySet(ctx, f.Options, f.Clients, f.Inputs, d.kubectl)
+	case applysets.DeclaresSets(f.Inputs):
 		if err := d.refuseApplyFlags(); err != nil {
-			return err
+			return nil, err
 		}
-		p, err = applysets.PreviewSets(ctx, o, c, inputs, applysets.Fetch{MaxInput: d.maxInput, Hosts: d.hosts})
+		p, err = applysets.PreviewSets(ctx, f.Options, f.Clients, f.Inputs, applysets.Fetch{MaxInput: f.MaxInput, Hosts: d.hosts})
 	default:
-		return fmt.Errorf("name the set's parent with --applyset, or give the manifest of an ApplySet or ClusterApplySet")
+		return nil, fmt.Errorf("name the set's parent with --applyset, or give the manifest of an ApplySet or ClusterApplySet")
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return p.Print(ctx, o, c)
+	return p, p.ReadPruned(ctx, f.Clients)
 }
 
 // refuseApplyFlags refuses, for a preview of the operator's sets, the flags

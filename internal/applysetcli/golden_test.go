@@ -60,9 +60,16 @@ var goldenCases = []goldenCase{
 	{name: "list-wide", args: []string{"list", "-o", "wide"}},
 	{name: "list-all-namespaces", args: []string{"list", "-A"}},
 	{name: "list-json", args: []string{"list", "-o", "json"}},
+	{name: "list-name", args: []string{"list", "-o", "name"}},
+	{name: "list-none", args: []string{"list", "-l", "team=none"}},
+	{name: "verify", args: []string{"verify"}},
+	{name: "verify-one", args: []string{"verify", "secret/web"}},
+	{name: "verify-yaml", args: []string{"verify", "-o", "yaml"}},
 	{name: "view", args: []string{"view", "secret/web"}},
 	{name: "view-findings", args: []string{"view", "configmap/api"}},
 	{name: "view-yaml", args: []string{"view", "secret/web", "-o", "yaml"}},
+	{name: "validate", stdin: validated, args: []string{"validate", "-f", "-"}},
+	{name: "validate-json", stdin: validated, args: []string{"validate", "-f", "-", "-o", "json"}},
 	{name: "diff", stdin: diffChanged, args: []string{"diff", "-f", "-", "--applyset=web"}},
 	{name: "diff-prune", stdin: diffPruned, args: []string{"diff", "-f", "-", "--applyset=web", "--prune"}},
 	{name: "diff-none", stdin: shopManifests, args: []string{"diff", "-f", "-", "--applyset=web"}},
@@ -74,7 +81,13 @@ var goldenCases = []goldenCase{
 const operatorSet = "{apiVersion: apply.applyset.dev/v1alpha1, kind: ApplySet, metadata: {name: shop-app, namespace: shop}, " +
 	"spec: {resources: [{apiVersion: v1, kind: ConfigMap, metadata: {name: app}, data: {size: small}}]}}\n"
 
-// TestGoldenOutputs keeps what list, view and diff print, and their exit
+// validated are what validate reads: a set, one with a field its schema
+// lacks, and an object of another kind.
+const validated = operatorSet + "---\n" +
+	"{apiVersion: apply.applyset.dev/v1alpha1, kind: ApplySet, metadata: {name: odd, namespace: shop}, spec: {colour: red}}\n" +
+	"---\n{apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n"
+
+// TestGoldenOutputs keeps what list, view, verify, validate and diff print, and their exit
 // statuses, as testdata/golden has them, for a fixed cluster: kubectl's set
 // secret/web in namespace shop, and configmap/api whose hint misses a kind.
 // Ages, times, UIDs and resource versions are masked. -update rewrites the

@@ -53,9 +53,8 @@ const (
 func NewCommand(o *cli.Options) *cobra.Command {
 	var (
 		src            sourceFlags
-		yes            bool
+		ask            *cli.Ask
 		force          bool
-		dr             cli.DryRun
 		to             string
 		serviceAccount string
 	)
@@ -101,9 +100,9 @@ set's first apply then owns exactly what it declares and records its members in 
 				return err
 			}
 			if to == adoptToSet {
-				return adoptIntoSet(cmd, o, c, args[0], src, serviceAccount, yes, force, &dr)
+				return adoptIntoSet(cmd, o, c, args[0], src, serviceAccount, ask, force)
 			}
-			return adoptIntoKubectl(cmd, o, c, args[0], src, yes, force, &dr)
+			return adoptIntoKubectl(cmd, o, c, args[0], src, ask, force)
 		},
 	}
 	cmd.Flags().StringVarP(&src.selector, "selector", "l", "", "The label selector kubectl apply --prune -l used.")
@@ -111,17 +110,16 @@ set's first apply then owns exactly what it declares and records its members in 
 	cmd.Flags().StringVar(&src.from, "from", "", fromFlagHelp())
 	cmd.Flags().StringVar(&src.fromNamespace, "from-namespace", "", "The namespace of --from; the namespace in use if empty.")
 	cmd.Flags().BoolVar(&force, "force", false, "Adopt although the old tool is still active (a Kustomization not suspended, an Application with automated sync, a Helm operation pending, a ResourceGroup Config Sync keeps).")
-	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "Adopt without asking.")
+	ask = o.AddAsk(cmd, "Adopt without asking.", true)
 	cmd.Flags().StringVar(&to, "to", adoptToKubectl, "What the group becomes: kubectl (a kubectl ApplySet of PARENT) or applyset (the operator's ApplySet PARENT, applyset/NAME, created by adopt).")
 	cmd.Flags().StringVar(&serviceAccount, "service-account", "", "With --to applyset: the ServiceAccount the set acts as (spec.serviceAccountName); the operator's default if empty.")
-	dr.Add(cmd)
 	return cmd
 }
 
 // adoptIntoKubectl plans, shows, asks and writes: the parent first, as
 // kubectl does, so that an interrupted run leaves every labelled object
 // within its hints.
-func adoptIntoKubectl(cmd *cobra.Command, o *cli.Options, c *cli.Clients, parentArg string, flags sourceFlags, yes, force bool, dr *cli.DryRun) error {
+func adoptIntoKubectl(cmd *cobra.Command, o *cli.Options, c *cli.Clients, parentArg string, flags sourceFlags, ask *cli.Ask, force bool) error {
 	src, err := flags.source(c)
 	if err != nil {
 		return err
@@ -138,9 +136,10 @@ func adoptIntoKubectl(cmd *cobra.Command, o *cli.Options, c *cli.Clients, parent
 	if refusals := plan.refusals(force); len(refusals) > 0 {
 		return fmt.Errorf("nothing changed:\n  %s", strings.Join(refusals, "\n  "))
 	}
-	if err := o.Confirm(yes || dr.Server(), fmt.Sprintf("Adopt %d objects?", len(plan.objects))); err != nil {
+	if err := ask.Confirm(fmt.Sprintf("Adopt %d objects?", len(plan.objects))); err != nil {
 		return err
 	}
+	dr := ask.DryRun
 	if err := writeAdoptedParent(cmd.Context(), c, plan, dr); err != nil {
 		return err
 	}

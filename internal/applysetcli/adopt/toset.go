@@ -53,7 +53,7 @@ type setPlan struct {
 // is created declaring what the old tool declared. Its first reconcile finds
 // every field it declares already its own, and records the members it
 // applied in status.members, which is the operator's proof of membership.
-func adoptIntoSet(cmd *cobra.Command, o *cli.Options, c *cli.Clients, parentArg string, flags sourceFlags, serviceAccount string, yes, force bool, dr *cli.DryRun) error {
+func adoptIntoSet(cmd *cobra.Command, o *cli.Options, c *cli.Clients, parentArg string, flags sourceFlags, serviceAccount string, ask *cli.Ask, force bool) error {
 	ctx := cmd.Context()
 	src, err := flags.source(c)
 	if err != nil {
@@ -78,9 +78,10 @@ func adoptIntoSet(cmd *cobra.Command, o *cli.Options, c *cli.Clients, parentArg 
 	if refusals := p.refusals(force); len(refusals) > 0 {
 		return fmt.Errorf("nothing changed:\n  %s", strings.Join(refusals, "\n  "))
 	}
-	if err := o.Confirm(yes || dr.Server(), fmt.Sprintf("Adopt %d objects into %s?", len(p.objects), cli.ParentName(parent))); err != nil {
+	if err := ask.Confirm(fmt.Sprintf("Adopt %d objects into %s?", len(p.objects), cli.ParentName(parent))); err != nil {
 		return err
 	}
+	dr := ask.DryRun
 	if err := p.write(ctx, c, dr); err != nil {
 		return err
 	}

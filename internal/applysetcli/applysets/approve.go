@@ -210,7 +210,10 @@ func showPlan(ctx context.Context, o *cli.Options, c *cli.Clients, set applyv1al
 	if err != nil {
 		return err
 	}
-	if err := p.Print(ctx, o, c); err != nil && cli.ExitCode(err) != cli.ExitFindings {
+	if err := p.ReadPruned(ctx, c); err != nil {
+		return err
+	}
+	if err := cli.Show(o.Streams, nil, p); err != nil && cli.ExitCode(err) != cli.ExitFindings {
 		return err
 	}
 	if len(p.Problems) > 0 {

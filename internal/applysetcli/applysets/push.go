@@ -50,7 +50,7 @@ type pushOptions struct {
 	created     string
 	annotations []string
 	maxInput    int64
-	yes         bool
+	ask         *cli.Ask
 }
 
 func newPushCommand(o *cli.Options) *cobra.Command {
@@ -93,7 +93,7 @@ It says what it will push and asks first, unless --yes: a tag that exists is ove
 	cmd.Flags().StringVar(&p.created, "created", "", "The creation time: RFC 3339, or now; 1970-01-01T00:00:00Z if empty, for reproducible digests.")
 	cmd.Flags().StringArrayVar(&p.annotations, "annotation", nil, "A further manifest annotation, key=value; repeatable.")
 	cmd.Flags().Int64Var(&p.maxInput, "max-input-size", cli.DefaultMaxInput, "The most bytes the files of DIR may hold.")
-	cmd.Flags().BoolVarP(&p.yes, "yes", "y", false, "Push without asking.")
+	p.ask = o.AddAsk(cmd, "Push without asking.", false)
 	_ = cmd.MarkFlagRequired("tag")
 	return cmd
 }
@@ -111,7 +111,7 @@ func (p *pushOptions) run(ctx context.Context, o *cli.Options, dir, url string) 
 		return fmt.Errorf("reading %s: no files to push", dir)
 	}
 	question := fmt.Sprintf("Push %d files (%d bytes) of %s to %s:%s?", files.Len(), files.Size(), dir, url, p.tag)
-	if err := o.Confirm(p.yes, question); err != nil {
+	if err := p.ask.Confirm(question); err != nil {
 		return err
 	}
 	// The person pushing reaches the registry as any of their tools would.

@@ -29,16 +29,7 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
 
-// The exit statuses of validate.
-type validateOptions struct {
-	files     []string
-	recursive bool
-	output    *cli.Output
-	maxInput  int64
-}
-
 func newValidateCommand(o *cli.Options) *cobra.Command {
-	v := &validateOptions{output: cli.NewOutput()}
 	cmd := &cobra.Command{
 		Use:   "validate -f FILE|DIR",
 		Short: "Check ApplySet, ClusterApplySet and CustomFeatureGates manifests offline, as the API server would",
@@ -56,17 +47,9 @@ Exit status: 0 all valid, 1 some invalid, 2 an error (a manifest could not be re
 
   # As JSON, one item per object
   kubectl applyset validate -f applyset.yaml -o json`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return v.run(cmd.Context(), o)
-		},
 	}
-	cmd.Flags().StringSliceVarP(&v.files, "filename", "f", nil, "Files or directories of manifests, or - for standard input.")
-	cmd.Flags().BoolVarP(&v.recursive, "recursive", "R", false, "Read the directories of -f recursively.")
-	v.output.AddFlags(cmd)
-	cmd.Flags().Int64Var(&v.maxInput, "max-input-size", cli.DefaultMaxInput, "The most bytes -f may read, after decompression.")
-	_ = cmd.MarkFlagRequired("filename")
-	return cmd
+	return cli.Files{MaxInputHelp: "The most bytes -f may read, after decompression.", Output: cli.NewOutput(),
+		Run: func(ctx context.Context, f *cli.Read) (cli.Result, error) { return validate(ctx, f.Inputs) }}.Bind(o, cmd)
 }
 
 // verdict is the outcome for one object.
@@ -78,40 +61,22 @@ type verdict struct {
 	Errors []string `json:"errors,omitempty"`
 }
 
-func (v *validateOptions) run(ctx context.Context, o *cli.Options) error {
-	inputs, err := cli.ReadManifests(v.files, v.recursive, o.Streams.In, v.maxInput)
-	if err != nil {
-		return err
-	}
+// validate checks the inputs of the operator's kinds offline; those of
+// other kinds are skipped.
+func validate(ctx context.Context, inputs []apply.Input) (validated, error) {
 	validator, err := crdvalidate.Operator()
 	if err != nil {
-		return err
+		return validated{}, err
 	}
-	var verdicts []verdict
-	skipped := 0
+	var out validated
 	for _, in := range inputs {
 		if !validator.Knows(in.Object.GroupVersionKind()) {
-			skipped++
+			out.skipped++
 			continue
 		}
-		verdicts = append(verdicts, check(ctx, validator, in))
+		out.verdicts = append(out.verdicts, check(ctx, validator, in))
 	}
-	if err := printVerdicts(o.Streams.Out, verdicts, v.output); err != nil {
-		return err
-	}
-	if skipped > 0 {
-		noun := "objects"
-		if skipped == 1 {
-			noun = "object"
-		}
-		fmt.Fprintf(o.Streams.ErrOut, "%d %s of other kinds not checked\n", skipped, noun)
-	}
-	for _, vd := range verdicts {
-		if !vd.Valid {
-			return cli.Findings()
-		}
-	}
-	return nil
+	return out, nil
 }
 
 func check(ctx context.Context, validator *crdvalidate.Validator, in apply.Input) verdict {
@@ -143,11 +108,30 @@ func describe(e *field.Error) string {
 	return e.Error()
 }
 
-func printVerdicts(w io.Writer, verdicts []verdict, output *cli.Output) error {
-	if output.Printed() {
-		return output.PrintList(w, verdicts)
+// validated is what validate found: a verdict for each object of the
+// operator's kinds, and how many others it skipped. Invalid ones are
+// findings.
+type validated struct {
+	verdicts []verdict
+	skipped  int
+}
+
+// Items are the verdicts, as -o prints them.
+func (v validated) Items() any { return v.verdicts }
+
+// Found reports whether an object is invalid.
+func (v validated) Found() bool {
+	for _, vd := range v.verdicts {
+		if !vd.Valid {
+			return true
+		}
 	}
-	for _, vd := range verdicts {
+	return false
+}
+
+// Text prints a line for each valid object, and one for each error of the others.
+func (v validated) Text(w io.Writer) error {
+	for _, vd := range v.verdicts {
 		if vd.Valid {
 			fmt.Fprintf(w, "%s: %s/%s: valid\n", vd.Origin, vd.Kind, vd.Name)
 			continue
@@ -157,4 +141,17 @@ func printVerdicts(w io.Writer, verdicts []verdict, output *cli.Output) error {
 		}
 	}
 	return nil
+}
+
+// Notes say how many objects were not checked.
+func (v validated) Notes(w io.Writer) error {
+	if v.skipped == 0 {
+		return nil
+	}
+	noun := "objects"
+	if v.skipped == 1 {
+		noun = "object"
+	}
+	_, err := fmt.Fprintf(w, "%d %s of other kinds not checked\n", v.skipped, noun)
+	return err
 }

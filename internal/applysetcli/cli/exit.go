@@ -42,7 +42,8 @@ const (
 )
 
 // ExitError ends the command with the status Code, with Err printed unless
-// it is nil: a verb that printed its findings itself returns Findings().
+// it is nil: a scaffold ends a verb whose Check found something with
+// findings(), once the Result is printed.
 type ExitError struct {
 	Code int
 	// Err is printed unless it is nil.
@@ -58,8 +59,8 @@ func (e *ExitError) Error() string {
 
 func (e *ExitError) Unwrap() error { return e.Err }
 
-// Findings ends a verb that printed what it found with ExitFindings.
-func Findings() error { return &ExitError{Code: ExitFindings} }
+// findings ends a verb that printed what it found with ExitFindings.
+func findings() error { return &ExitError{Code: ExitFindings} }
 
 // ExitCode is the process status for err: 0 without one, the ExitError's
 // code, else ExitFailure.

@@ -47,9 +47,9 @@ type manifestReader struct {
 	inputs    []apply.Input
 }
 
-// ReadManifests reads the objects that -f names (paths; directories every
+// readManifests reads the objects that -f names (paths; directories every
 // level down when recursive), at most limit bytes in all.
-func ReadManifests(paths []string, recursive bool, stdin io.Reader, limit int64) ([]apply.Input, error) {
+func readManifests(paths []string, recursive bool, stdin io.Reader, limit int64) ([]apply.Input, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("no manifests: name files or directories with -f, or - for standard input")
 	}

@@ -71,7 +71,7 @@ func TestReadManifests(t *testing.T) {
 			if limit == 0 {
 				limit = DefaultMaxInput
 			}
-			inputs, err := ReadManifests(tt.paths, tt.recursive, strings.NewReader(tt.stdin), limit)
+			inputs, err := readManifests(tt.paths, tt.recursive, strings.NewReader(tt.stdin), limit)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("want an error saying %q, got %v", tt.wantErr, err)

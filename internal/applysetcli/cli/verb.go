@@ -18,7 +18,6 @@ package cli
 
 import (
 	"context"
-	"io"
 
 	"github.com/spf13/cobra"
 
@@ -53,13 +52,6 @@ type Verb struct {
 	Run func(ctx context.Context, s *Scope) (Result, error)
 }
 
-// Result is what a verb found, for the scaffold to print: as text for
-// people, or, under -o, as a document of kind Kind.
-type Result interface {
-	Kind() string
-	Text(w io.Writer) error
-}
-
 // Scope is what a Verb's Run works on.
 type Scope struct {
 	*Options
@@ -69,19 +61,20 @@ type Scope struct {
 	Name string
 	// DryRun is --dry-run; a verb that does not write never sends a dry run.
 	DryRun *DryRun
-	yes    bool
+	ask    *Ask
 }
 
-// Confirm asks question before a write, unless --yes or --dry-run=server,
-// as Options.Confirm does.
-func (s *Scope) Confirm(question string) error {
-	return s.Options.Confirm(s.yes || s.DryRun.Server(), question)
-}
+// Confirm asks question before a write, as Ask.Confirm does.
+func (s *Scope) Confirm(question string) error { return s.ask.Confirm(question) }
 
 // Bind makes cmd run the verb on its one argument, with the verb's flags and
 // completion, and returns it.
 func (v Verb) Bind(o *Options, cmd *cobra.Command) *cobra.Command {
-	s := &Scope{Options: o, DryRun: &DryRun{}} // none until Add, for a verb that writes
+	s := &Scope{Options: o, ask: &Ask{o: o, DryRun: &DryRun{}}} // none, for a verb that does not write
+	if v.Writes {
+		s.ask = o.AddAsk(cmd, v.YesHelp, true)
+	}
+	s.DryRun = s.ask.DryRun
 	cmd.Args = cobra.ExactArgs(1)
 	cmd.ValidArgsFunction = o.CompleteParent(v.Sets)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -92,28 +85,12 @@ func (v Verb) Bind(o *Options, cmd *cobra.Command) *cobra.Command {
 		if err != nil || r == nil {
 			return err
 		}
-		return v.print(s.Streams.Out, r)
-	}
-	if v.Writes {
-		cmd.Flags().BoolVarP(&s.yes, "yes", "y", false, v.YesHelp)
-		s.DryRun.Add(cmd)
+		return Show(s.Streams, v.Output, r)
 	}
 	if v.Output != nil {
 		v.Output.AddFlags(cmd)
 	}
 	return cmd
-}
-
-// print prints r as -o asks: as its text, or as a document.
-func (v Verb) print(w io.Writer, r Result) error {
-	if v.Output == nil || !v.Output.Printed() {
-		return r.Text(w)
-	}
-	obj, err := object(outputAPIVersion, r.Kind(), r)
-	if err != nil {
-		return err
-	}
-	return v.Output.Print(w, obj)
 }
 
 // scope connects and reads the parent arg names into s.

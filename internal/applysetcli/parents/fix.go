@@ -17,11 +17,11 @@ limitations under the License.
 package parents
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 
-	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -86,7 +86,7 @@ func isUnvouched(unvouched []membership.Member, uid types.UID) bool {
 
 // fixHints shows on w and makes the rewrites the checked parents need, and
 // reports whether it wrote any.
-func fixHints(cmd *cobra.Command, o *cli.Options, c *cli.Clients, w io.Writer, yes bool, dr *cli.DryRun, checked []checkedParent) (bool, error) {
+func fixHints(ctx context.Context, s *cli.Surveyed, w io.Writer, checked []checkedParent) (bool, error) {
 	var fixes []*hintFix
 	for _, p := range checked {
 		fix, why := planFix(p)
@@ -110,11 +110,12 @@ func fixHints(cmd *cobra.Command, o *cli.Options, c *cli.Clients, w io.Writer, y
 	if len(fixes) == 0 {
 		return false, nil
 	}
-	if err := o.Confirm(yes || dr.Server(), fmt.Sprintf("Rewrite the hints of %d parents?", len(fixes))); err != nil {
+	if err := s.Confirm(fmt.Sprintf("Rewrite the hints of %d parents?", len(fixes))); err != nil {
 		return false, err
 	}
+	dr := s.DryRun
 	for _, fix := range fixes {
-		if err := applyFix(cmd, c, fix, dr); err != nil {
+		if err := applyFix(ctx, s.Clients, fix, dr); err != nil {
 			return false, err
 		}
 		fmt.Fprintf(w, "%s%s: hints rewritten%s\n", cli.ParentName(fix.parent.Ref), cli.InNamespace(fix.parent.Ref.Namespace), dr.Suffix())
@@ -125,7 +126,7 @@ func fixHints(cmd *cobra.Command, o *cli.Options, c *cli.Clients, w io.Writer, y
 // applyFix writes the parent's contract fields as its tool does, all of them,
 // so the tool's field manager keeps owning each; like kubectl, it takes the
 // fields over when another manager holds them.
-func applyFix(cmd *cobra.Command, c *cli.Clients, fix *hintFix, dr *cli.DryRun) error {
+func applyFix(ctx context.Context, c *cli.Clients, fix *hintFix, dr *cli.DryRun) error {
 	p := fix.parent
 	tooling := p.verdict.Parent.Tooling
 	gvk := p.Ref.Type.Resource.GroupVersion().WithKind(p.Ref.Type.GroupKind.Kind)
@@ -138,10 +139,10 @@ func applyFix(cmd *cobra.Command, c *cli.Clients, fix *hintFix, dr *cli.DryRun) 
 	}
 	resource := c.Dynamic.Resource(p.Ref.Type.Resource).Namespace(p.Ref.Namespace)
 	opts := metav1.PatchOptions{FieldManager: tooling.ParentFieldManager(), DryRun: dr.Opts()}
-	_, err = resource.Patch(cmd.Context(), p.Ref.Name, types.ApplyPatchType, data, opts)
+	_, err = resource.Patch(ctx, p.Ref.Name, types.ApplyPatchType, data, opts)
 	if apierrors.IsConflict(err) {
 		opts.Force = ptr.To(true)
-		_, err = resource.Patch(cmd.Context(), p.Ref.Name, types.ApplyPatchType, data, opts)
+		_, err = resource.Patch(ctx, p.Ref.Name, types.ApplyPatchType, data, opts)
 	}
 	if err != nil {
 		return fmt.Errorf("rewriting the hints of %s: %w", cli.ParentName(p.Ref), err)

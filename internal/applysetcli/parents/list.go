@@ -18,59 +18,19 @@ package parents
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
 )
 
-// scopeFlags choose the parents a verb looks at, as kubectl get does.
-type scopeFlags struct {
-	allNamespaces bool
-	selector      string
-}
-
-func (f *scopeFlags) add(cmd *cobra.Command) {
-	cmd.Flags().BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "Look at the parents of every namespace, and the cluster-scoped ones.")
-	cmd.Flags().StringVarP(&f.selector, "selector", "l", "", "Only parents whose labels match this selector (e.g. team=web).")
-}
-
-// snapshotOptions reads the parents of the namespace in use (and the
-// cluster-scoped ones), or of all namespaces with -A.
-func (f *scopeFlags) snapshotOptions(c *cli.Clients) (membership.SnapshotOptions, error) {
-	if _, err := labels.Parse(f.selector); err != nil {
-		return membership.SnapshotOptions{}, fmt.Errorf("--selector: %w", err)
-	}
-	sopts := membership.SnapshotOptions{ParentSelector: f.selector}
-	if !f.allNamespaces {
-		sopts.Namespace = c.Namespace
-	}
-	return sopts, nil
-}
-
-// inScope reports whether a parent of the snapshot is one the flags chose:
-// its namespace, or cluster-scoped (a namespace's view includes those, as the
-// parents that may own members there).
-func (f *scopeFlags) inScope(c *cli.Clients, p membership.Parent) bool {
-	return f.allNamespaces || p.Ref.Namespace == "" || p.Ref.Namespace == c.Namespace
-}
-
-// Scope chooses the parents List reads, as list's -A and -l do.
-type Scope struct {
-	AllNamespaces bool
-	Selector      string
-}
-
-// List is what list shows: every parent in scope with its findings and its
+// List is what list shows: every parent within with its findings and its
 // members' health, read as the user of c. Warnings about types that cannot
 // be listed go to errOut.
-func List(ctx context.Context, errOut io.Writer, c *cli.Clients, scope Scope) ([]Summary, error) {
-	flags := scopeFlags{allNamespaces: scope.AllNamespaces, selector: scope.Selector}
-	sopts, err := flags.snapshotOptions(c)
+func List(ctx context.Context, errOut io.Writer, c *cli.Clients, within cli.Within) ([]Summary, error) {
+	sopts, err := within.SnapshotOptions(c)
 	if err != nil {
 		return nil, err
 	}
@@ -78,11 +38,10 @@ func List(ctx context.Context, errOut io.Writer, c *cli.Clients, scope Scope) ([
 	if err != nil {
 		return nil, err
 	}
-	return summarizeWithHealth(ctx, c, checkParents(c, &flags, snap, nil)), nil
+	return summarizeWithHealth(ctx, c, checkParents(snap, func(p membership.Parent) bool { return within.Includes(c, p) })), nil
 }
 
 func newListCommand(o *cli.Options) *cobra.Command {
-	var flags scopeFlags
 	output := cli.NewOutput("wide", "name").WithColumns()
 	cmd := &cobra.Command{
 		Use:   "list",
@@ -103,24 +62,9 @@ The two are separate: a set can have no findings and members not ready yet.`,
 
   # The names and health of the sets, as kubectl get prints custom columns
   kubectl applyset list -A -o custom-columns=PARENT:.parent,HEALTH:.health`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := o.Clients()
-			if err != nil {
-				return err
-			}
-			items, err := List(cmd.Context(), o.Streams.ErrOut, c, Scope{AllNamespaces: flags.allNamespaces, Selector: flags.selector})
-			if err != nil {
-				return err
-			}
-			if len(items) == 0 && output.Format == "" && !output.Printed() {
-				fmt.Fprintln(o.Streams.ErrOut, "No ApplySets found.")
-				return nil
-			}
-			return printSummaries(o.Streams.Out, items, output, flags.allNamespaces)
-		},
 	}
-	flags.add(cmd)
-	output.AddFlags(cmd)
-	return cmd
+	return cli.Survey{Output: output, Run: func(ctx context.Context, s *cli.Surveyed) (cli.Result, error) {
+		items, err := List(ctx, s.Streams.ErrOut, s.Clients, s.Within)
+		return listed{summaries: items, allNamespaces: s.Within.AllNamespaces}, err
+	}}.Bind(o, cmd)
 }

@@ -21,8 +21,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/spf13/cobra"
-
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/identity"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
@@ -30,12 +28,8 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/text"
 )
 
-// snapshot reads every parent (of namespace, or all) and every member.
-func snapshot(cmd *cobra.Command, o *cli.Options, c *cli.Clients, sopts membership.SnapshotOptions) (*membership.Snapshot, error) {
-	return readSnapshot(cmd.Context(), o.Streams.ErrOut, c, sopts)
-}
-
-// readSnapshot is snapshot with its progress and warnings written to errOut.
+// readSnapshot reads every parent (of namespace, or all) and every member,
+// with its progress and warnings written to errOut.
 func readSnapshot(ctx context.Context, errOut io.Writer, c *cli.Clients, sopts membership.SnapshotOptions) (*membership.Snapshot, error) {
 	sopts.Progress = progress(errOut)
 	snap, err := membership.Read(ctx, membership.Options{Discovery: c.Disco, Metadata: c.Metadata}, sopts)

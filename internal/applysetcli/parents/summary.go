@@ -88,20 +88,38 @@ func (s Summary) FindingReasons() string {
 	return strings.Join(reasons, ",")
 }
 
-// printSummaries prints parents in an output format kubectl users know:
-// a table (wide adds the ID, kinds and the findings' messages), names, or
-// a v1 List of them for kubectl's printers (JSON, YAML, jsonpath...).
-func printSummaries(w io.Writer, items []Summary, output *cli.Output, withNamespace bool) error {
-	if output.Printed() {
-		return output.PrintList(w, items)
+// listed is what list found: a Result printed as a table, as kubectl get
+// prints one, with a NAMESPACE column under -A (wide adds the ID, kinds and
+// the findings' messages), as names, or, under -o, as a v1 List for
+// kubectl's printers (JSON, YAML, jsonpath...).
+type listed struct {
+	summaries     []Summary
+	allNamespaces bool
+}
+
+// Items are the parents, as -o prints them.
+func (l listed) Items() any { return l.summaries }
+
+// Nothing says, under text output, that there are no parents.
+func (l listed) Nothing() string {
+	if len(l.summaries) == 0 {
+		return "No ApplySets found."
 	}
-	if output.Format == "name" {
-		for _, s := range items {
+	return ""
+}
+
+// Text prints the table.
+func (l listed) Text(w io.Writer) error { return l.Format(w, "") }
+
+// Format prints the table, with more columns when wide, or only the parents' names.
+func (l listed) Format(w io.Writer, format string) error {
+	if format == "name" {
+		for _, s := range l.summaries {
 			fmt.Fprintln(w, s.Parent)
 		}
 		return nil
 	}
-	return cli.PrintTable(w, summaryTable(items), output.Format == "wide", withNamespace)
+	return cli.PrintTable(w, summaryTable(l.summaries), format == "wide", l.allNamespaces)
 }
 
 // summaryTable holds every column; the printer shows those of priority 1 with -o wide.

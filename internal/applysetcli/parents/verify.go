@@ -28,17 +28,8 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/membership"
 )
 
-// Exit statuses of verify, for CI jobs.
-type verifyFlags struct {
-	scopeFlags
-	output *cli.Output
-	fix    bool
-	yes    bool
-	dr     cli.DryRun
-}
-
 func newVerifyCommand(o *cli.Options) *cobra.Command {
-	flags := verifyFlags{output: cli.NewOutput()}
+	output, fix := cli.NewOutput(), false
 	cmd := &cobra.Command{
 		Use:   "verify [PARENT]",
 		Short: "Check ApplySets as the operator does; --fix rewrites stale hints",
@@ -62,63 +53,45 @@ the findings the fix leaves, checked again after the rewrite: 0 when it fixed th
 
   # Repair the hint of one set kubectl wrote, after a look at the change
   kubectl applyset verify secret/web -n shop --fix`,
-		Args:              cobra.MaximumNArgs(1),
-		ValidArgsFunction: o.CompleteParent(cli.AnyParent),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runVerify(cmd, o, &flags, args)
-		},
 	}
-	flags.add(cmd)
-	flags.output.AddFlags(cmd)
-	cmd.Flags().BoolVar(&flags.fix, "fix", false, "Rewrite the hints of the parents checked to what their members need.")
-	cmd.Flags().BoolVarP(&flags.yes, "yes", "y", false, "With --fix, write without asking.")
-	flags.dr.Add(cmd)
+	cli.Survey{One: true, Writes: true, YesHelp: "With --fix, write without asking.", Output: output,
+		Run: func(ctx context.Context, s *cli.Surveyed) (cli.Result, error) {
+			// Under -o standard output is the document alone, which a
+			// program parses: what the fix does goes to standard error.
+			progress := s.Streams.Out
+			if output.Printed() {
+				progress = s.Streams.ErrOut
+			}
+			return verify(ctx, s, fix, progress)
+		}}.Bind(o, cmd)
+	cmd.Flags().BoolVar(&fix, "fix", false, "Rewrite the hints of the parents checked to what their members need.")
 	return cmd
 }
 
-func runVerify(cmd *cobra.Command, o *cli.Options, flags *verifyFlags, args []string) error {
-	c, err := o.Clients()
+// verify checks the parents s looks at as the operator's parent reconciler
+// does, and their members' health. With fix, it first rewrites the hints
+// they need, saying what it does on progress, and checks them again after.
+func verify(ctx context.Context, s *cli.Surveyed, fix bool, progress io.Writer) (verified, error) {
+	snap, err := readSnapshot(ctx, s.Streams.ErrOut, s.Clients, s.Snapshot)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	sopts, err := flags.snapshotOptions(c)
-	if err != nil {
-		return err
-	}
-	var only *membership.ParentRef
-	if len(args) == 1 {
-		ref, err := cli.ResolveParent(cmd.Context(), c, args[0])
+	checked := checkParents(snap, s.Includes)
+	if fix {
+		wrote, err := fixHints(ctx, s, progress, checked)
 		if err != nil {
-			return err
-		}
-		only, sopts.Namespace = &ref, ref.Namespace
-	}
-	snap, err := snapshot(cmd, o, c, sopts)
-	if err != nil {
-		return err
-	}
-	checked := checkParents(c, &flags.scopeFlags, snap, only)
-	if flags.fix {
-		// Under -o standard output is the document alone, which a
-		// program parses: what the fix does goes to standard error.
-		progress := o.Streams.Out
-		if flags.output.Printed() {
-			progress = o.Streams.ErrOut
-		}
-		wrote, err := fixHints(cmd, o, c, progress, flags.yes, &flags.dr, checked)
-		if err != nil {
-			return err
+			return nil, err
 		}
 		// The status is that of the findings the fix left: checked again
 		// after a rewrite, all of them when nothing was written.
 		if wrote {
-			if snap, err = snapshot(cmd, o, c, sopts); err != nil {
-				return err
+			if snap, err = readSnapshot(ctx, s.Streams.ErrOut, s.Clients, s.Snapshot); err != nil {
+				return nil, err
 			}
-			checked = checkParents(c, &flags.scopeFlags, snap, only)
+			checked = checkParents(snap, s.Includes)
 		}
 	}
-	return report(cmd.Context(), o.Streams.Out, c, checked, flags.output)
+	return summarizeWithHealth(ctx, s.Clients, checked), nil
 }
 
 // checkedParent is a parent and its verdict.
@@ -127,42 +100,42 @@ type checkedParent struct {
 	verdict membership.Verdict
 }
 
-// checkParents verifies the parents in the flags' scope, or only the one
-// named.
-func checkParents(c *cli.Clients, flags *scopeFlags, snap *membership.Snapshot, only *membership.ParentRef) []checkedParent {
+// checkParents verifies the parents of snap that includes takes.
+func checkParents(snap *membership.Snapshot, includes func(membership.Parent) bool) []checkedParent {
 	var out []checkedParent
 	for _, p := range snap.Parents {
-		if only != nil && p.Ref.Key() != only.Key() || only == nil && !flags.inScope(c, p) {
-			continue
+		if includes(p) {
+			out = append(out, checkedParent{Parent: p, verdict: snap.Verify(p, membership.NewAppliers(identity.TrustedAppliers()))})
 		}
-		out = append(out, checkedParent{Parent: p, verdict: snap.Verify(p, membership.NewAppliers(identity.TrustedAppliers()))})
 	}
 	return out
 }
 
-// report prints the findings and the members' health, and ends with status
-// 1 when there are findings.
-func report(ctx context.Context, w io.Writer, c *cli.Clients, checked []checkedParent, output *cli.Output) error {
-	items := summarizeWithHealth(ctx, c, checked)
-	clean := true
-	for _, s := range items {
-		clean = clean && s.clean()
-	}
-	if output.Printed() {
-		if err := output.PrintList(w, items); err != nil {
-			return err
-		}
-	} else {
-		for _, s := range items {
-			for _, f := range s.Findings {
-				fmt.Fprintf(w, "%s%s: %s: %s\n", s.Parent, cli.InNamespace(s.Namespace), f.Reason, f.Message)
-			}
-			fmt.Fprintf(w, "%s%s: %s, %d members, health %s\n", s.Parent, cli.InNamespace(s.Namespace),
-				countFindings(len(s.Findings)), s.Members, s.Health)
+// verified is what verify found: each parent checked, with its findings
+// and its members' health. It is a Check: findings end verify with ExitFindings.
+type verified []Summary
+
+// Items are the parents, as -o prints them.
+func (v verified) Items() any { return []Summary(v) }
+
+// Found reports whether any parent has findings.
+func (v verified) Found() bool {
+	for _, s := range v {
+		if !s.clean() {
+			return true
 		}
 	}
-	if !clean {
-		return cli.Findings()
+	return false
+}
+
+// Text prints each parent's findings, and a line with its members' health.
+func (v verified) Text(w io.Writer) error {
+	for _, s := range v {
+		for _, f := range s.Findings {
+			fmt.Fprintf(w, "%s%s: %s: %s\n", s.Parent, cli.InNamespace(s.Namespace), f.Reason, f.Message)
+		}
+		fmt.Fprintf(w, "%s%s: %s, %d members, health %s\n", s.Parent, cli.InNamespace(s.Namespace),
+			countFindings(len(s.Findings)), s.Members, s.Health)
 	}
 	return nil
 }

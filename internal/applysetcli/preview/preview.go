@@ -14,14 +14,16 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package preview is what a dry run of a set found, and how `kubectl
-// applyset diff` and `approve` print it: a unified diff per object that
-// would change, as kubectl diff writes it, and notes on the rest.
+// Package preview is what a dry run of a set found, a Result of the verbs'
+// scaffolds, and how `kubectl applyset diff` and `approve` print it: a
+// unified diff per object that would change, as kubectl diff writes it, and
+// notes on the rest to standard error.
 package preview
 
 import (
 	"slices"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
@@ -37,6 +39,8 @@ type Preview struct {
 	PruneChecked bool
 	// Deletes are what the prune would delete, with their UIDs.
 	Deletes map[apply.ObjectRef]types.UID
+	// prunedLive are the members the prune would delete, as ReadPruned read them.
+	prunedLive map[apply.ObjectRef]*unstructured.Unstructured
 }
 
 // count is how many objects differ.

@@ -32,12 +32,34 @@ import (
 	"github.com/applyset-operator/applyset-operator/pkg/apply"
 )
 
-// Print writes a unified diff per object that would change to standard
-// output, as kubectl diff does, and what else a person should know (conflicts,
-// members kept, a summary) to standard error.
-func (p *Preview) Print(ctx context.Context, o *cli.Options, c *cli.Clients) error {
-	out, notes := o.Streams.Out, o.Streams.ErrOut
-	failed := 0
+// ReadPruned reads, as the user of c, the members the prune would delete,
+// which Text shows as removed.
+func (p *Preview) ReadPruned(ctx context.Context, c *cli.Clients) error {
+	for _, ch := range p.Pruned.Changes {
+		if ch.Action != apply.Pruned {
+			continue
+		}
+		live, err := readLive(ctx, c, ch.Ref)
+		if err != nil {
+			return err
+		}
+		if p.prunedLive == nil {
+			p.prunedLive = map[apply.ObjectRef]*unstructured.Unstructured{}
+		}
+		p.prunedLive[ch.Ref] = live
+	}
+	return nil
+}
+
+// Text writes a unified diff per object that would change, as kubectl diff
+// does, and nothing else.
+func (p *Preview) Text(out io.Writer) error { return p.Annotate(out, io.Discard) }
+
+// Annotate writes a unified diff per object that would change to out, as
+// Text does, and to notes what else a person should know, beside the
+// object it is about: why it is not shown as the API server would make it,
+// conflicts, members kept, drift left in place, and a summary.
+func (p *Preview) Annotate(out, notes io.Writer) error {
 	for _, ch := range p.Changes.Changes {
 		switch ch.Action {
 		case apply.Created, apply.Configured:
@@ -54,18 +76,13 @@ func (p *Preview) Print(ctx context.Context, o *cli.Options, c *cli.Clients) err
 		case apply.Waiting:
 			fmt.Fprintf(notes, "%s: not previewed: %s\n", ch.Ref, ch.Reason)
 		case apply.Failed:
-			failed++
 			fmt.Fprintf(notes, "%s: %s\n", ch.Ref, p.failure(ch))
 		}
 	}
 	for _, ch := range p.Pruned.Changes {
 		switch ch.Action {
 		case apply.Pruned:
-			live, err := readLive(ctx, c, ch.Ref)
-			if err != nil {
-				return err
-			}
-			if err := writeDiff(out, ch.Ref, live, nil); err != nil {
+			if err := writeDiff(out, ch.Ref, p.prunedLive[ch.Ref], nil); err != nil {
 				return err
 			}
 		case apply.Skipped:
@@ -78,7 +95,7 @@ func (p *Preview) Print(ctx context.Context, o *cli.Options, c *cli.Clients) err
 		return err
 	}
 	p.summarize(notes)
-	return p.outcome(failed)
+	return nil
 }
 
 // printDrift shows, to standard error, the drift a set with driftPolicy
@@ -128,19 +145,17 @@ func (p *Preview) summarize(w io.Writer) {
 	fmt.Fprintln(w, "; nothing was changed")
 }
 
-// outcome is the exit status: problems first, then differences.
-func (p *Preview) outcome(failed int) error {
-	if failed > 0 {
+// Err is why the preview is not whole: objects that could not be
+// previewed, or the problems the dry run ran into.
+func (p *Preview) Err() error {
+	if failed := p.Changes.Count(apply.Failed); failed > 0 {
 		return fmt.Errorf("%d of %d objects could not be previewed", failed, len(p.Changes.Changes))
 	}
-	if len(p.Problems) > 0 {
-		return errors.Join(p.Problems...)
-	}
-	if p.count() > 0 {
-		return cli.Findings()
-	}
-	return nil
+	return errors.Join(p.Problems...)
 }
+
+// Found reports whether any object differs: diff's findings.
+func (p *Preview) Found() bool { return p.count() > 0 }
 
 func readLive(ctx context.Context, c *cli.Clients, ref apply.ObjectRef) (*unstructured.Unstructured, error) {
 	mapping, err := c.Mapper.RESTMapping(ref.GroupKind)

@@ -30,7 +30,7 @@ import (
 func NewCommand(o *cli.Options) *cobra.Command {
 	var (
 		flags options
-		yes   bool
+		ask   *cli.Ask
 	)
 	cmd := &cobra.Command{
 		Use:   "ui",
@@ -60,7 +60,7 @@ serves such a page, unless --yes. --read-only serves the pages without it, and a
 				return err
 			}
 			if !flags.ReadOnly {
-				if err := o.Confirm(yes, "The page approves plans as you when its Approve button is pressed. Serve it?"); err != nil {
+				if err := ask.Confirm("The page approves plans as you when its Approve button is pressed. Serve it?"); err != nil {
 					return err
 				}
 			}
@@ -86,7 +86,7 @@ serves such a page, unless --yes. --read-only serves the pages without it, and a
 			"link of the pages carry it as the first segment of their path, and no cookie does. It is not the token the pages "+
 			"send to change anything, and --open never puts it on a command line.")
 	flags.Hosts.BindFlags(f)
-	f.BoolVarP(&yes, "yes", "y", false, "Serve the page, Approve buttons included, without asking.")
+	ask = o.AddAsk(cmd, "Serve the page, Approve buttons included, without asking.", false)
 	f.BoolVar(&flags.ReadOnly, "read-only", false, "Serve the pages without the Approve button; nothing is asked, and nothing written.")
 	f.StringVarP(&flags.Scope.Selector, "selector", "l", "", "Only parents whose labels match this selector (e.g. team=web).")
 	return cmd

@@ -54,7 +54,7 @@ var staticFS embed.FS
 // and view read them, when it is asked for.
 type pages struct {
 	c     *cli.Clients
-	scope parents.Scope
+	scope cli.Within
 	hosts applysets.ArtifactHosts // where a plan's preview may fetch artifacts from
 	token string
 	// readOnly refuses approvals: the user did not agree to them (ui --read-only).

@@ -39,7 +39,6 @@ import (
 
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/applysets"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
-	"github.com/applyset-operator/applyset-operator/internal/applysetcli/parents"
 )
 
 // options are the flags of the ui verb.
@@ -49,7 +48,7 @@ type options struct {
 	Open    bool
 	// ListenBeyondLoopback confirms an Address other machines can reach.
 	ListenBeyondLoopback bool
-	Scope                parents.Scope
+	Scope                cli.Within
 	// Hosts are where a plan's preview may fetch the set's artifacts from.
 	Hosts applysets.ArtifactHosts
 	// TokenInURL asks for the run's token to read pages too.

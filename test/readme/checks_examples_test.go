@@ -44,7 +44,7 @@ func init() {
 		"example-approval":    checkExampleApproval,
 		"example-windows":     checkExampleWindows,
 		"example-oci-build":   checkExampleOCIBuild,
-		"example-oci-source":  dryRunCreated("catalog", "catalog"),
+		"example-oci-source":  checkExampleOCISource,
 		"example-flux-source": dryRunCreated("orders", "orders"),
 		"example-crd-bundle":  checkExampleCRDBundle,
 	})

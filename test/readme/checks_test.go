@@ -63,6 +63,10 @@ var checks = map[string]func(ctx context.Context, out string){
 	"drift-declared":            checkDriftDeclared,
 }
 
+// setups prepare, for some examples marked `run ID`, what their text says
+// the cluster has and make run does not start, before they run.
+var setups = map[string]func(ctx context.Context){}
+
 const (
 	partOfLabel = "applyset.kubernetes.io/part-of"
 	idLabel     = "applyset.kubernetes.io/id"

@@ -212,6 +212,11 @@ func TestEveryExampleIsMarked(t *testing.T) {
 			t.Errorf("%s: a fragment is a spec: it starts with spec:", e)
 		}
 	}
+	for id := range setups {
+		if _, ok := checks[id]; !ok {
+			t.Errorf("setup %s has no check, and so no example to run before", id)
+		}
+	}
 	for id := range checks {
 		if !ran[id] {
 			t.Errorf("check %s has no example marked <!-- example: run %s --> in the README or docs/", id, id)

@@ -57,6 +57,9 @@ var _ = Describe("The examples of the README and docs/, in order", Ordered, func
 		switch e.mark {
 		case markRun:
 			It(fmt.Sprintf("%s:%d runs (%s)", e.file, e.line, e.arg), func(ctx SpecContext) {
+				if setup := setups[e.arg]; setup != nil {
+					setup(ctx)
+				}
 				out, err := runExample(ctx, e)
 				Expect(err).NotTo(HaveOccurred(), "the example failed:\n%s\n-- its output:\n%s", e.body, out)
 				checks[e.arg](ctx, out)

@@ -92,7 +92,8 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	}
 
 	By("starting what make run starts")
-	rl = testenv.StartRunLocal(ctx, bin, filepath.Join(bin, "local", "kubeconfig"))
+	manager := append([]string{filepath.Join(bin, "manager"), "--health-probe-bind-address=0"}, makeRunManagerArgs()...)
+	rl = testenv.StartRunLocalWith(ctx, bin, filepath.Join(bin, "local", "kubeconfig"), manager)
 	kube = rl.Client()
 	Expect(rl.Output()).To(ContainSubstring("export PATH=" + bin + ":"))
 
@@ -115,6 +116,18 @@ func kubernetesVersion() string {
 	m := regexp.MustCompile(`KUBERNETES_VERSION="\$\{KUBERNETES_VERSION:-(v[0-9.]+)\}"`).FindSubmatch(script)
 	Expect(m).NotTo(BeNil(), "no pinned KUBERNETES_VERSION in hack/setup-control-plane.sh")
 	return string(m[1])
+}
+
+// makeRunManagerArgs are the flags make run passes the manager, read from
+// the Makefile's run target, such as the loopback hosts the OCI and Flux
+// examples fetch from.
+func makeRunManagerArgs() []string {
+	GinkgoHelper()
+	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	Expect(err).NotTo(HaveOccurred())
+	m := regexp.MustCompile(`(?m)^\tbin/run-local .*-- bin/manager(.*)\$\(ARGS\)$`).FindSubmatch(makefile)
+	Expect(m).NotTo(BeNil(), "the Makefile's run target no longer runs bin/run-local -- bin/manager ... $(ARGS)")
+	return strings.Fields(string(m[1]))
 }
 
 // offline maps the URLs the examples download from to the checkout's copies

@@ -20,7 +20,10 @@ limitations under the License.
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT), or OTEL_TRACES_EXPORTER=otlp. The
 // exporter, its protocol (OTEL_EXPORTER_OTLP_PROTOCOL: http/protobuf, the
 // default, or grpc), headers and sampler (OTEL_TRACES_SAMPLER) are read
-// from the same variables, by the SDK. Off, nothing is installed: the
+// from the same variables, by the SDK, and the propagators that carry a
+// trace to the API server from OTEL_PROPAGATORS (W3C trace context and
+// baggage unless it says otherwise; none sends no traceparent, which an API
+// server that does not trace pays for too). Off, nothing is installed: the
 // global tracer provider stays OpenTelemetry's no-op one, and no transport
 // is wrapped.
 package tracing
@@ -33,11 +36,11 @@ import (
 	"sync/atomic"
 
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/contrib/propagators/autoprop"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
-	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
@@ -60,8 +63,8 @@ func Requested(getenv func(string) string) bool {
 }
 
 // Setup installs, where the environment asks for traces, a tracer provider
-// that exports them over OTLP as service, and W3C trace context as the
-// propagator. It returns what flushes and stops the export, and turns
+// that exports them over OTLP as service, and the propagators
+// OTEL_PROPAGATORS names. It returns what flushes and stops the export, and turns
 // traces off again: the no-op provider back, and no config wrapped after;
 // off, a function that does nothing.
 func Setup(ctx context.Context, service string) (shutdown func(context.Context) error, err error) {
@@ -84,7 +87,7 @@ func Setup(ctx context.Context, service string) (shutdown func(context.Context) 
 	provider := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter), sdktrace.WithResource(res))
 	before := otel.GetTracerProvider()
 	otel.SetTracerProvider(provider)
-	otel.SetTextMapPropagator(propagation.TraceContext{})
+	otel.SetTextMapPropagator(autoprop.NewTextMapPropagator())
 	on.Store(true)
 	return func(ctx context.Context) error {
 		on.Store(false)

@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/hex"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -79,9 +80,41 @@ func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // Configured by the environment alone, traces reach the collector, and a
-// request made within a span carries its trace to the server as W3C
-// traceparent, in a span of its own.
+// request made within a span is a span of its own, which carries its trace
+// to the server as W3C traceparent unless OTEL_PROPAGATORS says none.
 func TestSetupExportsAndPropagates(t *testing.T) {
+	for _, tt := range []struct {
+		propagators string
+		wantSent    bool
+	}{
+		{propagators: "", wantSent: true},
+		{propagators: "tracecontext", wantSent: true},
+		{propagators: "none", wantSent: false},
+	} {
+		t.Run("OTEL_PROPAGATORS="+tt.propagators, func(t *testing.T) {
+			t.Setenv("OTEL_PROPAGATORS", tt.propagators)
+			spans, id, traceparent := traceOneRequest(t)
+			if sent := traceparent != ""; sent != tt.wantSent {
+				t.Errorf("traceparent %q sent: %v, want %v", traceparent, sent, tt.wantSent)
+			}
+			if tt.wantSent && (id == "" || !strings.Contains(traceparent, id)) {
+				t.Errorf("traceparent %q; want one of trace %s", traceparent, id)
+			}
+			if spans["reconcile"] != id || spans["GET /api/v1/namespaces"] != id {
+				t.Errorf("spans %v; want reconcile and its request, of trace %s", spans, id)
+			}
+			if _, ok := spans["GET /api/v1/pods"]; ok {
+				t.Errorf("a request outside any trace was traced: %v", spans)
+			}
+		})
+	}
+}
+
+// traceOneRequest turns traces on, makes one request within a span and one
+// outside any, turns them off, and returns the spans the collector got, the
+// span's trace and the traceparent the server saw.
+func traceOneRequest(t *testing.T) (spans map[string]string, id, traceparent string) {
+	t.Helper()
 	c := &collector{spans: map[string]string{}}
 	srv := httptest.NewServer(c)
 	defer srv.Close()
@@ -92,7 +125,6 @@ func TestSetupExportsAndPropagates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var traceparent string
 	api := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/api/v1/namespaces" {
 			traceparent = r.Header.Get("traceparent")
@@ -103,7 +135,7 @@ func TestSetupExportsAndPropagates(t *testing.T) {
 	client := &http.Client{Transport: cfg.WrapTransport(http.DefaultTransport)}
 
 	ctx, span := Tracer().Start(ctx, "reconcile")
-	id := TraceID(ctx)
+	id = TraceID(ctx)
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, api.URL+"/api/v1/namespaces", nil)
 	resp, err := client.Do(req)
 	if err != nil {
@@ -126,16 +158,7 @@ func TestSetupExportsAndPropagates(t *testing.T) {
 	if _, after := Tracer().Start(context.Background(), "after"); after.IsRecording() {
 		t.Error("a span was recorded after the traces' shutdown")
 	}
-
-	if id == "" || !strings.Contains(traceparent, id) {
-		t.Errorf("traceparent %q; want one of trace %s", traceparent, id)
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.spans["reconcile"] != id || c.spans["GET /api/v1/namespaces"] != id {
-		t.Errorf("spans %v; want reconcile and its request, of trace %s", c.spans, id)
-	}
-	if _, ok := c.spans["GET /api/v1/pods"]; ok {
-		t.Errorf("a request outside any trace was traced: %v", c.spans)
-	}
+	return maps.Clone(c.spans), id, traceparent
 }

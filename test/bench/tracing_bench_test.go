@@ -42,14 +42,17 @@ import (
 // BenchmarkFirstApplyTraces sets the operator's first apply of 1,000
 // objects over 10 CRD kinds, declared inline, with traces off (the no-op
 // tracer, no transport wrapped) against the same with traces on, exported
-// over OTLP gRPC to a receiver in the process that counts them. Each apply
-// has an operator of its own, started and warmed before it is timed. Each
-// iteration runs off, on, on, off: a later apply finds a control plane
-// that holds more objects than an earlier one did, and the order balances
-// that out, even at -benchtime=1x. It reports each one's time and the
-// allocations of the whole process while it ran, the CPU time of the API
-// server, etcd and the process (less noisy than the time on a busy
-// machine), their ratios, and the spans an apply exported.
+// over OTLP gRPC to a receiver in the process that counts them, and with
+// traces on but no traceparent sent to the API server (OTEL_PROPAGATORS=none,
+// "local"): an API server spends more on a request that carries one, even
+// with its own tracing off. Each apply has an operator of its own, started
+// and warmed before it is timed. Each iteration runs off, on, local, local,
+// on, off: a later apply finds a control plane that holds more objects than
+// an earlier one did, and the order balances that out, even at
+// -benchtime=1x. It reports each one's time and the allocations of the
+// whole process while it ran, the CPU time of the API server, etcd and the
+// process (less noisy than the time on a busy machine), their ratios to
+// off, and the spans an apply exported.
 func BenchmarkFirstApplyTraces(b *testing.B) {
 	controlPlane(b)
 	ctx := context.Background()
@@ -57,34 +60,36 @@ func BenchmarkFirstApplyTraces(b *testing.B) {
 	totals := map[string]float64{}
 	for b.Loop() {
 		b.StopTimer()
-		for _, on := range []bool{false, true, true, false} {
-			took, cpu, allocs, spans := firstApplyTraced(ctx, b, on, objs)
-			mode := map[bool]string{false: "off", true: "on"}[on]
+		for _, mode := range []string{"off", "on", "local", "local", "on", "off"} {
+			took, cpu, allocs, spans := firstApplyTraced(ctx, b, mode, objs)
 			b.Logf("first apply of %d objects, traces %s: %s, %d allocations, %d spans; CPU: %s",
 				len(objs), mode, took.Round(10*time.Millisecond), allocs, spans, cpu)
 			totals[mode+"-s"] += took.Seconds()
 			totals[mode+"-cpu-s"] += (cpu.APIServer + cpu.Etcd + cpu.Self).Seconds()
 			totals[mode+"-allocs"] += float64(allocs)
-			totals["spans"] += float64(spans)
+			totals[mode+"-spans"] += float64(spans)
 		}
 		b.StartTimer()
 	}
 	for unit, v := range totals {
 		b.ReportMetric(v/float64(2*b.N), unit)
 	}
-	b.ReportMetric(totals["on-s"]/totals["off-s"], "on/off-time")
-	b.ReportMetric(totals["on-cpu-s"]/totals["off-cpu-s"], "on/off-cpu")
-	b.ReportMetric(totals["on-allocs"]/totals["off-allocs"], "on/off-allocs")
+	for _, mode := range []string{"on", "local"} {
+		b.ReportMetric(totals[mode+"-s"]/totals["off-s"], mode+"/off-time")
+		b.ReportMetric(totals[mode+"-cpu-s"]/totals["off-cpu-s"], mode+"/off-cpu")
+		b.ReportMetric(totals[mode+"-allocs"]/totals["off-allocs"], mode+"/off-allocs")
+	}
 }
 
 // firstApplyTraced is one first apply of objs by an operator of its own,
-// with traces on or off: how long it took, the CPU time the API server,
+// with traces off, on, or on with no traceparent sent ("local"): how long it took, the CPU time the API server,
 // etcd and this process spent meanwhile, what the process allocated and how
 // many spans it exported. The set is suspended after, so that the next
 // operators leave it be.
-func firstApplyTraced(ctx context.Context, b *testing.B, on bool, objs []map[string]any) (time.Duration, testenv.CPU, uint64, int64) {
+func firstApplyTraced(ctx context.Context, b *testing.B, mode string, objs []map[string]any) (time.Duration, testenv.CPU, uint64, int64) {
 	cfg, spans, flush := operatorConfig(), &spanCounter{}, func() {}
-	if on {
+	if mode != "off" {
+		b.Setenv("OTEL_PROPAGATORS", map[bool]string{true: "none"}[mode == "local"])
 		cfg, flush = traced(b, cfg, spans)
 	}
 	stop := runTracedOperator(b, cfg)

@@ -18,18 +18,13 @@ package applysets
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
-	"io"
-	"log"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/google/go-containerregistry/pkg/registry"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -42,6 +37,7 @@ import (
 	"github.com/applyset-operator/applyset-operator/internal/artifact"
 	"github.com/applyset-operator/applyset-operator/internal/fetchpolicy"
 	"github.com/applyset-operator/applyset-operator/internal/ociartifact"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
 
 // testArtifactHosts is the suite's host policy: the test registries listen
@@ -57,7 +53,11 @@ type testRegistry struct {
 
 func newTestRegistry(user, password string) *testRegistry {
 	reg := &testRegistry{}
-	handler := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	var passwords map[string]string
+	if user != "" {
+		passwords = map[string]string{user: password}
+	}
+	handler := testenv.RegistryHandler(passwords)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if reg.down.Load() {
 			// As a registry that cannot be reached: the connection drops.
@@ -65,11 +65,6 @@ func newTestRegistry(user, password string) *testRegistry {
 			if err == nil {
 				_ = conn.Close()
 			}
-			return
-		}
-		if u, p, ok := r.BasicAuth(); user != "" && (!ok || u != user || p != password) {
-			w.Header().Set("WWW-Authenticate", `Basic realm="test"`)
-			w.WriteHeader(http.StatusUnauthorized)
 			return
 		}
 		handler.ServeHTTP(w, r)
@@ -94,18 +89,11 @@ func (r *testRegistry) push(ctx context.Context, repo, tag string, files map[str
 	Expect(err).NotTo(HaveOccurred())
 	opts := ociartifact.Options{Policy: policy, Insecure: true}
 	if user != "" {
-		opts.DockerConfigJSON = dockerConfigJSON(r.host, user, password)
+		opts.DockerConfigJSON = testenv.DockerConfig(r.host, user, password)
 	}
 	digest, err := ociartifact.Push(ctx, tree, r.url(repo), tag, ociartifact.Metadata{Created: time.Unix(0, 0)}, opts)
 	Expect(err).NotTo(HaveOccurred())
 	return digest
-}
-
-func dockerConfigJSON(host, user, password string) []byte {
-	auth := base64.StdEncoding.EncodeToString([]byte(user + ":" + password))
-	data, err := json.Marshal(map[string]any{"auths": map[string]any{host: map[string]string{"auth": auth}}})
-	Expect(err).NotTo(HaveOccurred())
-	return data
 }
 
 func configMapYAML(names ...string) string {
@@ -194,7 +182,7 @@ var _ = Describe("OCI sources", func() {
 
 		Expect(k8sClient.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pull"},
 			Type: corev1.SecretTypeDockerConfigJson,
-			Data: map[string][]byte{corev1.DockerConfigJsonKey: dockerConfigJSON(reg.host, "alice", "s3cret")}})).To(Succeed())
+			Data: map[string][]byte{corev1.DockerConfigJsonKey: testenv.DockerConfig(reg.host, "alice", "s3cret")}})).To(Succeed())
 		readyFor(ctx, set)
 		Expect(memberNames(set.Status.Members)).To(ConsistOf("ConfigMap private"))
 	})

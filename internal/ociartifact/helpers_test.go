@@ -18,10 +18,6 @@ package ociartifact
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
-	"io"
-	"log"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -29,10 +25,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-containerregistry/pkg/registry"
-
 	"github.com/applyset-operator/applyset-operator/internal/artifact"
 	"github.com/applyset-operator/applyset-operator/internal/fetchpolicy"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
 
 var testLimits = PullLimits{
@@ -51,7 +46,7 @@ type testRegistry struct {
 func newTestRegistry(t *testing.T, wrap func(http.Handler) http.Handler) *testRegistry {
 	t.Helper()
 	reg := &testRegistry{}
-	handler := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	handler := testenv.RegistryHandler(nil)
 	if wrap != nil {
 		handler = wrap(handler)
 	}
@@ -139,17 +134,6 @@ func basicAuth(user, password string) func(http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 		})
 	}
-}
-
-func dockerConfigJSON(t *testing.T, host, user, password string) []byte {
-	t.Helper()
-	data, err := json.Marshal(map[string]any{"auths": map[string]any{
-		host: map[string]string{"auth": base64.StdEncoding.EncodeToString([]byte(user + ":" + password))},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
 }
 
 var created = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)

@@ -26,6 +26,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -117,7 +118,7 @@ func TestPullRefuses(t *testing.T) {
 func TestPullWithCredentials(t *testing.T) {
 	reg := newTestRegistry(t, basicAuth("alice", "s3cret"))
 	opts := reg.options(t)
-	opts.DockerConfigJSON = dockerConfigJSON(t, reg.host, "alice", "s3cret")
+	opts.DockerConfigJSON = testenv.DockerConfig(reg.host, "alice", "s3cret")
 	digest := push(t, files, reg.url("private"), "v1", Metadata{Created: created}, opts)
 
 	pulled, err := Pull(context.Background(), reg.url("private"), Version{Tag: "v1"}, opts, testLimits)
@@ -129,7 +130,7 @@ func TestPullWithCredentials(t *testing.T) {
 	}
 
 	wrong := reg.options(t)
-	wrong.DockerConfigJSON = dockerConfigJSON(t, reg.host, "mallory", "guess")
+	wrong.DockerConfigJSON = testenv.DockerConfig(reg.host, "mallory", "guess")
 	_, err = Pull(context.Background(), reg.url("private"), Version{Tag: "v1"}, wrong, testLimits)
 	wantErr(t, err, "the registry refused the credentials (401)", reg.url("private"))
 
@@ -138,7 +139,7 @@ func TestPullWithCredentials(t *testing.T) {
 	wantErr(t, err, "the registry asks for credentials and none were given")
 
 	elsewhere := reg.options(t)
-	elsewhere.DockerConfigJSON = dockerConfigJSON(t, "registry.example.com", "alice", "s3cret")
+	elsewhere.DockerConfigJSON = testenv.DockerConfig("registry.example.com", "alice", "s3cret")
 	before := reg.hits.Load()
 	_, err = Pull(context.Background(), reg.url("private"), Version{Tag: "v1"}, elsewhere, testLimits)
 	wantErr(t, err, "holds no credentials for "+reg.host, "registry.example.com")
@@ -234,13 +235,13 @@ func (w *swapWriter) Write(p []byte) (int, error) {
 func TestPullIgnoresDockerConfigOnDisk(t *testing.T) {
 	reg := newTestRegistry(t, basicAuth("alice", "s3cret"))
 	opts := reg.options(t)
-	opts.DockerConfigJSON = dockerConfigJSON(t, reg.host, "alice", "s3cret")
+	opts.DockerConfigJSON = testenv.DockerConfig(reg.host, "alice", "s3cret")
 	push(t, files, reg.url("private"), "v1", Metadata{Created: created}, opts)
 
 	// A docker config on disk holds the right credentials: it must not be
 	// used.
 	dockerDir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dockerDir, "config.json"), dockerConfigJSON(t, reg.host, "alice", "s3cret"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dockerDir, "config.json"), testenv.DockerConfig(reg.host, "alice", "s3cret"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("DOCKER_CONFIG", dockerDir)
@@ -262,7 +263,7 @@ func TestPullSendsTokenRequestsThroughThePolicy(t *testing.T) {
 			}
 			reg := newTestRegistry(t, bearer)
 			opts := reg.options(t)
-			opts.DockerConfigJSON = dockerConfigJSON(t, reg.host, "alice", "s3cret")
+			opts.DockerConfigJSON = testenv.DockerConfig(reg.host, "alice", "s3cret")
 			_, err := Pull(context.Background(), reg.url("app"), Version{Tag: "v1"}, opts, testLimits)
 			wantErr(t, err, "is not among the hosts sets may fetch from")
 		})

@@ -21,12 +21,14 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
 
 func TestPushAndPullWithTheUsersDockerConfig(t *testing.T) {
 	reg := newTestRegistry(t, basicAuth("alice", "s3cret"))
 	dockerDir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dockerDir, "config.json"), dockerConfigJSON(t, reg.host, "alice", "s3cret"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dockerDir, "config.json"), testenv.DockerConfig(reg.host, "alice", "s3cret"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("DOCKER_CONFIG", dockerDir)
@@ -41,7 +43,7 @@ func TestPushAndPullWithTheUsersDockerConfig(t *testing.T) {
 		t.Errorf("pulled %s, pushed %s", pulled.Digest, digest)
 	}
 
-	opts.DockerConfigJSON = dockerConfigJSON(t, reg.host, "alice", "s3cret")
+	opts.DockerConfigJSON = testenv.DockerConfig(reg.host, "alice", "s3cret")
 	_, err = Push(context.Background(), tree(t, files), reg.url("private"), "v1", Metadata{}, opts)
 	wantErr(t, err, "credentials from both a Secret and the user's docker config")
 }

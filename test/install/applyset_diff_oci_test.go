@@ -18,18 +18,12 @@ package install
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
-	"io"
-	"log"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/google/go-containerregistry/pkg/registry"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -43,8 +37,10 @@ var _ = Describe("kubectl applyset diff of an ApplySet with an oci source", Orde
 	BeforeAll(func(ctx context.Context) {
 		pluginDir = buildPlugin(ctx)
 		ns = pluginNamespace(ctx)
-		host = basicAuthRegistry("alice", "s3cret")
-		docker := dockerConfig(host, "alice", "s3cret")
+		var stop func()
+		host, stop = testenv.Registry(map[string]string{"alice": "s3cret"})
+		DeferCleanup(stop)
+		docker := testenv.DockerConfig(host, "alice", "s3cret")
 
 		By("publishing an overlay with the plugin's push, with the user's docker config")
 		dir := GinkgoT().TempDir()
@@ -128,29 +124,3 @@ spec:
 		Expect(stderr).To(ContainSubstring(`tag "v9" not found`))
 	})
 })
-
-// basicAuthRegistry serves an in-memory OCI registry on loopback over plain
-// HTTP, letting through only user:password, and returns its host.
-func basicAuthRegistry(user, password string) string {
-	handler := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if u, p, ok := r.BasicAuth(); !ok || u != user || p != password {
-			w.Header().Set("WWW-Authenticate", `Basic realm="test"`)
-			w.WriteHeader(http.StatusUnauthorized)
-			return
-		}
-		handler.ServeHTTP(w, r)
-	}))
-	DeferCleanup(srv.Close)
-	return strings.TrimPrefix(srv.URL, "http://")
-}
-
-// dockerConfig is a docker config.json, and a .dockerconfigjson, holding
-// user:password for host.
-func dockerConfig(host, user, password string) []byte {
-	GinkgoHelper()
-	auth := base64.StdEncoding.EncodeToString([]byte(user + ":" + password))
-	data, err := json.Marshal(map[string]any{"auths": map[string]any{host: map[string]string{"auth": auth}}})
-	Expect(err).NotTo(HaveOccurred())
-	return data
-}

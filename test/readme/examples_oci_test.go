@@ -18,18 +18,11 @@ package readme
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
-	"io"
-	"log"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
-	"github.com/google/go-containerregistry/pkg/registry"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
@@ -38,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
 
 // The OCI example publishes to a registry the suite has not: its check runs
@@ -58,12 +52,13 @@ var pushedDigest = regexp.MustCompile(`(?m)^sha256:[a-f0-9]{64}$`)
 func checkExampleOCISource(ctx context.Context, out string) {
 	dryRunCreated("catalog", "catalog")(ctx, out)
 
-	host := loopbackRegistry(map[string]string{ociPusher: ociPushPassword, ociPullUser: ociPullToken})
+	host, stop := testenv.Registry(map[string]string{ociPusher: ociPushPassword, ociPullUser: ociPullToken})
+	DeferCleanup(stop)
 	repository := "oci://" + host + "/your-org/catalog-deploy"
 	By("logging in to the registry, as docker login does")
 	dockerDir := filepath.Join(home, ".docker")
 	Expect(os.MkdirAll(dockerDir, 0o700)).To(Succeed())
-	Expect(os.WriteFile(filepath.Join(dockerDir, "config.json"), dockerConfig(host, ociPusher, ociPushPassword), 0o600)).To(Succeed())
+	Expect(os.WriteFile(filepath.Join(dockerDir, "config.json"), testenv.DockerConfig(host, ociPusher, ociPushPassword), 0o600)).To(Succeed())
 	DeferCleanup(os.RemoveAll, dockerDir)
 
 	By("running the README's publishing lines against it, over plain HTTP")
@@ -136,30 +131,4 @@ func rewrite(text string, pairs ...string) string {
 		text = strings.ReplaceAll(text, pairs[i], pairs[i+1])
 	}
 	return text
-}
-
-// loopbackRegistry serves an in-memory OCI registry on loopback over plain
-// HTTP, to the users of passwords alone, and returns its host.
-func loopbackRegistry(passwords map[string]string) string {
-	GinkgoHelper()
-	handler := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if u, p, ok := r.BasicAuth(); !ok || passwords[u] == "" || passwords[u] != p {
-			w.Header().Set("WWW-Authenticate", `Basic realm="registry"`)
-			w.WriteHeader(http.StatusUnauthorized)
-			return
-		}
-		handler.ServeHTTP(w, r)
-	}))
-	DeferCleanup(srv.Close)
-	return strings.TrimPrefix(srv.URL, "http://")
-}
-
-// dockerConfig is a docker config.json holding user:password for host.
-func dockerConfig(host, user, password string) []byte {
-	GinkgoHelper()
-	auth := base64.StdEncoding.EncodeToString([]byte(user + ":" + password))
-	data, err := json.Marshal(map[string]any{"auths": map[string]any{host: map[string]string{"auth": auth}}})
-	Expect(err).NotTo(HaveOccurred())
-	return data
 }

@@ -19,42 +19,29 @@ package applysets
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
-	"encoding/json"
-	"io"
-	"log"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/go-containerregistry/pkg/registry"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/artifact"
 	"github.com/applyset-operator/applyset-operator/internal/fetchpolicy"
 	"github.com/applyset-operator/applyset-operator/internal/ociartifact"
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
 
 // loopbackRegistry serves an in-memory registry over plain HTTP on
-// loopback, asking for user:password when user is set, and returns its host.
-func loopbackRegistry(t *testing.T, user, password string) string {
+// loopback, to the users of passwords alone when it names any, and returns
+// its host.
+func loopbackRegistry(t *testing.T, passwords map[string]string) string {
 	t.Helper()
-	handler := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if u, p, ok := r.BasicAuth(); user != "" && (!ok || u != user || p != password) {
-			w.Header().Set("WWW-Authenticate", `Basic realm="test"`)
-			w.WriteHeader(http.StatusUnauthorized)
-			return
-		}
-		handler.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return strings.TrimPrefix(srv.URL, "http://")
+	host, stop := testenv.Registry(passwords)
+	t.Cleanup(stop)
+	return host
 }
 
 // runPush runs kubectl applyset push with args and returns its output,
@@ -107,7 +94,7 @@ var pushed = map[string]string{
 
 func TestPushThenPullGivesTheSameFiles(t *testing.T) {
 	t.Setenv("DOCKER_CONFIG", t.TempDir())
-	host := loopbackRegistry(t, "", "")
+	host := loopbackRegistry(t, nil)
 	dir := writeDir(t, pushed)
 	url := ociartifact.Scheme + host + "/team/app"
 
@@ -146,7 +133,7 @@ func TestPushThenPullGivesTheSameFiles(t *testing.T) {
 
 func TestPushTheSameDirectoryGivesTheSameDigest(t *testing.T) {
 	t.Setenv("DOCKER_CONFIG", t.TempDir())
-	host := loopbackRegistry(t, "", "")
+	host := loopbackRegistry(t, nil)
 	dir := writeDir(t, pushed)
 	url := ociartifact.Scheme + host + "/app"
 	first, stderr, code := runPush(t, dir, url, "--tag", "v1", "--insecure")
@@ -174,7 +161,7 @@ func TestPushTheSameDirectoryGivesTheSameDigest(t *testing.T) {
 }
 
 func TestPushUsesTheUsersDockerConfig(t *testing.T) {
-	host := loopbackRegistry(t, "alice", "s3cret")
+	host := loopbackRegistry(t, map[string]string{"alice": "s3cret"})
 	dir := writeDir(t, pushed)
 	url := ociartifact.Scheme + host + "/private"
 
@@ -185,13 +172,7 @@ func TestPushUsesTheUsersDockerConfig(t *testing.T) {
 	}
 
 	dockerDir := t.TempDir()
-	config, err := json.Marshal(map[string]any{"auths": map[string]any{
-		host: map[string]string{"auth": base64.StdEncoding.EncodeToString([]byte("alice:s3cret"))},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dockerDir, "config.json"), config, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dockerDir, "config.json"), testenv.DockerConfig(host, "alice", "s3cret"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("DOCKER_CONFIG", dockerDir)
@@ -202,7 +183,7 @@ func TestPushUsesTheUsersDockerConfig(t *testing.T) {
 
 func TestPushRefuses(t *testing.T) {
 	t.Setenv("DOCKER_CONFIG", t.TempDir())
-	host := loopbackRegistry(t, "", "")
+	host := loopbackRegistry(t, nil)
 	url := ociartifact.Scheme + host + "/app"
 	outside := writeDir(t, map[string]string{"secret.yaml": "kind: Secret\n"})
 	escaping := writeDir(t, pushed)

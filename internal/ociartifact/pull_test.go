@@ -26,8 +26,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/applyset-operator/applyset-operator/internal/testenv"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
 
 var files = map[string]string{

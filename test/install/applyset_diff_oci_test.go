@@ -23,12 +23,13 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/applyset-operator/applyset-operator/internal/testenv"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
 
 var _ = Describe("kubectl applyset diff of an ApplySet with an oci source", Ordered, func() {

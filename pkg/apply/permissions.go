@@ -99,20 +99,29 @@ func (c *Permissions) answer(p Permission, check func() (bool, error)) (bool, er
 	if allowed, ok := c.cached(p, time.Now()); ok {
 		return allowed, nil
 	}
-	allowed, err, _ := c.asking.Do(p.String(), func() (any, error) {
+	return askOnce(c, p.String(), check, func(allowed bool, before uint64) {
+		c.recordUnlessForgotten(p, allowed, time.Now(), before)
+	})
+}
+
+// askOnce asks ask once for all who want key at the same moment, and hands
+// its value to keep with the count of Forget calls before it was asked.
+func askOnce[T any](c *Permissions, key string, ask func() (T, error), keep func(v T, before uint64)) (T, error) {
+	v, err, _ := c.asking.Do(key, func() (any, error) {
 		c.mu.Lock()
 		before := c.forgotten
 		c.mu.Unlock()
-		allowed, err := check()
+		v, err := ask()
 		if err == nil {
-			c.recordUnlessForgotten(p, allowed, time.Now(), before)
+			keep(v, before)
 		}
-		return allowed, err
+		return v, err
 	})
 	if err != nil {
-		return false, err
+		var none T
+		return none, err
 	}
-	return allowed.(bool), nil
+	return v.(T), nil
 }
 
 // grantedRecently is true when a check allowed p within grantLife of now.
@@ -133,26 +142,15 @@ func (c *Permissions) rulesIn(namespace string, review func() (namespaceRules, e
 	if found && time.Since(r.at) < c.TTL {
 		return r, nil
 	}
-	v, err, _ := c.asking.Do("rules in "+namespace, func() (any, error) {
-		c.mu.Lock()
-		before := c.forgotten
-		c.mu.Unlock()
-		r, err := review()
-		if err != nil {
-			return r, err
-		}
+	return askOnce(c, "rules in "+namespace, review, func(r namespaceRules, before uint64) {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		if c.forgotten == before {
-			if c.rules == nil {
-				c.rules = map[string]namespaceRules{}
-			}
-			c.rules[namespace] = r
+		if c.forgotten != before {
+			return
 		}
-		return r, nil
+		if c.rules == nil {
+			c.rules = map[string]namespaceRules{}
+		}
+		c.rules[namespace] = r
 	})
-	if err != nil {
-		return namespaceRules{}, err
-	}
-	return v.(namespaceRules), nil
 }

@@ -31,6 +31,10 @@ import (
 // SumsFile lists the sha256 of every other asset of a release.
 const SumsFile = "SHA256SUMS"
 
+// ImageTarball is the release's image index, as make release writes it
+// (RELEASE_IMAGE in the Makefile).
+const ImageTarball = "applyset-operator-image.tar"
+
 // PackageChart writes the chart of dir as `helm package` does: a gzipped
 // tarball of its files under the chart's name, CHART-VERSION.tgz in out. It
 // returns the file's path. Nothing in it depends on the time of the build.

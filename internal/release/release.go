@@ -25,13 +25,16 @@ package release
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -190,6 +193,26 @@ func managerOf(obj *unstructured.Unstructured) (map[string]any, int) {
 		}
 	}
 	return nil, -1
+}
+
+// ManagerImage is the image the manager's Deployment runs in manifest, a
+// multi-document YAML file such as install.yaml.
+func ManagerImage(manifest []byte) (string, error) {
+	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(manifest), 4096)
+	for {
+		obj := &unstructured.Unstructured{}
+		err := decoder.Decode(&obj.Object)
+		if errors.Is(err, io.EOF) {
+			return "", errors.New("no Deployment runs the manager's image")
+		}
+		if err != nil {
+			return "", err
+		}
+		if isManager(obj) {
+			c, _ := managerOf(obj)
+			return c["image"].(string), nil // isManager read it as a string
+		}
+	}
 }
 
 // Installer returns dist/install.yaml: config/default with the manager's

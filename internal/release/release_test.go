@@ -21,6 +21,7 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -74,6 +75,31 @@ func TestInstallerOrderAndImage(t *testing.T) {
 		case kind != kindCRD && kind != kindNamespace:
 			seenOther = true
 		}
+	}
+}
+
+func TestManagerImage(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	image := ImageRepository + ":v1.2.3@sha256:" + strings.Repeat("ab", 32)
+	data, err := Installer(root, image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ManagerImage(data); err != nil || got != image {
+		t.Errorf("ManagerImage = %q, %v; want %s", got, err, image)
+	}
+	other, err := Installer(root, "registry.example.com/op:v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ManagerImage(other); err == nil {
+		t.Errorf("ManagerImage of an install of another image = %q, want an error", got)
+	}
+	if _, err := ManagerImage([]byte("kind: [")); err == nil {
+		t.Error("ManagerImage of YAML it cannot read: no error")
 	}
 }
 

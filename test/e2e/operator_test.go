@@ -33,7 +33,7 @@ import (
 var _ = Describe("The operator installed from the release's install.yaml, then with its chart", Ordered, func() {
 	It("starts a Pod that becomes Ready through its probes", func() {
 		// The release's install.yaml, as a user installs it.
-		run("kubectl", "apply", "--server-side", "-f", release.installYAML)
+		run("kubectl", "apply", "--server-side", "-f", installed.installYAML)
 		run("kubectl", "rollout", "status", "-n", namespace, "deployment/"+deployment, "--timeout", "3m")
 
 		pods := managerPods()
@@ -55,7 +55,7 @@ var _ = Describe("The operator installed from the release's install.yaml, then w
 		}
 		Expect(json.Unmarshal([]byte(out), &pod)).To(Succeed())
 		c := pod.Spec.Containers[0]
-		Expect(c.Image).To(Equal(release.image))
+		Expect(c.Image).To(Equal(installed.image))
 		Expect(c.ImagePullPolicy).To(Equal("IfNotPresent"))
 		Expect(c.ReadinessProbe).NotTo(BeNil())
 		Expect(c.LivenessProbe).NotTo(BeNil())
@@ -255,7 +255,7 @@ var _ = Describe("The operator installed from the release's install.yaml, then w
 		// alone) its RBAC can go before the sets do, which leaves the CRDs
 		// waiting until the operator runs again (docs/operations/uninstall.md).
 		deleteSetCRDs()
-		run("kubectl", "delete", "-f", release.installYAML, "--ignore-not-found", "--timeout", "5m")
+		run("kubectl", "delete", "-f", installed.installYAML, "--ignore-not-found", "--timeout", "5m")
 		expectUninstalled(members)
 		// A gated CRD outlives the operator, and writes to it go through.
 		run("kubectl", "create", "-f", "config/samples/try/widget.yaml")
@@ -263,10 +263,10 @@ var _ = Describe("The operator installed from the release's install.yaml, then w
 
 	It("installs with the Helm chart, takes the set's members back without touching them, and uninstalls keeping them", func() {
 		By("installing the release's packaged chart with helm install")
-		run(helm, "install", "applyset-operator", release.chart, "-n", namespace, "--create-namespace")
+		run(helm, "install", "applyset-operator", installed.chart, "-n", namespace, "--create-namespace")
 		run("kubectl", "rollout", "status", "-n", namespace, "deployment/"+deployment, "--timeout", "3m")
 		Expect(run("kubectl", "get", "deployment", "-n", namespace, deployment, "-o",
-			"jsonpath={.spec.template.spec.containers[0].image}")).To(Equal(release.image))
+			"jsonpath={.spec.template.spec.containers[0].image}")).To(Equal(installed.image))
 		expectWorkloadTakenBack()
 
 		By("deleting the set CRDs while the operator runs, then helm uninstall")
@@ -279,7 +279,7 @@ var _ = Describe("The operator installed from the release's install.yaml, then w
 	})
 
 	It("installs from the release's install.yaml again and takes the members back, as the other specs find it", func() {
-		run("kubectl", "apply", "--server-side", "--force-conflicts", "-f", release.installYAML)
+		run("kubectl", "apply", "--server-side", "--force-conflicts", "-f", installed.installYAML)
 		run("kubectl", "rollout", "status", "-n", namespace, "deployment/"+deployment, "--timeout", "3m")
 		expectWorkloadTakenBack()
 	})

@@ -17,19 +17,15 @@ limitations under the License.
 package e2e
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	appsv1 "k8s.io/api/apps/v1"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/yaml"
+
+	"github.com/applyset-operator/applyset-operator/internal/release"
 )
 
 // theRelease is what the suite installs: a release as make release writes
@@ -42,8 +38,8 @@ type theRelease struct {
 	image string
 }
 
-// release is the release of this run, read in the BeforeSuite.
-var release theRelease
+// installed is the release this run installs, read in the BeforeSuite.
+var installed theRelease
 
 // readRelease finds the release's assets in dist and the manager's image in
 // its install.yaml.
@@ -55,10 +51,13 @@ func readRelease(dist string) theRelease {
 	r := theRelease{
 		installYAML: filepath.Join(dist, "install.yaml"),
 		chart:       charts[0],
-		imageTar:    filepath.Join(dist, "applyset-operator-image.tar"),
+		imageTar:    filepath.Join(dist, release.ImageTarball),
 	}
-	r.image = managerImage(r.installYAML)
-	Expect(r.image).To(MatchRegexp(`^ghcr\.io/applyset-operator/applyset-operator:[^@]+@sha256:[0-9a-f]{64}$`),
+	manifest, err := os.ReadFile(r.installYAML)
+	Expect(err).NotTo(HaveOccurred())
+	r.image, err = release.ManagerImage(manifest)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(r.image).To(MatchRegexp(`^`+regexp.QuoteMeta(release.ImageRepository)+`:[^@]+@sha256:[0-9a-f]{64}$`),
 		"install.yaml names the release's image by tag and digest")
 	return r
 }
@@ -76,29 +75,3 @@ func (r theRelease) importImage() {
 
 // localImage is the image test/e2e/testdata's overlays of config/default run.
 const localImage = "applyset-operator:latest"
-
-// managerImage is the image of the manager's Deployment in the manifest file.
-func managerImage(file string) string {
-	GinkgoHelper()
-	data, err := os.ReadFile(file)
-	Expect(err).NotTo(HaveOccurred())
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	for {
-		doc, err := reader.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		Expect(err).NotTo(HaveOccurred())
-		var d appsv1.Deployment
-		Expect(yaml.Unmarshal(doc, &d)).To(Succeed())
-		if d.Kind == "Deployment" && d.Name == deployment {
-			for _, c := range d.Spec.Template.Spec.Containers {
-				if c.Name == "manager" {
-					return c.Image
-				}
-			}
-		}
-	}
-	Fail("no manager Deployment in " + file)
-	return ""
-}

@@ -63,9 +63,9 @@ var _ = BeforeSuite(func() {
 	}
 	root = dir
 
-	release = readRelease(cmp.Or(os.Getenv("E2E_DIST"), filepath.Join(root, "dist")))
+	installed = readRelease(cmp.Or(os.Getenv("E2E_DIST"), filepath.Join(root, "dist")))
 	By("importing the release's image into the node's containerd")
-	release.importImage()
+	installed.importImage()
 })
 
 // dumpOnFailure leaves what a person needs to see in the test output.

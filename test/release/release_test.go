@@ -97,7 +97,7 @@ func TestSums(t *testing.T) {
 // the index in the tarball.
 func TestInstallRunsTheReleasedImage(t *testing.T) {
 	a := load(t)
-	index := readIndex(t, filepath.Join(a.dist, "applyset-operator-image.tar"))
+	index := readIndex(t, filepath.Join(a.dist, release.ImageTarball))
 	if index.tag != a.version {
 		t.Errorf("the image is tagged %q, want %s", index.tag, a.version)
 	}

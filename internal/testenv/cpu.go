@@ -112,3 +112,18 @@ func (c CPU) String() string {
 	return fmt.Sprintf("API server %s, etcd %s, benchmark process %s, exited children %s",
 		round(c.APIServer), round(c.Etcd), round(c.Self), round(c.Children))
 }
+
+// ProcessCPU reads process_cpu_seconds_total from the Prometheus metrics a
+// process serves at url, such as a controller of another project run beside
+// the operator.
+func ProcessCPU(ctx context.Context, url string) (time.Duration, error) {
+	raw, err := get(ctx, url)
+	if err != nil {
+		return 0, err
+	}
+	families, err := parseMetrics(raw)
+	if err != nil {
+		return 0, fmt.Errorf("parsing %s: %w", url, err)
+	}
+	return processCPU(families)
+}

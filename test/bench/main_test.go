@@ -55,6 +55,9 @@ var (
 	startOnce sync.Once
 	startErr  error
 	tempDir   string
+	// atExit stops what the benchmarks started for the rest of the
+	// process, such as other projects' controllers, before the control plane.
+	atExit []func()
 )
 
 func TestMain(m *testing.M) {
@@ -66,6 +69,9 @@ func TestMain(m *testing.M) {
 	}
 	tempDir = dir
 	code := m.Run()
+	for _, stop := range atExit {
+		stop()
+	}
 	if env != nil {
 		_ = env.Stop()
 	}

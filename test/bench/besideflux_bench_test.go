@@ -83,7 +83,11 @@ func besideFlux(b *testing.B, flux *fluxControllers, url string, sets int, opera
 	ctx := context.Background()
 	turns := []func() toolRun{
 		func() toolRun {
-			return runTool(ctx, b, "operator", sets, operatorSet(url), applySetKind, cpuOfThisProcess)
+			before := stepSums(b)
+			r := runTool(ctx, b, "operator", sets, operatorSet(url), applySetKind, cpuOfThisProcess)
+			b.Logf("the operator's requests per set, step by step (seconds summed over all sets): %s",
+				stepTrace(before, stepSums(b), sets))
+			return r
 		},
 		func() toolRun { return runTool(ctx, b, "flux", sets, fluxSet(url), kustomizationKind, flux.cpu) },
 	}

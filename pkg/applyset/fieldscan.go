@@ -18,90 +18,42 @@ package applyset
 
 import (
 	"bytes"
-	"encoding/json"
-	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
-// The scanners below read JSON that json.Valid accepted, so they need not
-// check what they skip: every object, array and string they meet is closed.
-
-// fieldOf returns the value of key in the JSON object raw, the last where
-// the key repeats, as a map decoded from it keeps; false when raw is no
-// object or lacks the key.
-func fieldOf(raw []byte, key string) ([]byte, bool) {
-	i := skipSpace(raw, 0)
-	if i == len(raw) || raw[i] != '{' {
-		return nil, false
-	}
-	var (
-		found []byte
-		ok    bool
-	)
-	for i = skipSpace(raw, i+1); raw[i] != '}'; i = skipSpace(raw, i) {
-		if raw[i] == ',' {
-			i = skipSpace(raw, i+1)
-		}
-		end := stringEnd(raw, i)
-		name := raw[i:end]
-		i = skipSpace(raw, skipSpace(raw, end)+1) // past the colon
-		valueEnd := valueEnd(raw, i)
-		if keyIs(name, key) {
-			found, ok = raw[i:valueEnd], true
-		}
-		i = valueEnd
-	}
-	return found, ok
+// readsPath reads the JSON object raw token by token, skipping what is off
+// path without building it, and reports whether it holds the field at path
+// as decoding each object on the path into a map would find it: the last of
+// a repeated key counts. raw must be valid JSON (json.Valid).
+func readsPath(raw []byte, path []string) bool {
+	dec := jsontext.NewDecoder(bytes.NewReader(raw),
+		jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	return valueHolds(dec, path)
 }
 
-// keyIs reports whether the quoted key name reads key once unescaped; one
-// with escapes is decoded, which only a hostile or odd writer sends.
-func keyIs(name []byte, key string) bool {
-	if bytes.IndexByte(name, '\\') < 0 {
-		return len(name) == len(key)+2 && string(name[1:len(name)-1]) == key
+// valueHolds reads the next value of dec whole and reports whether it holds
+// path: any value holds the empty path, an object the rest of path under
+// its key path[0].
+func valueHolds(dec *jsontext.Decoder, path []string) bool {
+	if len(path) == 0 || dec.PeekKind() != '{' {
+		return dec.SkipValue() == nil && len(path) == 0
 	}
-	var s string
-	return json.Unmarshal(name, &s) == nil && s == key
-}
-
-func skipSpace(raw []byte, i int) int {
-	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
-		i++
+	if _, err := dec.ReadToken(); err != nil {
+		return false
 	}
-	return i
-}
-
-// stringEnd is the index just past the string that starts at raw[i].
-func stringEnd(raw []byte, i int) int {
-	for i++; raw[i] != '"'; i++ {
-		if raw[i] == '\\' {
-			i++ // the escaped byte cannot end the string
+	found := false
+	for dec.PeekKind() == '"' {
+		name, err := dec.ReadToken()
+		if err != nil {
+			return false
+		}
+		if name.String() == path[0] {
+			found = valueHolds(dec, path[1:])
+		} else if dec.SkipValue() != nil {
+			return false
 		}
 	}
-	return i + 1
-}
-
-// valueEnd is the index just past the value that starts at raw[i].
-func valueEnd(raw []byte, i int) int {
-	switch raw[i] {
-	case '"':
-		return stringEnd(raw, i)
-	case '{', '[':
-		depth := 0
-		for ; ; i++ {
-			switch raw[i] {
-			case '"':
-				i = stringEnd(raw, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-		}
-	}
-	for i < len(raw) && strings.IndexByte(",}] \t\n\r", raw[i]) < 0 {
-		i++ // a number, true, false or null
-	}
-	return i
+	_, err := dec.ReadToken() // the object's end
+	return found && err == nil
 }

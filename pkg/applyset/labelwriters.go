@@ -86,20 +86,10 @@ func WritesPartOf(e metav1.ManagedFieldsEntry) bool {
 // holds reports whether a FieldsV1 set holds the field at path, as decoding
 // each object on the path into a map would find it: nothing in a set that is
 // not valid JSON, and the last of a repeated key. Every member listed asks it
-// for its appliers, so it scans the bytes in place rather than decode them.
+// for its appliers, so it reads the set's tokens rather than decode it.
 func holds(raw []byte, path []string) bool {
 	if !bytes.Contains(raw, []byte(path[len(path)-1])) && bytes.IndexByte(raw, '\\') < 0 {
-		return false // the common case, without scanning: no key, not even escaped
+		return false // the common case, without reading: no key, not even escaped
 	}
-	if !json.Valid(raw) {
-		return false
-	}
-	for _, key := range path {
-		next, ok := fieldOf(raw, key)
-		if !ok {
-			return false
-		}
-		raw = next
-	}
-	return true
+	return json.Valid(raw) && readsPath(raw, path)
 }

@@ -138,6 +138,8 @@ var _ = Describe("kubectl applyset ui in a browser", Ordered, func() {
 			memberRow{Name: "config", Health: "Current", Class: "health-current", Color: "rgb(17, 99, 41)"},
 		))
 		Expect(run(tab, chromedp.Evaluate[string](`[...document.querySelectorAll("#members tbody tr")].find(tr => tr.querySelector("th").textContent === "web").lastElementChild.textContent`))).To(Equal("Progress deadline exceeded"), "kstatus's message for the Failed member")
+		Expect(run(tab, chromedp.Evaluate[string](`getComputedStyle(document.getElementById("pending")).display`))).To(Equal("none"),
+			"the note that the members are being read, once they are there")
 
 		By("drawing the members as a graph in apply order, the failing one in the failing style")
 		Expect(chromedp.Do(tab, chromedp.WaitVisible(chromedp.CSS("#graph-canvas svg")))).To(Succeed())

@@ -26,22 +26,18 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/utils/ptr"
 
-	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/applysets"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
 	"github.com/applyset-operator/applyset-operator/internal/applysetcli/parents"
 	"github.com/applyset-operator/applyset-operator/internal/membership"
-	"github.com/applyset-operator/applyset-operator/pkg/applyset"
 )
 
 //go:embed templates/*.html
@@ -153,75 +149,6 @@ func (p *pages) serveIndex(w http.ResponseWriter, r *http.Request) {
 	unapplied := p.unapplied(r.Context(), &warnings)
 	p.render(w, p.index, indexPage{page: p.page("ApplySets", &warnings), AllNamespaces: p.scope.AllNamespaces,
 		Namespace: p.c.Namespace, Sets: sets, Unapplied: unapplied})
-}
-
-type setPage struct {
-	page
-	parents.View
-	memberPage
-	SetPath         string
-	Operator        bool
-	Awaiting        bool // a plan of the set awaits approval
-	Conditions      []metav1.Condition
-	ConditionsError string
-	Events          []event
-	EventsError     string
-}
-
-func (p *pages) serveSet(w http.ResponseWriter, r *http.Request) {
-	ref, err := p.setRef(r)
-	if err != nil {
-		p.fail(w, statusOf(err), "The ApplySet could not be read", err)
-		return
-	}
-	var warnings bytes.Buffer
-	n, _ := strconv.Atoi(r.URL.Query().Get("page")) // anything else is the first page
-	v, err := p.viewOf(r.Context(), &warnings, ref, pageAt(n))
-	if err != nil {
-		p.fail(w, statusOf(err), "The ApplySet could not be read", err)
-		return
-	}
-	members, err := pageOf(v.MemberList, n, func(rows []parents.MemberHealth) []string {
-		owns, err := childrenOf(r.Context(), p.c.Metadata, rows)
-		if err != nil {
-			fmt.Fprintf(&warnings, "Warning: what the members own is shown in part: %v\n", err)
-		}
-		return owns
-	})
-	if err != nil {
-		p.fail(w, http.StatusInternalServerError, "The members could not be drawn", err)
-		return
-	}
-	out := setPage{page: p.page(v.Parent, &warnings), View: v, memberPage: members, Operator: cli.IsOperatorSet(ref),
-		SetPath: setPathOf(ref.Namespace, v.Parent)}
-	if out.Operator {
-		out.Conditions, err = p.conditions(r.Context(), ref)
-		if err != nil {
-			out.ConditionsError = err.Error()
-		}
-		ready := apimeta.FindStatusCondition(out.Conditions, applyv1alpha1.ConditionReady)
-		out.Awaiting = ready != nil && ready.Reason == applyv1alpha1.ReasonAwaitingApproval
-	}
-	if out.Events, err = eventsOf(r.Context(), p.c.Dynamic, ref); err != nil {
-		out.EventsError = err.Error()
-	}
-	p.render(w, p.set, out)
-}
-
-// viewOf is view's account of the set ref, the members of page judged. One
-// of the operator's sets not yet applied has no ID, nor members: it is
-// shown as it is.
-func (p *pages) viewOf(ctx context.Context, warnings io.Writer, ref membership.ParentRef, page parents.Page) (parents.View, error) {
-	if cli.IsOperatorSet(ref) {
-		meta, err := p.c.Metadata.Resource(ref.Type.Resource).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
-		if err != nil {
-			return parents.View{}, err
-		}
-		if meta.Labels[applyset.IDLabel] == "" {
-			return parents.View{Summary: parents.Summary{Namespace: ref.Namespace, Parent: cli.ParentName(ref), Created: meta.CreationTimestamp.Time}}, nil
-		}
-	}
-	return parents.ViewOf(ctx, warnings, p.c, ref, page)
 }
 
 // setRef reads the parent a set's path names, checked as names are.

@@ -56,8 +56,9 @@ func TestPagesRender(t *testing.T) {
 		data any
 		want []string
 	}{
-		{"set", setPage{View: parents.View{Summary: parents.Summary{Parent: "secret/web", Members: 450}}, memberPage: page2,
-			SetPath: "/sets/shop/secret/web", Operator: true, Awaiting: true, Events: []event{{Type: "Normal", Reason: "Applied", Count: 2}}},
+		{"set", streamedSet{setHead{Parent: "secret/web", SetPath: "/sets/shop/secret/web", Operator: true, Awaiting: true},
+			setPage{View: parents.View{Summary: parents.Summary{Parent: "secret/web", Members: 450}}, memberPage: page2,
+				Operator: true, Events: []event{{Type: "Normal", Reason: "Applied", Count: 2}}}},
 			[]string{`id="member-201"`, `Page 2 of 3, 200 of 450 members.`, `href="?page=1" rel="prev"`, `href="?page=3" rel="next"`,
 				`data-live="/sets/shop/secret/web/changes"`, `A plan awaits approval: review it`, `<th scope="row">Applied</th>`,
 				`3 apply groups`, `"count":`}},
@@ -74,7 +75,11 @@ func TestPagesRender(t *testing.T) {
 				tmpl = p.plan
 			}
 			w := httptest.NewRecorder()
-			p.render(w, tmpl, tc.data)
+			if set, ok := tc.data.(streamedSet); ok {
+				set.send(p, w)
+			} else {
+				p.render(w, tmpl, tc.data)
+			}
 			if w.Code != 200 {
 				t.Fatalf("status %d: %s", w.Code, w.Body)
 			}
@@ -120,8 +125,8 @@ func TestPagesLinkUnderTheReadSecret(t *testing.T) {
 		{"index", p.index, indexPage{Sets: []parents.Summary{{Namespace: "shop", Parent: "secret/web"}},
 			Unapplied: []unappliedSet{{Parent: "applyset.apply.applyset.dev/gated"}}},
 			[]string{"/s3cret/static/app.js", "/s3cret/static/vendor/dagre/dagre.min.js", "/s3cret/sets/shop/secret/web", "/s3cret/sets/_/applyset.apply.applyset.dev/gated"}},
-		{"set", p.set, setPage{View: parents.View{Summary: parents.Summary{Parent: "secret/web", Members: 450}}, memberPage: page2,
-			SetPath: "/sets/shop/secret/web", Operator: true},
+		{"set", p.set, streamedSet{setHead{Parent: "secret/web", SetPath: "/sets/shop/secret/web", Operator: true},
+			setPage{View: parents.View{Summary: parents.Summary{Parent: "secret/web", Members: 450}}, memberPage: page2, Operator: true}},
 			[]string{"/s3cret/sets/shop/secret/web/changes", "/s3cret/sets/shop/secret/web/plan", "?page=3"}},
 		{"plan", p.plan, planPage{SetPath: "/sets/shop/secret/web", Review: applysets.Review{Awaited: "sha256:ab"}},
 			[]string{"/s3cret/sets/shop/secret/web", "/s3cret/sets/shop/secret/web/approve"}},
@@ -129,7 +134,11 @@ func TestPagesLinkUnderTheReadSecret(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := httptest.NewRecorder()
-			p.render(w, tc.tmpl, tc.data)
+			if set, ok := tc.data.(streamedSet); ok {
+				set.send(p, w)
+			} else {
+				p.render(w, tc.tmpl, tc.data)
+			}
 			var got []string
 			for _, m := range links.FindAllStringSubmatch(w.Body.String(), -1) {
 				got = append(got, m[1])
@@ -159,6 +168,18 @@ func TestReadOnlyRefusesApproval(t *testing.T) {
 	p.serveApprove(w, r)
 	if w.Code != http.StatusForbidden || !strings.Contains(w.Body.String(), "--read-only") {
 		t.Errorf("status %d: %s", w.Code, w.Body)
+	}
+}
+
+// streamedSet is a set's page as serveSet sends it: its head, then the rest.
+type streamedSet struct {
+	head setHead
+	rest setPage
+}
+
+func (s streamedSet) send(p *pages, w *httptest.ResponseRecorder) {
+	if p.sendHead(w, s.head) {
+		p.sendRest(w, s.rest, nil)
 	}
 }
 

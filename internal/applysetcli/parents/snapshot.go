@@ -64,6 +64,12 @@ func verifyParent(ctx context.Context, errOut io.Writer, c *cli.Clients, ref mem
 			return p, snap.Verify(p, membership.NewAppliers(identity.TrustedAppliers())), nil
 		}
 	}
+	for _, f := range snap.Failing {
+		if f.GroupKind == ref.Type.GroupKind {
+			return membership.Parent{}, membership.Verdict{}, fmt.Errorf("%s%s was not read: its type could not be listed: %w",
+				cli.ParentName(ref), cli.InNamespace(ref.Namespace), f.Err)
+		}
+	}
 	return membership.Parent{}, membership.Verdict{}, fmt.Errorf("%s%s was not read: its type is no parent type (a Secret, a ConfigMap, "+
 		"or a custom resource of a CRD labelled %s)", cli.ParentName(ref), cli.InNamespace(ref.Namespace), applyset.ParentTypeLabel)
 }

@@ -43,8 +43,9 @@ BENCH ?= .
 # How many times each API-server benchmark runs, and each scale benchmark
 # (BenchmarkScale*, minutes each); the table gives the median of the runs
 # with their minimum and maximum. Each run of a scale benchmark is a process
-# of its own, with a control plane of its own: one that kept the objects of
-# earlier runs served the same writes up to four times as slowly by the fifth.
+# of its own, with a control plane of its own: in one that kept the Services of
+# earlier runs, each Service created cost more (the API server counts every
+# allocated ClusterIP on each allocation), four times as slow by the fifth run.
 BENCH_RUNS ?= 5
 BENCH_SCALE_RUNS ?= 3
 # The scale benchmarks run in a full run, or when BENCH names one.

@@ -20,17 +20,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
-
-	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/utils/ptr"
-
-	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
-	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
 
 // TestSetPageJudgesOnlyItsRows: the page of a set bigger than a page reads
@@ -39,44 +32,17 @@ import (
 // metadata, and says how many it judged.
 func TestSetPageJudgesOnlyItsRows(t *testing.T) {
 	const members = 300 // a page and a half of Services, whose health needs the whole object
-	env, err := testenv.Start(t.Context(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
 	var manifests strings.Builder
 	for i := range members {
 		fmt.Fprintf(&manifests, "{apiVersion: v1, kind: Service, metadata: {name: svc-%03d}, spec: {ports: [{port: 80}]}}\n---\n", i)
 	}
-	for _, args := range [][]string{{"create", "namespace", "shop"},
-		{"apply", "--server-side", "--prune", "--applyset=secret/big", "-n", "shop", "-f", "-"}} {
-		if out, err := env.Kubectl(t.Context(), manifests.String(), args...); err != nil {
-			t.Fatalf("kubectl %v: %v: %s", args, err, out)
-		}
-	}
 	var bodies atomic.Int64 // reads of whole Services: a GET of one, or a LIST of them (not of their metadata)
-	kubeconfig, stop, err := env.WatchedKubeconfig(t.TempDir(), func(r *http.Request) {
+	server := serveShop(t, "big", manifests.String(), func(r *http.Request) {
 		if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/v1/namespaces/shop/services") &&
 			!strings.Contains(r.Header.Get("Accept"), "PartialObjectMetadata") {
 			bodies.Add(1)
 		}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
-	_, o := cli.NewRoot(genericiooptions.NewTestIOStreamsDiscard())
-	o.Flags.KubeConfig = ptr.To(kubeconfig)
-	c, err := o.Clients()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := newPages(c, options{}, "token", "", io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	server := httptest.NewServer(p.routes())
-	t.Cleanup(server.Close)
 	for _, tc := range []struct {
 		page      string
 		rows      int

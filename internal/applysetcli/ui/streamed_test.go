@@ -21,37 +21,19 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/utils/ptr"
-
-	"github.com/applyset-operator/applyset-operator/internal/applysetcli/cli"
-	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
 
 // TestSetPageStreams: a set's page sends its head while its members are
 // still being listed, and the rest after; what fails after the head is
 // said in the page, which still ends.
 func TestSetPageStreams(t *testing.T) {
-	env, err := testenv.Start(t.Context(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
 	var manifests strings.Builder
 	for i := range 3 {
 		fmt.Fprintf(&manifests, "{apiVersion: v1, kind: ConfigMap, metadata: {name: cm-%d}, data: {k: v}}\n---\n", i)
-	}
-	for _, args := range [][]string{{"create", "namespace", "shop"},
-		{"apply", "--server-side", "--prune", "--applyset=secret/web", "-n", "shop", "-f", "-"}} {
-		if out, err := env.Kubectl(t.Context(), manifests.String(), args...); err != nil {
-			t.Fatalf("kubectl %v: %v: %s", args, err, out)
-		}
 	}
 	// hold, when set, is asked about each listing of metadata before the
 	// API server sees it.
@@ -59,7 +41,7 @@ func TestSetPageStreams(t *testing.T) {
 		mu   sync.Mutex
 		hold func(*http.Request)
 	)
-	kubeconfig, stop, err := env.WatchedKubeconfig(t.TempDir(), func(r *http.Request) {
+	server := serveShop(t, "web", manifests.String(), func(r *http.Request) {
 		mu.Lock()
 		h := hold
 		mu.Unlock()
@@ -67,22 +49,6 @@ func TestSetPageStreams(t *testing.T) {
 			h(r)
 		}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
-	_, o := cli.NewRoot(genericiooptions.NewTestIOStreamsDiscard())
-	o.Flags.KubeConfig = ptr.To(kubeconfig)
-	c, err := o.Clients()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := newPages(c, options{}, "token", "", io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	server := httptest.NewServer(p.routes())
-	t.Cleanup(server.Close)
 	setHold := func(h func(*http.Request)) {
 		mu.Lock()
 		defer mu.Unlock()

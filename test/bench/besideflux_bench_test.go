@@ -24,8 +24,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -270,57 +270,29 @@ func waitAPIQuiet(ctx context.Context, b *testing.B) {
 // in every namespace until n of them are Ready at their generation.
 func waitLabelledReady(ctx context.Context, b *testing.B, gvk schema.GroupVersionKind, run string, n int) {
 	b.Helper()
-	wc, err := watchClient()
-	if err != nil {
-		b.Fatal(err)
-	}
-	timeout := envDuration("BENCH_TIMEOUT", 15*time.Minute)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	ready, waiting := map[string]bool{}, map[string]string{}
-	var w watch.Interface
-	defer func() {
-		if w != nil {
-			w.Stop()
-		}
-	}()
-	for len(ready) < n {
-		if w == nil {
-			list := &unstructured.UnstructuredList{}
-			list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-			// Opened without a resource version, a watch starts with the objects as they are.
-			if w, err = wc.Watch(ctx, list, client.MatchingLabels{besideFluxLabel: run}); err != nil {
-				b.Fatal(err)
-			}
-		}
-		var ev watch.Event
-		var open bool
-		select {
-		case ev, open = <-w.ResultChan():
-			if !open || ev.Type == watch.Error {
-				w.Stop()
-				w = nil
-				continue
-			}
-		case <-ctx.Done():
-			b.Fatalf("%d of %d %ss Ready after %s; one waiting: %v", len(ready), n, gvk.Kind, timeout, firstValue(waiting))
-		}
-		obj, ok := ev.Object.(*unstructured.Unstructured)
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	watchUntil(ctx, b, list, []client.ListOption{client.MatchingLabels{besideFluxLabel: run}}, func(o runtime.Object) bool {
+		obj, ok := o.(*unstructured.Unstructured)
 		if !ok {
-			b.Fatalf("watching %ss: %v", gvk.Kind, ev.Object)
+			b.Fatalf("watching %ss: %v", gvk.Kind, o)
 		}
 		key := obj.GetNamespace() + "/" + obj.GetName()
 		if ready[key] {
-			continue
+			return false
 		}
-		if conditionTrue(obj, "Ready") {
-			ready[key] = true
-			delete(waiting, key)
-			continue
+		if !conditionTrue(obj, "Ready") {
+			conditions, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+			waiting[key] = fmt.Sprintf("%s: %v", key, conditions)
+			return false
 		}
-		conditions, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
-		waiting[key] = fmt.Sprintf("%s: %v", key, conditions)
-	}
+		ready[key] = true
+		delete(waiting, key)
+		return len(ready) == n
+	}, func() string {
+		return fmt.Sprintf("%d of %d %ss Ready; one waiting: %v", len(ready), n, gvk.Kind, firstValue(waiting))
+	})
 }
 
 // conditionTrue says whether obj's condition of type is True for its

@@ -30,7 +30,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -171,54 +171,21 @@ func fluxShapeObjects(name string) []map[string]any {
 // returns each set's time from its creation to Ready.
 func waitAllReady(ctx context.Context, b *testing.B, ns string, created []time.Time) []time.Duration {
 	b.Helper()
-	wc, err := watchClient()
-	if err != nil {
-		b.Fatal(err)
-	}
-	timeout := envDuration("BENCH_TIMEOUT", 15*time.Minute)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	readyAt, waiting := map[string]time.Duration{}, map[string]string{}
-	var w watch.Interface
-	defer func() {
-		if w != nil {
-			w.Stop()
-		}
-	}()
-	for len(readyAt) < len(created) {
-		if w == nil {
-			// A watch opened without a resource version starts with the sets
-			// as they are; the API server ends one that falls behind.
-			if w, err = wc.Watch(ctx, &applyv1alpha1.ApplySetList{}, client.InNamespace(ns)); err != nil {
-				b.Fatal(err)
-			}
-		}
-		var ev watch.Event
-		var open bool
-		select {
-		case ev, open = <-w.ResultChan():
-			if !open || ev.Type == watch.Error {
-				w.Stop()
-				w = nil
-				continue
-			}
-		case <-ctx.Done():
-			b.Fatalf("%d of %d sets Ready after %s; one waiting: %v", len(readyAt), len(created),
-				timeout, firstValue(waiting))
-		}
-		set, ok := ev.Object.(*applyv1alpha1.ApplySet)
+	watchUntil(ctx, b, &applyv1alpha1.ApplySetList{}, []client.ListOption{client.InNamespace(ns)}, func(obj runtime.Object) bool {
+		set, ok := obj.(*applyv1alpha1.ApplySet)
 		if !ok {
-			b.Fatalf("watching the sets: %v", ev.Object)
+			b.Fatalf("watching the sets: %v", obj)
 		}
 		if _, done := readyAt[set.Name]; done {
-			continue
+			return false
 		}
 		if c := apimeta.FindStatusCondition(set.Status.Conditions, applyv1alpha1.ConditionStalled); c != nil && c.Status == metav1.ConditionTrue {
 			b.Fatalf("set %s stalled: %s: %s", set.Name, c.Reason, c.Message)
 		}
 		if !readyNow(set) {
 			waiting[set.Name] = fmt.Sprintf("%s: %v", set.Name, set.Status.Conditions)
-			continue
+			return false
 		}
 		var i int
 		if _, err := fmt.Sscanf(set.Name, "app%d", &i); err != nil || i >= len(created) {
@@ -226,7 +193,10 @@ func waitAllReady(ctx context.Context, b *testing.B, ns string, created []time.T
 		}
 		readyAt[set.Name] = time.Since(created[i])
 		delete(waiting, set.Name)
-	}
+		return len(readyAt) == len(created)
+	}, func() string {
+		return fmt.Sprintf("%d of %d sets Ready; one waiting: %v", len(readyAt), len(created), firstValue(waiting))
+	})
 	return slices.Collect(maps.Values(readyAt))
 }
 

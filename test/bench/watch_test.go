@@ -21,9 +21,11 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
@@ -81,6 +83,51 @@ func watchSet(ctx context.Context, set applyv1alpha1.Set, timeout time.Duration,
 		}
 		if seen && done() {
 			return nil
+		}
+	}
+}
+
+// watchUntil watches the objects of list that opts select, opening the
+// watch again whenever the API server ends it (one that falls behind is
+// ended), and hands each object an event carries to seen until seen says
+// all are there. After BENCH_TIMEOUT (15 minutes) it fails, saying stuck().
+// Polling with LISTs instead would cost the API server more than the
+// objects it waits for.
+func watchUntil(ctx context.Context, b *testing.B, list client.ObjectList, opts []client.ListOption,
+	seen func(runtime.Object) (all bool), stuck func() string) {
+	b.Helper()
+	wc, err := watchClient()
+	if err != nil {
+		b.Fatal(err)
+	}
+	timeout := envDuration("BENCH_TIMEOUT", 15*time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var w watch.Interface
+	defer func() {
+		if w != nil {
+			w.Stop()
+		}
+	}()
+	for {
+		if w == nil {
+			// Opened without a resource version, a watch starts with the objects as they are.
+			if w, err = wc.Watch(ctx, list, opts...); err != nil {
+				b.Fatal(err)
+			}
+		}
+		select {
+		case ev, open := <-w.ResultChan():
+			if !open || ev.Type == watch.Error {
+				w.Stop()
+				w = nil
+				continue
+			}
+			if seen(ev.Object) {
+				return
+			}
+		case <-ctx.Done():
+			b.Fatalf("after %s: %s", timeout, stuck())
 		}
 	}
 }

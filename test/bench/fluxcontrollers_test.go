@@ -32,7 +32,6 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/applyset-operator/applyset-operator/internal/controlplane"
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
@@ -184,18 +183,6 @@ func installCRDs(ctx context.Context, dir string) error {
 		}
 	}
 	return nil
-}
-
-func established(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition) bool {
-	if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(crd), crd); err != nil {
-		return false
-	}
-	for _, c := range crd.Status.Conditions {
-		if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-			return true
-		}
-	}
-	return false
 }
 
 // freeAddr is a loopback address no one listens on now.

@@ -140,17 +140,20 @@ func createKind(ctx context.Context, b *testing.B, kind string) {
 	if err := k8sClient.Create(ctx, crd); err != nil {
 		b.Fatal(err)
 	}
-	waitFor(b, 30*time.Second, func() bool {
-		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(crd), crd); err != nil {
-			return false
-		}
-		for _, c := range crd.Status.Conditions {
-			if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-				return true
-			}
-		}
+	waitFor(b, 30*time.Second, func() bool { return established(ctx, crd) })
+}
+
+// established reads crd and says whether the API server serves it.
+func established(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition) bool {
+	if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(crd), crd); err != nil {
 		return false
-	})
+	}
+	for _, c := range crd.Status.Conditions {
+		if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
+			return true
+		}
+	}
+	return false
 }
 
 // createMember creates an object of kind claiming setID.

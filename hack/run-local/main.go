@@ -45,7 +45,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -247,12 +246,12 @@ func pathLine(pluginsDir string, dirs ...string) string {
 // plane: a free port on the loopback address and a self-signed certificate
 // for it in certDir, whose CA the manager registers with its webhook entries.
 func localWebhook(certDir string) ([]string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := controlplane.FreeAddr()
 	if err != nil {
 		return nil, fmt.Errorf("finding a port for the webhook server: %w", err)
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	if err := l.Close(); err != nil {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
 		return nil, err
 	}
 	// The bundle holds the serving certificate followed by the CA that signed it.
@@ -269,9 +268,9 @@ func localWebhook(certDir string) ([]string, error) {
 		}
 	}
 	return []string{
-		"--webhook-port=" + strconv.Itoa(port),
+		"--webhook-port=" + port,
 		"--webhook-cert-dir=" + certDir,
-		"--webhook-url=https://127.0.0.1:" + strconv.Itoa(port),
+		"--webhook-url=https://127.0.0.1:" + port,
 	}, nil
 }
 

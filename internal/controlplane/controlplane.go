@@ -247,13 +247,9 @@ func traced(apiServer *envtest.APIServer, dir string, opts Options) error {
 // frontEtcd gives etcd a client address chosen now, so that front can stand
 // before it, and points kube-apiserver at the address front returns.
 func frontEtcd(env *envtest.Environment, front func(string) (string, error)) error {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	etcdAddr, err := FreeAddr()
 	if err != nil {
 		return fmt.Errorf("choosing a port for etcd: %w", err)
-	}
-	etcdAddr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		return err
 	}
 	via, err := front(etcdAddr)
 	if err != nil {
@@ -324,4 +320,15 @@ func (c *ControlPlane) Stop() error {
 // EtcdURL is etcd's client address, which also serves its /metrics.
 func (c *ControlPlane) EtcdURL() string {
 	return c.env.ControlPlane.Etcd.URL.String()
+}
+
+// FreeAddr is a loopback address, host:port, that no one listens on now,
+// for a server started next to take.
+func FreeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	addr := l.Addr().String()
+	return addr, l.Close()
 }

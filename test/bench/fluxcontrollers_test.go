@@ -20,7 +20,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -101,7 +100,7 @@ func runFluxControllers(ctx context.Context) (*fluxControllers, error) {
 			return nil, err
 		}
 	}
-	storage, err := freeAddr()
+	storage, err := controlplane.FreeAddr()
 	if err != nil {
 		return nil, err
 	}
@@ -131,10 +130,10 @@ func runFluxControllers(ctx context.Context) (*fluxControllers, error) {
 // only into a file of the benchmark's, and returns its metrics and health
 // addresses.
 func runFluxController(name string, args []string) (metrics, health string, err error) {
-	if metrics, err = freeAddr(); err != nil {
+	if metrics, err = controlplane.FreeAddr(); err != nil {
 		return "", "", err
 	}
-	if health, err = freeAddr(); err != nil {
+	if health, err = controlplane.FreeAddr(); err != nil {
 		return "", "", err
 	}
 	log, err := os.Create(filepath.Join(tempDir, name+".log"))
@@ -183,16 +182,6 @@ func installCRDs(ctx context.Context, dir string) error {
 		}
 	}
 	return nil
-}
-
-// freeAddr is a loopback address no one listens on now.
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().String(), nil
 }
 
 func httpOK(ctx context.Context, url string) bool {

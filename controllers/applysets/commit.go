@@ -104,10 +104,11 @@ func (rec *record) commitWithin(ctx context.Context, c changes) error {
 		return fmt.Errorf("not writing status: %w", err)
 	}
 	backoff := wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Steps: math.MaxInt32, Cap: 5 * time.Second}
+	w := &statusWrite{to: to, placed: placed}
 	for try := 1; ; {
-		err := rec.writeStatus(ctx, to, placed)
+		err := rec.writeStatus(ctx, w)
 		if err == nil {
-			*report = *to
+			*report = *w.to
 			return nil
 		}
 		if transient(err) {
@@ -120,35 +121,68 @@ func (rec *record) commitWithin(ctx context.Context, c changes) error {
 				continue
 			}
 		}
+		based := rec.stored
 		again, err := rec.retry(ctx, err, try)
 		try++
 		if !again {
 			return rec.unwritten(ctx, err)
 		}
-		if err := rec.cover(ctx); err != nil {
+		if done, err := rec.redo(ctx, report, c, based, w); done || err != nil {
 			return err
 		}
-		if to, placed, err = rec.rebase(ctx, report, c); err != nil {
-			return err
-		}
-		if equality.Semantic.DeepEqual(rec.stored, to) {
-			return nil
-		}
-		rec.addHistory(to)
 	}
 }
 
-// writeStatus saves the chunks placed keeps the members in, writes to as
-// the status, and collects the chunks nothing names any more.
-func (rec *record) writeStatus(ctx context.Context, to *applyv1alpha1.ApplySetStatus, placed *inventory.Placed) error {
+// statusWrite is a status a commit writes, where it keeps its members,
+// and whether a try saved its chunks already.
+type statusWrite struct {
+	to     *applyv1alpha1.ApplySetStatus
+	placed *inventory.Placed
+	saved  bool
+}
+
+// redo readies w for another try, after a Conflict on a write computed
+// from the status based, on the live set now stored; done when nothing is
+// left to write.
+func (rec *record) redo(ctx context.Context, report *applyv1alpha1.ApplySetStatus, c changes, based *applyv1alpha1.ApplySetStatus,
+	w *statusWrite) (done bool, _ error) {
+	if err := rec.cover(ctx); err != nil {
+		return true, err
+	}
+	if equality.Semantic.DeepEqual(based, rec.stored) {
+		// Only the set's metadata or spec moved (an annotation, a label, an
+		// edit): the status computed on that record stands, and its chunks
+		// are saved. The next try is the status write alone, so that another
+		// writer of the set, however busy, leaves it a window.
+		return false, nil
+	}
+	to, placed, err := rec.rebase(ctx, report, c)
+	if err != nil {
+		return true, err
+	}
+	if equality.Semantic.DeepEqual(rec.stored, to) {
+		return true, nil
+	}
+	rec.addHistory(to)
+	*w = statusWrite{to: to, placed: placed}
+	return false, nil
+}
+
+// writeStatus saves the chunks w keeps the members in, unless an earlier
+// try saved them, writes its status, and collects the chunks nothing names
+// any more.
+func (rec *record) writeStatus(ctx context.Context, w *statusWrite) error {
 	before := rec.stored.Inventory
 	writing := time.Now()
-	if err := rec.saveChunks(ctx, placed); err != nil {
-		return err
+	if !w.saved {
+		if err := rec.saveChunks(ctx, w.placed); err != nil {
+			return err
+		}
+		w.saved = true
+		rec.r.timed(ctx, "chunks", time.Since(writing))
 	}
-	rec.r.timed(ctx, "chunks", time.Since(writing))
 	writing = time.Now()
-	if err := rec.patchStatus(ctx, to); err != nil {
+	if err := rec.patchStatus(ctx, w.to); err != nil {
 		return err
 	}
 	rec.r.timed(ctx, "status", time.Since(writing))

@@ -99,13 +99,9 @@ var _ = Describe("The operator stopped between the writes of an inventory's chun
 		live := configMapUIDs(ctx, ns)
 		Expect(live).To(HaveKey("foreign"), "a ConfigMap the set did not apply was deleted")
 		delete(live, "foreign")
-		recorded, err := inventory.Load(ctx, k8sClient, &set.Status, set.UID)
+		recorded, err := recordedUIDs(ctx, set)
 		Expect(err).NotTo(HaveOccurred())
-		byName := map[string]types.UID{}
-		for _, e := range recorded.Entries() {
-			byName[e.Ref.Name] = e.UID
-		}
-		Expect(byName).To(Equal(live), "the inventory is not exactly the live members, by UID")
+		Expect(recorded).To(Equal(live), "the inventory is not exactly the live members, by UID")
 		Expect(live).To(HaveLen(60))
 		var named []string
 		for _, c := range set.Status.Inventory.Chunks {
@@ -176,6 +172,19 @@ func refuseChunk(ctx context.Context, name, prefix string) {
 }
 
 // configMapUIDs are the ConfigMaps of ns by name.
+// recordedUIDs are the UIDs of the members set's record names, by name.
+func recordedUIDs(ctx context.Context, set *applyv1alpha1.ApplySet) (map[string]types.UID, error) {
+	recorded, err := inventory.Load(ctx, k8sClient, &set.Status, set.UID)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]types.UID{}
+	for _, e := range recorded.Entries() {
+		out[e.Ref.Name] = e.UID
+	}
+	return out, nil
+}
+
 func configMapUIDs(ctx context.Context, ns string) map[string]types.UID {
 	GinkgoHelper()
 	list := &corev1.ConfigMapList{}

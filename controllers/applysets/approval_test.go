@@ -310,7 +310,7 @@ var _ = Describe("Approval", func() {
 		Eventually(func() string {
 			poke(ctx, set)
 			return readyReasonOf(ctx, set)()
-		}).Should(Equal(applyv1alpha1.ReasonAwaitingApproval))
+		}).WithPolling(pokeEvery).Should(Equal(applyv1alpha1.ReasonAwaitingApproval))
 	})
 })
 

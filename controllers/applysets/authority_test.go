@@ -81,7 +81,7 @@ var _ = Describe("The authority policies", Serial, func() {
 		Eventually(func() string {
 			poke(ctx, named)
 			return readyReasonOf(ctx, named)()
-		}).Should(Equal(applyv1alpha1.ReasonSucceeded))
+		}).WithPolling(pokeEvery).Should(Equal(applyv1alpha1.ReasonSucceeded))
 		Expect(configMapExists(ctx, ns, "a")).To(BeTrue())
 	})
 

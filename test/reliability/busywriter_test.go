@@ -29,11 +29,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	applyv1alpha1 "github.com/applyset-operator/applyset-operator/api/apply/v1alpha1"
-	"github.com/applyset-operator/applyset-operator/controllers/applysets"
 	"github.com/applyset-operator/applyset-operator/internal/inventory"
 	"github.com/applyset-operator/applyset-operator/internal/testenv"
 )
@@ -52,10 +50,7 @@ var _ = Describe("A set annotated while its chunks are written", func() {
 		stamper := &stamper{set: client.ObjectKeyFromObject(set)}
 		cfg := rest.CopyConfig(env.Config)
 		cfg.Wrap(stamper.wrap)
-		opts := applysets.Options{ToolingVersion: "v0.1.0", DefaultServiceAccount: "default",
-			InventoryLayout: inventory.Layout{Inline: 20, PerChunk: 8}}
-		stop, err := env.RunManagerAs(cfg, nil, func(mgr ctrl.Manager) error { return applysets.SetupWithManager(mgr, opts) })
-		Expect(err).NotTo(HaveOccurred())
+		stop := runOperatorAs(cfg, inventory.Layout{Inline: 20, PerChunk: 8})
 		DeferCleanup(func() { Expect(stop()).To(Succeed()) })
 
 		Expect(k8sClient.Create(ctx, set)).To(Succeed())
@@ -97,8 +92,8 @@ type stamper struct {
 // wrap puts the stamper in front of rt: one round tripper for each of the
 // transports a config makes.
 func (s *stamper) wrap(rt http.RoundTripper) http.RoundTripper {
+	chunks := fmt.Sprintf("/apis/%s/namespaces/%s/applysetinventories/", applyv1alpha1.GroupVersion, s.set.Namespace)
 	return roundTripper(func(req *http.Request) (*http.Response, error) {
-		chunks := fmt.Sprintf("/apis/%s/namespaces/%s/applysetinventories/", applyv1alpha1.GroupVersion, s.set.Namespace)
 		if req.Method != http.MethodPatch || !strings.HasPrefix(req.URL.Path, chunks) {
 			return rt.RoundTrip(req)
 		}

@@ -28,6 +28,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
@@ -116,11 +117,18 @@ var _ = Describe("The operator stopped between the writes of an inventory's chun
 // chunks, and the clock given, if any.
 func runOperatorWith(layout inventory.Layout, clocks ...clock.PassiveClock) func() error {
 	GinkgoHelper()
+	return runOperatorAs(env.Config, layout, clocks...)
+}
+
+// runOperatorAs is runOperatorWith on cfg, a copy of env.Config whose
+// requests go through a spec's round tripper.
+func runOperatorAs(cfg *rest.Config, layout inventory.Layout, clocks ...clock.PassiveClock) func() error {
+	GinkgoHelper()
 	opts := applysets.Options{ToolingVersion: "v0.1.0", DefaultServiceAccount: "default", InventoryLayout: layout}
 	for _, c := range clocks {
 		opts.Clock = c
 	}
-	stop, err := env.RunManager(func(mgr ctrl.Manager) error { return applysets.SetupWithManager(mgr, opts) })
+	stop, err := env.RunManagerAs(cfg, nil, func(mgr ctrl.Manager) error { return applysets.SetupWithManager(mgr, opts) })
 	Expect(err).NotTo(HaveOccurred())
 	return stop
 }
@@ -171,7 +179,6 @@ func refuseChunk(ctx context.Context, name, prefix string) {
 	}).Should(MatchError(ContainSubstring("refused by the spec")))
 }
 
-// configMapUIDs are the ConfigMaps of ns by name.
 // recordedUIDs are the UIDs of the members set's record names, by name.
 func recordedUIDs(ctx context.Context, set *applyv1alpha1.ApplySet) (map[string]types.UID, error) {
 	recorded, err := inventory.Load(ctx, k8sClient, &set.Status, set.UID)
@@ -185,6 +192,7 @@ func recordedUIDs(ctx context.Context, set *applyv1alpha1.ApplySet) (map[string]
 	return out, nil
 }
 
+// configMapUIDs are the ConfigMaps of ns by name.
 func configMapUIDs(ctx context.Context, ns string) map[string]types.UID {
 	GinkgoHelper()
 	list := &corev1.ConfigMapList{}

@@ -244,13 +244,9 @@ func raceFindings(ctx context.Context, set *applyv1alpha1.ApplySet, names []stri
 	}
 	current := &applyv1alpha1.ApplySet{}
 	Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(set), current)).To(Succeed())
-	record, err := inventory.Load(ctx, k8sClient, &current.Status, current.UID)
+	recorded, err := recordedUIDs(ctx, current)
 	if err != nil {
 		return []string{"the record cannot be read: " + err.Error()}
-	}
-	recorded := map[string]types.UID{}
-	for _, e := range record.Entries() {
-		recorded[e.Ref.Name] = e.UID
 	}
 	suffix := strings.TrimPrefix(set.Name, "race")
 	want := map[string]bool{}

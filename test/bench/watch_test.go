@@ -113,6 +113,9 @@ func watchUntil(ctx context.Context, b *testing.B, list client.ObjectList, opts 
 		if w == nil {
 			// Opened without a resource version, a watch starts with the objects as they are.
 			if w, err = wc.Watch(ctx, list, opts...); err != nil {
+				if ctx.Err() != nil {
+					b.Fatalf("after %s: %s", timeout, stuck())
+				}
 				b.Fatal(err)
 			}
 		}

@@ -55,10 +55,33 @@ stop_all() {
   done
 }
 
+# node_report says, after a failed command, what of the node keeps Pods from running:
+# Ready when not True, any other condition that is True (a pressure), the taints, and
+# the cluster's last Warning events. It comes last in the output, where a reader of a
+# failed run looks first.
+node_report() {
+  local report events
+  report="$(kubectl get node "${node_name}" --request-timeout 5s -o go-template='
+{{- range .status.conditions}}{{if eq .type "Ready"}}{{if ne .status "True"}}{{.type}}={{.status}}: {{.message}}
+{{end}}{{else if eq .status "True"}}{{.type}}=True: {{.message}}
+{{end}}{{end}}{{range .spec.taints}}taint {{.key}}:{{.effect}}
+{{end}}' 2>&1)" || { log "could not read node ${node_name}: ${report}"; return 0; }
+  if [[ -z "${report}" ]]; then
+    log "node ${node_name}: Ready, no pressure, no taints"
+  else
+    log "node ${node_name}:"$'\n'"${report}"
+  fi
+  events="$(kubectl get events -A --field-selector type=Warning --sort-by=.lastTimestamp \
+    --request-timeout 5s -o go-template='{{range .items}}{{.involvedObject.kind}}/{{.involvedObject.name}} {{.reason}}: {{.message}}
+{{end}}' 2>/dev/null | tail -n 5)" || true
+  [[ -z "${events}" ]] || log "the last Warning events:"$'\n'"${events}"
+}
+
 inner_stop() {
   local rc=$?
   trap '' INT TERM
   trap - EXIT
+  [[ "${rc}" == 0 ]] || node_report
   log "stopping"
   stop_all
   exit "${rc}"

@@ -183,7 +183,12 @@ clusterDomain: cluster.local
 failSwapOn: false
 oomScoreAdj: 0
 serializeImagePulls: false
-evictionHard: {memory.available: 100Mi, nodefs.available: 1%, imagefs.available: 1%}
+# The node's disk is the host's, shared with whatever else runs there: its free space
+# is not the suite's to keep. A threshold in percent of a large disk is gigabytes, and
+# under it kubelet taints the node and evicts the operator's Pods; 0% turns the disk
+# signals off (as kind does), and a disk that does fill fails with ENOSPC, plainly.
+evictionHard: {memory.available: 100Mi, nodefs.available: "0%", nodefs.inodesFree: "0%",
+  imagefs.available: "0%", imagefs.inodesFree: "0%"}
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 maxPods: 30

@@ -84,16 +84,17 @@ type Reconciler struct {
 	// chunks in a namespace (nil when it can).
 	chunksGuarded func(ctx context.Context, namespace string) error
 
-	clients     sync.Map            // impersonated user, or "" for the operator -> identityClients
-	permissions *permissionAnswers  // shared by both kinds' reconcilers; nil asks every time
-	inputs      *semaphore.Weighted // the memory the sets being reconciled may hold (budget.go)
-	applied     sync.Map            // set key -> appliedState of its last full reconcile
-	written     sync.Map            // set key -> resourceVersion of the reconciler's last write of it (fresh.go)
-	unrecorded  sync.Map            // set key -> pending changes of its record no write recorded (commit.go)
-	gate        *replicas.Gate      // nil unless the replicas share the sets (replicas.go)
-	clock       clock.PassiveClock  // the time every decision is judged by (windows.go)
-	decisions   *windows.Cache      // the windows' decisions, by the windows; shared by both kinds
-	watches     *dependencyWatches  // wake sets waiting for objects (depwatch.go); shared by both kinds
+	clients      sync.Map            // impersonated user, or "" for the operator -> identityClients
+	permissions  *permissionAnswers  // shared by both kinds' reconcilers; nil asks every time
+	inputs       *semaphore.Weighted // the memory the sets being reconciled may hold (budget.go)
+	applied      sync.Map            // set key -> appliedState of its last full reconcile
+	written      sync.Map            // set key -> resourceVersion of the reconciler's last write of it (fresh.go)
+	unrecorded   sync.Map            // set key -> pending changes of its record no write recorded (commit.go)
+	gate         *replicas.Gate      // nil unless the replicas share the sets (replicas.go)
+	clock        clock.PassiveClock  // the time every decision is judged by (windows.go)
+	decisions    *windows.Cache      // the windows' decisions, by the windows; shared by both kinds
+	watches      *dependencyWatches  // wake sets waiting for objects (depwatch.go); shared by both kinds
+	policyWrites *policyWrites       // when a guard policy was last written (policywake.go); shared by both kinds
 }
 
 // Reconcile makes the cluster match one set, or previews it.
@@ -156,8 +157,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 }
 
 // result says when to look at the set again: soon while its members are on
-// their way, at its interval when it is done, never for an error only a
-// change of the set can fix, and with backoff for the others.
+// their way, at its interval when it is done, and after a failure as
+// afterFailure says.
 func (r *Reconciler) result(ctx context.Context, set applyv1alpha1.Set, o outcome) (reconcile.Result, error) {
 	spec := set.GetCommonSpec()
 	switch {
@@ -178,16 +179,30 @@ func (r *Reconciler) result(ctx context.Context, set applyv1alpha1.Set, o outcom
 		// A member that does not go (a finalizer that never clears) must
 		// not make the set look every two seconds for ever.
 		return reconcile.Result{RequeueAfter: requeue.Jitter(waitDelay(waitedAs(set, applyv1alpha1.ReasonPruning, o.now)))}, nil
-	case o.err != nil && retriedAtInterval(set, o):
-		log.FromContext(ctx).Info("Set cannot progress until it, what it reads or the cluster changes", "reason", o.reason, "error", o.err.Error())
-		return reconcile.Result{RequeueAfter: requeue.Jitter(r.interval(spec))}, nil
-	case o.err != nil && o.terminal:
-		log.FromContext(ctx).Info("Set cannot progress until it changes", "reason", o.reason, "error", o.err.Error())
-		return reconcile.Result{}, nil
 	case o.err != nil:
-		return reconcile.Result{}, o.err
+		return r.afterFailure(ctx, set, o)
 	}
 	return reconcile.Result{RequeueAfter: requeue.Jitter(r.interval(spec))}, nil
+}
+
+// afterFailure says when a set that failed looks again: soon when it waits
+// for a guard policy that was just written, at its interval when what it
+// waits for is outside it, never for an error only a change of the set can
+// fix, and with backoff for the others.
+func (r *Reconciler) afterFailure(ctx context.Context, set applyv1alpha1.Set, o outcome) (reconcile.Result, error) {
+	if delay, soon := r.policyRetry(o); soon {
+		log.FromContext(ctx).Info("Set held for an admission policy looks again soon, as one was written", "reason", o.reason, "after", delay)
+		return reconcile.Result{RequeueAfter: requeue.Jitter(delay)}, nil
+	}
+	switch {
+	case retriedAtInterval(set, o):
+		log.FromContext(ctx).Info("Set cannot progress until it, what it reads or the cluster changes", "reason", o.reason, "error", o.err.Error())
+		return reconcile.Result{RequeueAfter: requeue.Jitter(r.interval(set.GetCommonSpec()))}, nil
+	case o.terminal:
+		log.FromContext(ctx).Info("Set cannot progress until it changes", "reason", o.reason, "error", o.err.Error())
+		return reconcile.Result{}, nil
+	}
+	return reconcile.Result{}, o.err
 }
 
 // actorError says who lacked a permission, when that is what went wrong.

@@ -307,10 +307,8 @@ var _ = Describe("Approval", func() {
 
 		By("going on once the policy is back")
 		restore(ctx)
-		Eventually(func() string {
-			poke(ctx, set)
-			return readyReasonOf(ctx, set)()
-		}).WithPolling(pokeEvery).Should(Equal(applyv1alpha1.ReasonAwaitingApproval))
+		Eventually(readyReasonOf(ctx, set)).Should(Equal(applyv1alpha1.ReasonAwaitingApproval),
+			"the written binding did not wake the held set")
 	})
 })
 

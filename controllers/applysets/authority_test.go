@@ -78,10 +78,8 @@ var _ = Describe("The authority policies", Serial, func() {
 
 		By("going on once the policy is back")
 		restore(ctx)
-		Eventually(func() string {
-			poke(ctx, named)
-			return readyReasonOf(ctx, named)()
-		}).WithPolling(pokeEvery).Should(Equal(applyv1alpha1.ReasonSucceeded))
+		Eventually(readyReasonOf(ctx, named)).Should(Equal(applyv1alpha1.ReasonSucceeded),
+			"the written binding did not wake the held set")
 		Expect(configMapExists(ctx, ns, "a")).To(BeTrue())
 	})
 

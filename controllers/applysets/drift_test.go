@@ -67,12 +67,6 @@ func replicaCount(ctx context.Context, ns string) func() int32 {
 	}
 }
 
-// pokeEvery is how often a spec pokes a set while it waits for the operator
-// to act on a change it does not watch (a policy back in force): a poke on
-// every poll of Eventually would change the set under each write of its
-// status, which then never goes through.
-const pokeEvery = time.Second
-
 // poke makes the operator reconcile the set now, as its interval would later.
 func poke(ctx context.Context, set *applyv1alpha1.ApplySet) {
 	GinkgoHelper()

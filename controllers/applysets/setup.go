@@ -188,6 +188,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	}
 	decisions := windows.NewCache()
 	watches := newDependencyWatches(metadataClients(mgr.GetConfig()), opts.DependencyWatches)
+	policies := &policyWrites{clock: clk}
 	artifacts := &declared.Artifacts{Policy: opts.ArtifactPolicy, ExternalArtifactHosts: opts.ExternalArtifactHosts,
 		BuildMemory: opts.BuildMemory, Builds: newBuildGate(mgr, opts), Cache: kbuild.NewCache(opts.BuildCache), Observe: observeBuild}
 	for _, k := range kinds {
@@ -214,6 +215,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			limits: declared.Limits{Bytes: cmp.Or(opts.MaxInputBytes, declared.DefaultLimits.Bytes),
 				Objects: cmp.Or(opts.MaxObjects, declared.DefaultLimits.Objects)},
 			artifacts: artifacts, permissions: answers, watches: watches, clock: clk, decisions: decisions,
+			policyWrites: policies,
 		}
 		r.inputs = newInputBudget(r.limits)
 		if err := mgr.GetFieldIndexer().IndexField(context.Background(), k.newSet(), serviceAccountIndex, r.actingAs); err != nil {
@@ -233,7 +235,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			Watches(&applyv1alpha1.ClusterApplySet{}, handler.EnqueueRequestsFromMapFunc(r.dependents), builder.WithPredicates(readinessChanged)).
 			// An object a set waits for that changes wakes it (depwatch.go).
 			WatchesRawSource(watches.source(applyv1alpha1.SetKind(k.kind)))
-		err := r.resyncOnMembership(b).Complete(r)
+		err := r.resyncOnMembership(r.wakeOnPolicies(b)).Complete(r)
 		if err != nil {
 			return fmt.Errorf("setting up the %s reconciler: %w", k.kind, err)
 		}
